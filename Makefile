@@ -1,0 +1,89 @@
+# numalab — see README.md.  `make` builds, `make check` tests, `make run` runs configs/quick.json.
+CC       ?= cc
+WERROR   ?= $(if $(CI),1,)
+SANITIZE ?=
+OPT      ?= -O2
+
+WARN     := -std=c17 -Wall -Wextra -Wformat=2 -Wshadow -Wmissing-prototypes -Wvla
+# Messages and paths go into fixed buffers on purpose (bounded, untrusted input): a cut-off
+# snprintf is the intended behaviour, not a bug to warn about.
+WARN     += -Wno-format-truncation
+CPPFLAGS := -D_GNU_SOURCE -Ilab
+CFLAGS   := $(WARN) $(OPT) -g $(if $(WERROR),-Werror,)
+SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer,)
+PKGS     := jansson libvirt
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+# Sanitized objects must not mix with plain ones: they get their own build directory.
+B ?= build$(if $(SANITIZE),-san-$(subst $(comma),-,$(SANITIZE)),)
+comma := ,
+export B
+
+LIB_SRC   := $(wildcard lab/util/*.c lab/core/*.c lab/virt/*.c lab/stage/*.c)
+CLI_SRC   := $(wildcard lab/cli/*.c)
+TEST_SRC  := $(wildcard lab/tests/test_*.c)
+RUN_SRC   := $(wildcard runners/*.c)
+RUN_BINS  := $(patsubst runners/%.c,$(B)/runners/%,$(filter-out runners/rt_%.c,$(RUN_SRC)))
+RUN_COMMON:= $(wildcard runners/rt_*.c)
+
+LIB_OBJ  := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC))
+CLI_OBJ  := $(patsubst %.c,$(B)/obj/%.o,$(CLI_SRC))
+TEST_BIN := $(patsubst lab/tests/%.c,$(B)/tests/%,$(TEST_SRC))
+
+DEPS_STAMP := $(B)/.deps-ok
+
+.PHONY: all deps run check unit integration bench clean doctor
+all: $(B)/lab $(RUN_BINS) $(TEST_BIN)
+
+# `make deps` always asks; run/check only call the installer when a probe says something is missing.
+deps:
+	lab/scripts/install-deps.sh
+$(DEPS_STAMP): lab/scripts/install-deps.sh
+	@mkdir -p $(B)
+	lab/scripts/install-deps.sh
+	@touch $@
+
+$(B)/obj/%.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/liblab.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/lab: $(CLI_OBJ) $(B)/liblab.a
+	$(CC) $(SANFLAGS) -o $@ $(CLI_OBJ) $(B)/liblab.a $(PKG_LIBS) -lpthread
+
+$(B)/tests/%: lab/tests/%.c lab/tests/tap.h $(B)/liblab.a | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $< $(B)/liblab.a $(PKG_LIBS) -lpthread
+
+# Guest-side programs: static, so the initramfs needs no libc of its own.  Never sanitized
+# (ASan cannot link statically); they are plain Linux programs and also run on the host.
+$(B)/runners/%: runners/%.c $(RUN_COMMON) $(wildcard runners/*.h) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) -D_GNU_SOURCE $(WARN) $(if $(WERROR),-Werror,) -O2 -g -static -o $@ $< $(RUN_COMMON) -ljansson -lpthread -lm
+
+run: all
+	$(B)/lab run configs/quick.json
+
+doctor: all
+	$(B)/lab doctor
+
+check: all
+	lab/tests/run-tests.sh
+
+unit: all
+	lab/tests/run-tests.sh --unit
+
+integration: all
+	lab/tests/run-tests.sh --integration
+
+bench: all
+	lab/tests/bench.sh
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

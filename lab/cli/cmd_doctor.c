@@ -1,0 +1,205 @@
+/* lab doctor [--probe] [--state DIR]: check the host, say how to fix each problem. */
+#include <errno.h>
+#include <stdarg.h>
+#include <glob.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "stage/accel.h"
+#include "stage/initramfs.h"
+#include "stage/run.h"
+#include "util/cleanup.h"
+#include "util/fs.h"
+#include "util/spawn.h"
+#include "virt/virt.h"
+
+#define FIX_DEPS "run 'make deps' (installs Debian packages, QEMU/libvirt from bookworm-backports)"
+
+static const char *const packages[] = {
+	"qemu-system-x86", "libvirt-daemon", "libvirt-daemon-driver-qemu", "libvirt-daemon-system",
+	"libvirt-dev", "libjansson-dev", "libcurl4-openssl-dev", "build-essential", "pkg-config",
+	"linux-image-amd64",
+};
+
+struct doctor {
+	int problems;
+	char state[4096];
+	int probe;
+};
+
+void cmd_doctor_help(void)
+{
+	printf("usage: lab doctor [--probe] [--state DIR]\n\n"
+	       "Checks QEMU and libvirt versions, the vCPU limits, the KVM verdict, the guest\n"
+	       "kernel, the runners, disk space, memory and packages, with a fix for each\n"
+	       "problem.  --probe boots the KVM probe guest now instead of reporting the cached\n"
+	       "verdict.  Exit status 0 when all is well, 1 otherwise.\n");
+}
+
+static void ok(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ok(const char *what, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("ok    %-10s ", what);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+static void bad(struct doctor *d, const char *what, const char *fix, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void bad(struct doctor *d, const char *what, const char *fix, const char *fmt, ...)
+{
+	va_list ap;
+
+	d->problems++;
+	printf("FAIL  %-10s ", what);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n      fix: %s\n", fix);
+}
+
+static void check_packages(struct doctor *d)
+{
+	char missing[1024] = "";
+
+	for (size_t i = 0; i < sizeof(packages) / sizeof(packages[0]); i++) {
+		char *argv[] = { "dpkg-query", "-W", "-f=${Status}", (char *)packages[i], NULL };
+		_cleanup_free_ char *out = NULL;
+		int st = 1;
+
+		if (spawn_capture(argv, 4096, 10, &out, &st) < 0 || st != 0 ||
+		    !strstr(out, "install ok installed"))
+			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), " %s",
+				 packages[i]);
+	}
+	if (missing[0])
+		bad(d, "packages", FIX_DEPS, "missing:%s", missing);
+	else
+		ok("packages", "all %zu installed", sizeof(packages) / sizeof(packages[0]));
+}
+
+static void check_virt(struct doctor *d, struct virt_conn *vc)
+{
+	unsigned long hv = 0, lib = 0;
+	char qv[32], lv[32];
+	int tcg, kvm;
+
+	virt_versions(vc, &hv, &lib);
+	virt_version_string(hv, qv, sizeof(qv));
+	virt_version_string(lib, lv, sizeof(lv));
+	if (hv < 8001000)
+		bad(d, "qemu", FIX_DEPS, "QEMU %s: 512-vCPU guests need QEMU >= 8.1", qv);
+	else
+		ok("qemu", "QEMU %s", qv);
+	ok("libvirt", "libvirt %s, %s", lv, vc->uri);
+	tcg = virt_max_vcpus(vc, "qemu");
+	kvm = virt_max_vcpus(vc, "kvm");
+	if (tcg < 512)
+		bad(d, "vcpus", FIX_DEPS, "q35 under TCG allows %d vCPUs; 4s-512c needs 512", tcg);
+	else
+		ok("vcpus", "q35 allows %d vCPUs under TCG, %s under KVM", tcg,
+		   kvm > 0 ? "as many" : "none");
+}
+
+static void check_accel(struct doctor *d, struct virt_conn *vc)
+{
+	_cleanup_free_ char *runners = initramfs_runners_dir();
+	_cleanup_free_ char *agent = runners ? fs_join(runners, "agent") : NULL;
+	struct accel_verdict v;
+	glob_t g;
+	char kernel[4096] = "";
+
+	if (glob("/boot/vmlinuz-*", 0, NULL, &g) == 0) {
+		snprintf(kernel, sizeof(kernel), "%s", g.gl_pathv[g.gl_pathc - 1]);
+		globfree(&g);
+		ok("kernel", "%s", kernel);
+	} else {
+		bad(d, "kernel", FIX_DEPS, "no /boot/vmlinuz-* for configs/quick.json");
+	}
+	if (!agent || !fs_exists(agent)) {
+		bad(d, "runners", "run 'make'", "no guest agent at %s", agent ? agent : "?");
+		return;
+	}
+	ok("runners", "%s", runners);
+	if (!d->probe) {
+		_cleanup_free_ char *cache = fs_join(d->state, "accel.json");
+		_cleanup_free_ char *text = NULL;
+
+		if (cache && fs_read_file(cache, 65536, &text, NULL) == 0)
+			ok("accel", "cached verdict in %s (re-check with --probe)", cache);
+		else
+			ok("accel", "not probed yet: 'lab run' or 'lab doctor --probe' will");
+		return;
+	}
+	if (!kernel[0] || accel_decide(vc, d->state, kernel, runners, ACCEL_AUTO, NULL, &v) < 0) {
+		bad(d, "accel", "see the messages above", "KVM probe could not run");
+		return;
+	}
+	ok("accel", "%s: %s", v.kvm ? "kvm" : "tcg", v.reason);
+}
+
+static void check_resources(struct doctor *d)
+{
+	struct statvfs fs;
+	struct sysinfo si;
+	struct passwd *pw = getpwnam("libvirt-qemu");
+
+	if (!pw)
+		bad(d, "user", FIX_DEPS, "no libvirt-qemu user (libvirt-daemon-system creates it)");
+	if (statvfs(d->state, &fs) == 0) {
+		double gib = (double)fs.f_bavail * (double)fs.f_frsize / (1 << 30);
+
+		if (gib < 5)
+			bad(d, "disk", "free space under the state directory or set LAB_STATE_DIR",
+			    "%.1f GiB free under %s (want >= 5)", gib, d->state);
+		else
+			ok("disk", "%.0f GiB free under %s", gib, d->state);
+	}
+	if (sysinfo(&si) == 0)
+		ok("memory", "%llu MiB RAM, %d CPUs (guest RAM must fit: 4s-512c needs 8 GiB)",
+		   (unsigned long long)si.totalram * si.mem_unit >> 20, get_nprocs());
+}
+
+int cmd_doctor(int argc, char **argv)
+{
+	struct doctor d = { 0 };
+	struct virt_conn vc;
+	int r;
+
+	if (run_state_dir(d.state, sizeof(d.state)) < 0)
+		snprintf(d.state, sizeof(d.state), "/var/lib/numalab");
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--probe"))
+			d.probe = 1;
+		else if (!strcmp(argv[i], "--state") && i + 1 < argc)
+			snprintf(d.state, sizeof(d.state), "%s", argv[++i]);
+		else {
+			cli_err("doctor: unknown option '%s'", argv[i]);
+			return EXIT_BAD_INPUT;
+		}
+	}
+	check_packages(&d);
+	fs_mkdir_p(d.state, 0755);
+	check_resources(&d);
+	r = virt_open(&vc, NULL, d.state);
+	if (r < 0) {
+		bad(&d, "libvirt", FIX_DEPS, "cannot open the embedded driver: %s",
+		    vc.last_error[0] ? vc.last_error : strerror(-r));
+	} else {
+		check_virt(&d, &vc);
+		check_accel(&d, &vc);
+		virt_close(&vc);
+	}
+	printf("%s\n", d.problems ? "problems found" : "all checks passed");
+	return d.problems ? EXIT_LAB_ERROR : EXIT_OK;
+}

@@ -1,0 +1,150 @@
+/* lab run JOB.json [--out DIR] [--connect URI] [--accel auto|tcg|kvm] [--state DIR] */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "stage/run.h"
+#include "util/cleanup.h"
+#include "util/fs.h"
+#include "util/jsonio.h"
+
+#define JOB_MAX_SIZE (4u << 20)
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+void cmd_run_help(void)
+{
+	printf("usage: lab run JOB.json [--out DIR] [--connect URI] [--accel auto|tcg|kvm]\n"
+	       "               [--state DIR]\n\n"
+	       "Boots one libvirt guest per repetition of the job, runs its workloads inside and\n"
+	       "writes DIR/report.json (default reports/<id>/) after every run.\n\n"
+	       "  --out DIR      report directory\n"
+	       "  --connect URI  libvirt URI (default: embedded driver, qemu:///embed?root=STATE)\n"
+	       "  --accel MODE   auto (probe KVM once per host, default), tcg or kvm\n"
+	       "  --state DIR    state directory (default $LAB_STATE_DIR or\n"
+	       "                 ~/.local/state/numalab): libvirt root, KVM verdict cache\n\n"
+	       "Exit status: 0 every run ok, 3 a run failed, 2 bad job file, 1 lab error.\n");
+}
+
+static void print_progress(void *ud, const char *msg)
+{
+	(void)ud;
+	fprintf(stderr, "lab: %s\n", msg);
+}
+
+static int load_job(const char *file, struct job *job)
+{
+	_cleanup_json_ json_t *j = NULL;
+	_cleanup_free_ char *dir = fs_dirname(file);
+	struct cli_topo_ctx ctx = { .job_dir = dir };
+	struct lab_error err = { 0 };
+	char msg[1200];
+	int r;
+
+	r = jsonio_load_file(file, JOB_MAX_SIZE, &j, &err);
+	if (r == 0) {
+		error_set_file(&err, file);
+		r = job_from_json(j, cli_load_topology, &ctx, job, &err);
+	}
+	if (r == 0)
+		r = run_check_memory(job, &err);
+	if (r < 0) {
+		error_format(&err, msg, sizeof(msg));
+		cli_err("%s", msg);
+		return r;
+	}
+	return 0;
+}
+
+struct run_args {
+	const char *job, *out, *uri, *accel;
+	char state[4096];
+};
+
+static int parse_args(int argc, char **argv, struct run_args *a)
+{
+	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "connect", required_argument, NULL, 'c' },
+		{ "accel", required_argument, NULL, 'a' },
+		{ "state", required_argument, NULL, 's' },
+		{ 0 },
+	};
+	int c;
+
+	a->accel = "auto";
+	if (run_state_dir(a->state, sizeof(a->state)) < 0)
+		snprintf(a->state, sizeof(a->state), "/var/lib/numalab");
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:c:a:s:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': a->out = optarg; break;
+		case 'c': a->uri = optarg; break;
+		case 'a': a->accel = optarg; break;
+		case 's': snprintf(a->state, sizeof(a->state), "%s", optarg); break;
+		default: return -EINVAL;
+		}
+	}
+	if (optind != argc - 1) {
+		cli_err("run: expected exactly one job file (see 'lab run --help')");
+		return -EINVAL;
+	}
+	a->job = argv[optind];
+	return 0;
+}
+
+static void print_summary(const struct run_summary *s)
+{
+	printf("%u run(s): %u ok; status %s\nreport: %s\n", s->runs, s->ok,
+	       outcome_name(s->status), s->report);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_args a = { 0 };
+	struct job job = { 0 };
+	struct run_summary sum;
+	struct run_opts o = { 0 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	char msg[1024];
+	int r;
+
+	if (parse_args(argc, argv, &a) < 0)
+		return EXIT_BAD_INPUT;
+	if (accel_mode_parse(a.accel, &o.accel) < 0) {
+		cli_err("run: --accel must be auto, tcg or kvm");
+		return EXIT_BAD_INPUT;
+	}
+	if (load_job(a.job, &job) < 0)
+		return EXIT_BAD_INPUT;
+	o.job_file = a.job;
+	o.out_dir = a.out;
+	o.uri = a.uri;
+	o.state_dir = a.state;
+	o.interrupt = &interrupted;
+	o.progress = print_progress;
+	/* The guest is destroyed on the way out, so a signal must not kill us outright. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	r = run_job(&o, &job, &sum, msg, sizeof(msg));
+	unsigned repeats = job.repeats;
+
+	job_free(&job);
+	if (r < 0) {
+		cli_err("run: %s", msg[0] ? msg : strerror(-r));
+		return r == -EINVAL ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
+	}
+	print_summary(&sum);
+	return sum.status == OUTCOME_OK && sum.runs == repeats ? EXIT_OK : EXIT_RUN_FAILED;
+}

@@ -1,0 +1,60 @@
+/* lab: the numalab command line.  Subcommands live in one table, git-style. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const struct lab_cmd commands[] = {
+	{ "run", "boot guests for a job file and write a report", cmd_run, cmd_run_help },
+	{ "doctor", "check this host and say how to fix what is missing", cmd_doctor,
+	  cmd_doctor_help },
+};
+
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+void cli_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("lab: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_is_help(const char *a)
+{
+	return !strcmp(a, "-h") || !strcmp(a, "--help");
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: lab <command> [<args>]\n\ncommands:\n");
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'lab <command> --help' describes one command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || cli_is_help(argv[1])) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? EXIT_BAD_INPUT : EXIT_OK;
+	}
+	if (!strcmp(argv[1], "help") && argc == 3)
+		argv[1] = argv[2], argv[2] = "--help";
+	for (size_t i = 0; i < NR_COMMANDS; i++) {
+		if (strcmp(argv[1], commands[i].name))
+			continue;
+		for (int k = 2; k < argc; k++)
+			if (cli_is_help(argv[k])) {
+				commands[i].help();
+				return EXIT_OK;
+			}
+		return commands[i].fn(argc - 1, argv + 1);
+	}
+	cli_err("'%s' is not a lab command. See 'lab --help'.", argv[1]);
+	return EXIT_BAD_INPUT;
+}

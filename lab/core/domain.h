@@ -1,0 +1,36 @@
+/* Topology + boot artefacts -> transient libvirt domain XML.  Pure: no I/O. */
+#pragma once
+
+#include "core/topology.h"
+
+#define DOMAIN_DEFAULT_EMULATOR "/usr/bin/qemu-system-x86_64"
+/* Above this many vCPUs (or with any APIC ID >= 255) the guest needs x2APIC plus an IOMMU with
+ * interrupt remapping in extended mode to address every CPU. */
+#define DOMAIN_MAX_VCPUS_WITHOUT_EIM 255
+
+enum domain_accel {
+	DOMAIN_ACCEL_TCG, /* <domain type='qemu'> */
+	DOMAIN_ACCEL_KVM, /* <domain type='kvm'> */
+};
+
+struct domain_spec {
+	const char *name;         /* required; no '/' or control characters */
+	const char *uuid;         /* optional; 32 hex digits, with or without the 8-4-4-4-12 dashes */
+	const struct topology *topo; /* required */
+	enum domain_accel accel;
+	const char *emulator;     /* absolute; NULL = DOMAIN_DEFAULT_EMULATOR */
+	const char *kernel;       /* required, absolute */
+	const char *initrd;       /* optional, absolute */
+	const char *cmdline;      /* optional */
+	const char *console_path; /* required, absolute: ttyS0, the human console */
+	const char *results_path; /* required, absolute: ttyS1, the results channel */
+	int iommu;                /* force the intel-iommu; it is added anyway when needed */
+};
+
+/* Largest x86 APIC ID QEMU gives the topology (IDs are packed bit fields per level). */
+unsigned long domain_max_apic_id(const struct topology *t);
+/* Whether domain_xml adds intel-iommu (intremap+eim), the split I/O APIC and x2APIC. */
+int domain_wants_iommu(const struct domain_spec *spec);
+/* Build the XML into *out (caller frees).  -EINVAL for a missing or unusable field (relative
+ * path, bad UUID, string XML cannot carry), -ENOMEM. */
+int domain_xml(const struct domain_spec *spec, char **out);

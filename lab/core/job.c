@@ -1,0 +1,395 @@
+#include "core/job.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/workload.h"
+#include "util/cleanup.h"
+
+#define PATH_LEN 256
+
+static const char *const job_keys[] = {
+	"name", "topology", "kernel", "repeats", "workloads", "timeouts", "debug", NULL,
+};
+static const char *const kernel_keys[] = {"image", "cmdline", NULL};
+static const char *const workload_keys[] = {"name", "params", "timeout_s", NULL};
+static const char *const timeouts_keys[] = {"boot_s", "progress_s", NULL};
+static const char *const debug_keys[] = {"fault", NULL};
+
+static const char *const fault_names[] = {
+	[JOB_FAULT_NONE] = "none",
+	[JOB_FAULT_PANIC] = "panic",
+	[JOB_FAULT_HANG] = "hang",
+};
+
+const char *job_fault_name(enum job_fault f)
+{
+	if ((unsigned)f >= sizeof(fault_names) / sizeof(fault_names[0]))
+		return "unknown";
+	return fault_names[f];
+}
+
+__attribute__((format(printf, 2, 3))) static void path_printf(char *buf, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, PATH_LEN, fmt, ap);
+	va_end(ap);
+}
+
+/* prefix + "." + key; control characters in keys are shown as '?' so an error stays one line. */
+static void path_key(char *buf, const char *prefix, const char *key)
+{
+	path_printf(buf, "%s%s%s", prefix, prefix[0] ? "." : "", key);
+	for (char *p = buf; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+}
+
+static int check_keys(const json_t *obj, const char *prefix, const char *const *allowed,
+		      struct lab_error *err)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach((json_t *)obj, key, v) {
+		const char *const *a = allowed;
+		char p[PATH_LEN];
+
+		while (*a && strcmp(*a, key) != 0)
+			a++;
+		if (!*a) {
+			path_key(p, prefix, key);
+			return error_set(err, p, "unknown key");
+		}
+	}
+	return 0;
+}
+
+/* An optional object member: NULL when absent; error when present but not an object. */
+static int get_object(const json_t *j, const char *key, const json_t **out,
+		      struct lab_error *err)
+{
+	const json_t *v = json_object_get(j, key);
+
+	*out = NULL;
+	if (!v)
+		return 0;
+	if (!json_is_object(v))
+		return error_set(err, key, "must be an object");
+	*out = v;
+	return 0;
+}
+
+static int has_control_chars(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
+static int parse_name(const json_t *j, struct job *job, struct lab_error *err)
+{
+	const json_t *v = json_object_get(j, "name");
+	const char *s;
+	size_t n;
+
+	if (!v)
+		return error_set(err, "name", "required");
+	s = json_string_value(v);
+	n = s ? strlen(s) : 0;
+	if (!s || n < 1 || n > 63 ||
+	    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != n)
+		return error_set(err, "name", "must match [A-Za-z0-9._-]{1,63}");
+	snprintf(job->name, sizeof(job->name), "%s", s);
+	return 0;
+}
+
+static int parse_topology(const json_t *j, job_topology_loader load, void *userdata,
+			  struct job *job, struct lab_error *err)
+{
+	const json_t *v = json_object_get(j, "topology");
+	_cleanup_json_ json_t *loaded = NULL;
+	char saved_file[sizeof(err->file)];
+	const char *ref;
+	int r;
+
+	if (!v)
+		return error_set(err, "topology", "required");
+	if (json_is_object(v))
+		return topology_from_json(v, "topology", &job->topo, err);
+	ref = json_string_value(v);
+	if (!ref)
+		return error_set(err, "topology", "must be a topology name or an object");
+	if (!ref[0] || strlen(ref) >= sizeof(job->topology_ref) || has_control_chars(ref))
+		return error_set(err, "topology", "must be a non-empty name or path");
+	if (!load)
+		return error_set(err, "topology", "topology names cannot be resolved here");
+	snprintf(job->topology_ref, sizeof(job->topology_ref), "%s", ref);
+
+	/* The loader names the topology file in err->file, and errors inside it keep that
+	 * file; once it has parsed, errors are about the job file again. */
+	snprintf(saved_file, sizeof(saved_file), "%s", err ? err->file : "");
+	r = load(ref, userdata, &loaded, err);
+	if (r < 0)
+		return r;
+	if (!loaded)
+		return error_set(err, "topology", "loader returned nothing for \"%s\"", ref);
+	r = topology_from_json(loaded, "topology", &job->topo, err);
+	if (r < 0)
+		return r;
+	if (err)
+		snprintf(err->file, sizeof(err->file), "%s", saved_file);
+	return 0;
+}
+
+static int parse_kernel(const json_t *j, struct job *job, struct lab_error *err)
+{
+	const json_t *k = json_object_get(j, "kernel"), *v;
+	const char *s;
+	int r;
+
+	if (!k)
+		return error_set(err, "kernel", "required");
+	if (!json_is_object(k))
+		return error_set(err, "kernel", "must be an object");
+	r = check_keys(k, "kernel", kernel_keys, err);
+	if (r < 0)
+		return r;
+
+	v = json_object_get(k, "image");
+	if (!v)
+		return error_set(err, "kernel.image", "required");
+	s = json_string_value(v);
+	if (!s || !s[0])
+		return error_set(err, "kernel.image", "must be a non-empty string");
+	if (strlen(s) >= sizeof(job->kernel_image))
+		return error_set(err, "kernel.image", "must be shorter than %zu bytes",
+				 sizeof(job->kernel_image));
+	if (has_control_chars(s))
+		return error_set(err, "kernel.image", "must not contain control characters");
+	snprintf(job->kernel_image, sizeof(job->kernel_image), "%s", s);
+
+	v = json_object_get(k, "cmdline");
+	if (!v)
+		return 0;
+	s = json_string_value(v);
+	if (!s)
+		return error_set(err, "kernel.cmdline", "must be a string");
+	if (strchr(s, '\n') || strchr(s, '\r'))
+		return error_set(err, "kernel.cmdline", "must not contain newlines");
+	if (has_control_chars(s))
+		return error_set(err, "kernel.cmdline", "must not contain control characters");
+	if (strlen(s) >= sizeof(job->kernel_cmdline))
+		return error_set(err, "kernel.cmdline", "must be shorter than %zu bytes",
+				 sizeof(job->kernel_cmdline));
+	snprintf(job->kernel_cmdline, sizeof(job->kernel_cmdline), "%s", s);
+	return 0;
+}
+
+static int parse_repeats(const json_t *j, struct job *job, struct lab_error *err)
+{
+	const json_t *v = json_object_get(j, "repeats");
+
+	job->repeats = 1;
+	if (!v)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+	    json_integer_value(v) > JOB_MAX_REPEATS)
+		return error_set(err, "repeats", "must be an integer 1..%d", JOB_MAX_REPEATS);
+	job->repeats = (unsigned)json_integer_value(v);
+	return 0;
+}
+
+/* A JSON number (integer or real), finite, > 0 or >= 0. */
+static int number_ok(const json_t *v, int allow_zero, double *out)
+{
+	double d;
+
+	if (!json_is_number(v))
+		return 0;
+	d = json_number_value(v);
+	if (!isfinite(d) || d < 0 || (!allow_zero && d == 0))
+		return 0;
+	*out = d;
+	return 1;
+}
+
+static int parse_workload(const json_t *w, unsigned idx, unsigned vcpus,
+			  struct job_workload *out, struct lab_error *err)
+{
+	const struct workload_def *def;
+	const json_t *v;
+	char path[PATH_LEN], p[PATH_LEN];
+	const char *name;
+	int r;
+
+	path_printf(path, "workloads[%u]", idx);
+	if (!json_is_object(w))
+		return error_set(err, path, "must be an object");
+	r = check_keys(w, path, workload_keys, err);
+	if (r < 0)
+		return r;
+
+	path_key(p, path, "name");
+	v = json_object_get(w, "name");
+	if (!v)
+		return error_set(err, p, "required");
+	name = json_string_value(v);
+	if (!name)
+		return error_set(err, p, "must be a string");
+	def = workload_find(name);
+	if (!def) {
+		char known[256];
+
+		workload_names(known, sizeof(known));
+		return error_set(err, p, "unknown workload \"%.64s\" (known: %s)", name, known);
+	}
+	snprintf(out->name, sizeof(out->name), "%s", def->name);
+
+	path_key(p, path, "params");
+	r = workload_params(def, json_object_get(w, "params"), p, vcpus, &out->params, err);
+	if (r < 0)
+		return r;
+
+	v = json_object_get(w, "timeout_s");
+	if (v && !number_ok(v, 0, &out->timeout_s)) {
+		path_key(p, path, "timeout_s");
+		return error_set(err, p, "must be a positive number");
+	}
+	return 0;
+}
+
+static int parse_workloads(const json_t *j, struct job *job, struct lab_error *err)
+{
+	const json_t *v = json_object_get(j, "workloads");
+	size_t n = json_array_size(v);
+
+	if (!v)
+		return error_set(err, "workloads", "required");
+	if (!json_is_array(v) || n < 1 || n > JOB_MAX_WORKLOADS)
+		return error_set(err, "workloads", "must be an array of 1..%d workloads",
+				 JOB_MAX_WORKLOADS);
+	job->workloads = calloc(n, sizeof(*job->workloads));
+	if (!job->workloads)
+		return -ENOMEM;
+	job->nr_workloads = (unsigned)n;
+	for (unsigned i = 0; i < job->nr_workloads; i++) {
+		int r = parse_workload(json_array_get(v, i), i, job->topo.vcpus, &job->workloads[i],
+				       err);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int parse_timeouts(const json_t *j, struct job *job, struct lab_error *err)
+{
+	const json_t *t, *v;
+	int r;
+
+	r = get_object(j, "timeouts", &t, err);
+	if (r < 0 || !t)
+		return r;
+	r = check_keys(t, "timeouts", timeouts_keys, err);
+	if (r < 0)
+		return r;
+	v = json_object_get(t, "boot_s");
+	if (v && !number_ok(v, 1, &job->boot_timeout_s))
+		return error_set(err, "timeouts.boot_s", "must be a non-negative number");
+	v = json_object_get(t, "progress_s");
+	if (v && !number_ok(v, 1, &job->progress_timeout_s))
+		return error_set(err, "timeouts.progress_s", "must be a non-negative number");
+	return 0;
+}
+
+static int parse_debug(const json_t *j, struct job *job, struct lab_error *err)
+{
+	const json_t *d, *v;
+	const char *s;
+	int r;
+
+	job->fault = JOB_FAULT_NONE;
+	r = get_object(j, "debug", &d, err);
+	if (r < 0 || !d)
+		return r;
+	r = check_keys(d, "debug", debug_keys, err);
+	if (r < 0)
+		return r;
+	v = json_object_get(d, "fault");
+	if (!v)
+		return 0;
+	s = json_string_value(v);
+	for (unsigned f = 0; s && f < sizeof(fault_names) / sizeof(fault_names[0]); f++)
+		if (strcmp(s, fault_names[f]) == 0) {
+			job->fault = (enum job_fault)f;
+			return 0;
+		}
+	return error_set(err, "debug.fault", "must be one of \"none\", \"panic\", \"hang\"");
+}
+
+static int job_parse(const json_t *j, job_topology_loader load, void *userdata, struct job *job,
+		     struct lab_error *err)
+{
+	int r;
+
+	if (!json_is_object(j))
+		return error_set(err, "", "a job must be a JSON object");
+	if ((r = check_keys(j, "", job_keys, err)) < 0 || (r = parse_name(j, job, err)) < 0 ||
+	    (r = parse_topology(j, load, userdata, job, err)) < 0 ||
+	    (r = parse_kernel(j, job, err)) < 0 || (r = parse_repeats(j, job, err)) < 0 ||
+	    (r = parse_workloads(j, job, err)) < 0 || (r = parse_timeouts(j, job, err)) < 0 ||
+	    (r = parse_debug(j, job, err)) < 0)
+		return r;
+	/* A topology without a name of its own is called by its reference's base name. */
+	if (!job->topo.name[0]) {
+		const char *base = strrchr(job->topology_ref, '/');
+		size_t n;
+
+		base = base ? base + 1 : job->topology_ref;
+		n = strlen(base);
+		if (n > 5 && strcmp(base + n - 5, ".json") == 0)
+			n -= 5;
+		if (n == 0) {
+			base = "inline";
+			n = strlen(base);
+		}
+		snprintf(job->topo.name, sizeof(job->topo.name), "%.*s", (int)n, base);
+	}
+	return 0;
+}
+
+int job_from_json(const json_t *j, job_topology_loader load, void *userdata, struct job *job,
+		  struct lab_error *err)
+{
+	struct job tmp;
+	int r;
+
+	memset(&tmp, 0, sizeof(tmp));
+	memset(job, 0, sizeof(*job));
+	r = job_parse(j, load, userdata, &tmp, err);
+	if (r < 0) {
+		job_free(&tmp);
+		return r;
+	}
+	*job = tmp;
+	return 0;
+}
+
+void job_free(struct job *job)
+{
+	if (!job)
+		return;
+	for (unsigned i = 0; job->workloads && i < job->nr_workloads; i++)
+		json_decref(job->workloads[i].params);
+	free(job->workloads);
+	topology_free(&job->topo);
+	memset(job, 0, sizeof(*job));
+}

@@ -1,0 +1,199 @@
+#include "core/outcome.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXCERPT_BEFORE 5
+#define EXCERPT_AFTER 60
+#define EXCERPT_MAX 16384
+
+/* Console lines that mean the kernel is broken.  Order does not matter: the earliest line
+ * in the log that matches any of them wins, since later ones are usually consequences. */
+static const char *const panic_signatures[] = {
+	"Kernel panic - not syncing",
+	"BUG: ",
+	"Oops: ",
+	"kernel BUG at",
+	"general protection fault",
+	"Unable to handle kernel",
+};
+
+const char *outcome_name(enum outcome o)
+{
+	switch (o) {
+	case OUTCOME_OK: return "ok";
+	case OUTCOME_WORKLOAD_FAILURE: return "workload-failure";
+	case OUTCOME_HANG: return "hang";
+	case OUTCOME_BOOT_FAILURE: return "boot-failure";
+	case OUTCOME_PANIC: return "panic";
+	case OUTCOME_BUILD_FAILURE: return "build-failure";
+	case OUTCOME_INFRA_ERROR: return "infra-error";
+	}
+	return "unknown";
+}
+
+const char *guest_end_name(enum guest_end e)
+{
+	switch (e) {
+	case GUEST_END_STOPPED: return "stopped";
+	case GUEST_END_BOOT_TIMEOUT: return "boot-timeout";
+	case GUEST_END_PROGRESS_TIMEOUT: return "progress-timeout";
+	case GUEST_END_TOTAL_TIMEOUT: return "total-timeout";
+	case GUEST_END_INTERRUPTED: return "interrupted";
+	case GUEST_END_START_FAILED: return "start-failed";
+	case GUEST_END_CHANNEL_OVERFLOW: return "channel-overflow";
+	}
+	return "unknown";
+}
+
+enum outcome outcome_worst(enum outcome a, enum outcome b)
+{
+	return a > b ? a : b;
+}
+
+static int line_matches(const char *l, size_t n)
+{
+	for (size_t i = 0; i < sizeof(panic_signatures) / sizeof(panic_signatures[0]); i++) {
+		size_t k = strlen(panic_signatures[i]);
+
+		if (n >= k && memmem(l, n, panic_signatures[i], k))
+			return 1;
+	}
+	return 0;
+}
+
+/* Offset of the start of the line `back` lines before the one at off. */
+static size_t lines_back(const char *t, size_t off, int back)
+{
+	while (off > 0 && back-- > 0) {
+		off--; /* onto the previous newline */
+		while (off > 0 && t[off - 1] != '\n')
+			off--;
+	}
+	return off;
+}
+
+static size_t lines_forward(const char *t, size_t len, size_t off, int fwd)
+{
+	while (off < len && fwd-- > 0) {
+		const char *nl = memchr(t + off, '\n', len - off);
+
+		off = nl ? (size_t)(nl - t) + 1 : len;
+	}
+	return off;
+}
+
+static void set_signature(struct console_scan *cs, const char *l, size_t n)
+{
+	size_t k = 0;
+
+	/* Strip the "[   12.345678] " timestamp and carriage returns. */
+	if (n > 0 && l[0] == '[') {
+		const char *e = memchr(l, ']', n);
+
+		if (e) {
+			n -= (size_t)(e + 1 - l);
+			l = e + 1;
+		}
+	}
+	while (n > 0 && (*l == ' ')) {
+		l++;
+		n--;
+	}
+	for (size_t i = 0; i < n && k + 1 < sizeof(cs->signature); i++)
+		if (l[i] != '\r')
+			cs->signature[k++] = l[i];
+	cs->signature[k] = '\0';
+}
+
+int outcome_scan_console(const char *text, size_t len, struct console_scan *cs)
+{
+	size_t off = 0;
+
+	memset(cs, 0, sizeof(*cs));
+	while (off < len) {
+		const char *nl = memchr(text + off, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - (text + off)) : len - off;
+
+		if (line_matches(text + off, n)) {
+			size_t a = lines_back(text, off, EXCERPT_BEFORE);
+			size_t b = lines_forward(text, len, off, EXCERPT_AFTER);
+
+			if (b - a > EXCERPT_MAX)
+				b = a + EXCERPT_MAX;
+			cs->panic = 1;
+			set_signature(cs, text + off, n);
+			cs->excerpt = strndup(text + a, b - a);
+			return cs->excerpt ? 0 : -ENOMEM;
+		}
+		off += n + 1;
+	}
+	return 0;
+}
+
+void console_scan_free(struct console_scan *cs)
+{
+	free(cs->excerpt);
+	cs->excerpt = NULL;
+}
+
+static enum outcome classify_stopped(const struct outcome_input *in, char *reason, size_t len)
+{
+	if (!in->hello) {
+		snprintf(reason, len, "the guest stopped before the agent started");
+		return OUTCOME_BOOT_FAILURE;
+	}
+	if (!in->done) {
+		snprintf(reason, len, "the guest stopped before the agent finished");
+		return OUTCOME_WORKLOAD_FAILURE;
+	}
+	if (in->workloads_failed || in->workloads_missing) {
+		snprintf(reason, len, "%d workload(s) failed, %d not reported", in->workloads_failed,
+			 in->workloads_missing);
+		return OUTCOME_WORKLOAD_FAILURE;
+	}
+	snprintf(reason, len, "all workloads completed");
+	return OUTCOME_OK;
+}
+
+enum outcome outcome_classify(const struct outcome_input *in, char *reason, size_t len)
+{
+	/* A broken kernel explains whatever else went wrong, so it is checked first. */
+	if (in->console && in->console->panic) {
+		snprintf(reason, len, "console: %s", in->console->signature);
+		return OUTCOME_PANIC;
+	}
+	if (in->crashed) {
+		snprintf(reason, len, "the hypervisor reported a guest crash");
+		return OUTCOME_PANIC;
+	}
+	switch (in->end) {
+	case GUEST_END_STOPPED:
+		return classify_stopped(in, reason, len);
+	case GUEST_END_BOOT_TIMEOUT:
+		snprintf(reason, len, "the agent did not start within %.0f s", in->boot_timeout_s);
+		return OUTCOME_BOOT_FAILURE;
+	case GUEST_END_PROGRESS_TIMEOUT:
+		snprintf(reason, len, "no progress from the guest for %.0f s",
+			 in->progress_timeout_s);
+		return OUTCOME_HANG;
+	case GUEST_END_TOTAL_TIMEOUT:
+		snprintf(reason, len, "the run exceeded its total timeout of %.0f s",
+			 in->total_timeout_s);
+		return OUTCOME_HANG;
+	case GUEST_END_INTERRUPTED:
+		snprintf(reason, len, "interrupted by a signal; the guest was destroyed");
+		return OUTCOME_INFRA_ERROR;
+	case GUEST_END_START_FAILED:
+		snprintf(reason, len, "libvirt could not start the guest: %s",
+			 in->start_error ? in->start_error : "unknown error");
+		return OUTCOME_INFRA_ERROR;
+	case GUEST_END_CHANNEL_OVERFLOW:
+		snprintf(reason, len, "the guest sent more data than the results channel allows");
+		return OUTCOME_WORKLOAD_FAILURE;
+	}
+	snprintf(reason, len, "unknown end");
+	return OUTCOME_INFRA_ERROR;
+}

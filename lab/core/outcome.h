@@ -1,0 +1,53 @@
+/* How a run ended, from what the watcher saw, what the guest said and what the console shows.
+ * Pure. */
+#pragma once
+#include <stddef.h>
+
+enum outcome {
+	OUTCOME_OK = 0,
+	OUTCOME_WORKLOAD_FAILURE, /* guest fine, a workload exited non-zero or sent bad output */
+	OUTCOME_HANG,             /* agent started, then no progress within the timeout */
+	OUTCOME_BOOT_FAILURE,     /* the agent never started */
+	OUTCOME_PANIC,            /* oops/BUG/panic on the console, or a guest crash event */
+	OUTCOME_BUILD_FAILURE,    /* the kernel or image could not be built */
+	OUTCOME_INFRA_ERROR,      /* the lab or the host failed, not the guest */
+};
+
+/* Why the watcher stopped watching (filled by virt/guest.c). */
+enum guest_end {
+	GUEST_END_STOPPED = 0,      /* the domain stopped by itself (poweroff, reboot, crash) */
+	GUEST_END_BOOT_TIMEOUT,     /* nothing on the results channel within the boot timeout */
+	GUEST_END_PROGRESS_TIMEOUT, /* results channel silent for the progress timeout */
+	GUEST_END_TOTAL_TIMEOUT,
+	GUEST_END_INTERRUPTED,      /* SIGINT/SIGTERM */
+	GUEST_END_START_FAILED,     /* libvirt refused to start it */
+	GUEST_END_CHANNEL_OVERFLOW, /* the guest sent more than the channel allows */
+};
+
+struct console_scan {
+	int panic;             /* a panic/oops/BUG signature was found */
+	char signature[160];   /* the first matching line, trimmed */
+	char *excerpt;         /* malloc'd lines around it (bounded), NULL when none */
+};
+
+struct outcome_input {
+	enum guest_end end;
+	int crashed;           /* libvirt reported a guest crash */
+	int hello;             /* the agent said hello */
+	int done;              /* the agent said done */
+	int workloads_failed;  /* workloads that exited non-zero or sent invalid output */
+	int workloads_missing; /* workloads the agent never reported */
+	double boot_timeout_s, progress_timeout_s, total_timeout_s;
+	const struct console_scan *console;
+	const char *start_error;
+};
+
+const char *outcome_name(enum outcome o);
+const char *guest_end_name(enum guest_end e);
+/* Find the first panic signature in a console log; excerpt bounded to ~16 KiB. */
+int outcome_scan_console(const char *text, size_t len, struct console_scan *cs);
+void console_scan_free(struct console_scan *cs);
+/* Decide the outcome; reason is a one-line explanation. */
+enum outcome outcome_classify(const struct outcome_input *in, char *reason, size_t len);
+/* The report's overall status: the most severe outcome of all runs. */
+enum outcome outcome_worst(enum outcome a, enum outcome b);

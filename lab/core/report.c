@@ -1,0 +1,101 @@
+#include "core/report.h"
+
+#include <string.h>
+
+#include "util/cleanup.h"
+
+static json_t *num_or_null(double v)
+{
+	return v < 0 ? json_null() : json_real(v);
+}
+
+static json_t *workload_json(const struct job_workload *jw, const json_t *got)
+{
+	const char *err = json_string_value(json_object_get(got, "error"));
+	json_t *out = json_object_get(got, "output");
+	json_t *results = json_object_get(out, "results");
+	const char *status = "ok";
+	json_t *w;
+
+	if (json_is_null(got) || !got)
+		status = "missing";
+	else if (json_integer_value(json_object_get(got, "exit")) != 0 || (err && err[0]))
+		status = "failed";
+	w = json_pack("{s:s,s:O,s:s,s:O?,s:O?,s:O?,s:O?}", "name", jw->name, "params",
+		      jw->params, "status", status, "exit", json_object_get(got, "exit"),
+		      "wall_s", json_object_get(got, "wall_s"), "stderr",
+		      json_object_get(got, "stderr"), "info", json_object_get(out, "info"));
+	if (!w)
+		return NULL;
+	json_object_set_new(w, "results", results ? json_incref(results) : json_array());
+	if (err && err[0])
+		json_object_set_new(w, "error", json_string(err));
+	return w;
+}
+
+static json_t *workloads_json(const struct run_record *r)
+{
+	json_t *arr = json_array();
+
+	for (unsigned i = 0; arr && i < r->job->nr_workloads; i++) {
+		json_t *got = r->log ? json_array_get(r->log->workloads, i) : NULL;
+
+		json_array_append_new(arr, workload_json(&r->job->workloads[i], got));
+	}
+	return arr;
+}
+
+static json_t *topology_json(const struct run_record *r)
+{
+	const json_t *observed = r->log ? r->log->observed : NULL;
+	json_t *mismatches = NULL;
+	int match = collect_compare_topology(&r->job->topo, observed, &mismatches);
+
+	return json_pack("{s:o,s:O?,s:b,s:o}", "requested",
+			 topology_to_report_json(&r->job->topo, 1), "observed", observed,
+			 "match", match > 0, "mismatches", mismatches ? mismatches : json_array());
+}
+
+static json_t *guest_json(const struct run_record *r)
+{
+	if (!r->log)
+		return json_null();
+	return json_pack("{s:s,s:b,s:b,s:I,s:s}", "agent", r->log->agent, "hello", r->log->hello,
+			 "done", r->log->done, "bad_lines", (json_int_t)r->log->bad_lines,
+			 "error", r->log->last_error);
+}
+
+json_t *report_run_json(const struct run_record *r)
+{
+	const char *release = r->log && r->log->release[0] ? r->log->release : NULL;
+	const char *excerpt = r->console && r->console->panic ? r->console->excerpt : NULL;
+
+	return json_pack(
+		"{s:I,s:I,s:s,s:s,s:s,"
+		"s:{s:s,s:s,s:s,s:s,s:s},"
+		"s:{s:s,s:s?,s:s},"
+		"s:o,s:o,"
+		"s:{s:o,s:o,s:o,s:o},"
+		"s:s,s:s?,s:o}",
+		"index", (json_int_t)r->index, "repeat", (json_int_t)r->repeat, "status",
+		outcome_name(r->outcome), "reason", r->reason, "end", guest_end_name(r->end),
+		"host", "accel", r->host.accel, "accel_reason", r->host.accel_reason,
+		"qemu_version", r->host.qemu_version, "libvirt_version", r->host.libvirt_version,
+		"uri", r->host.uri,
+		"kernel", "image", r->kernel_image, "release", release, "cmdline",
+		r->kernel_cmdline,
+		"topology", topology_json(r), "workloads", workloads_json(r),
+		"timings", "boot_s", num_or_null(r->boot_s), "first_workload_s",
+		num_or_null(r->first_workload_s), "workload_s", num_or_null(r->workload_s),
+		"total_s", num_or_null(r->total_s),
+		"console", r->console_file, "console_excerpt", excerpt, "guest", guest_json(r));
+}
+
+json_t *report_json(const char *id, const char *created, const struct job *job,
+		    const char *job_file, json_t *runs, enum outcome status)
+{
+	return json_pack("{s:s,s:s,s:s,s:{s:s,s:s,s:I},s:s,s:O}", "schema", REPORT_SCHEMA, "id",
+			 id, "created", created, "job", "name", job->name, "file", job_file,
+			 "repeats", (json_int_t)job->repeats, "status", outcome_name(status),
+			 "runs", runs);
+}

@@ -1,0 +1,38 @@
+/* Run results -> the report JSON (schema numalab.report/1, see reports/SCHEMA.md).  Pure: one
+ * converter from the C structs to JSON; writing the file is the caller's job. */
+#pragma once
+#include <jansson.h>
+
+#include "core/collect.h"
+#include "core/job.h"
+#include "core/outcome.h"
+
+#define REPORT_SCHEMA "numalab.report/1"
+
+struct run_host {
+	char accel[8];           /* "tcg" | "kvm" */
+	char accel_reason[256];
+	char qemu_version[32];
+	char libvirt_version[32];
+	char uri[256];
+};
+
+struct run_record {
+	unsigned index, repeat;
+	enum outcome outcome;
+	char reason[512];
+	enum guest_end end;
+	struct run_host host;
+	char kernel_image[4096];
+	char kernel_cmdline[2048];
+	const struct job *job;
+	const struct guest_log *log;      /* may be NULL when the guest never started */
+	const struct console_scan *console;
+	char console_file[256];           /* relative to the report directory */
+	double boot_s, first_workload_s, workload_s, total_s; /* -1 = not reached */
+};
+
+json_t *report_run_json(const struct run_record *r);
+/* created: ISO-8601 UTC. runs: array built from report_run_json. Status = worst outcome. */
+json_t *report_json(const char *id, const char *created, const struct job *job,
+		    const char *job_file, json_t *runs, enum outcome status);

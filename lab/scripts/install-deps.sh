@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs what numalab needs, from Debian's archive only, idempotently.
+# QEMU and libvirt come from bookworm-backports: 512-vCPU guests need QEMU >= 8.1.
+set -euo pipefail
+
+BASE_PKGS=(build-essential pkg-config libjansson-dev libcurl4-openssl-dev cpio jq python3
+           linux-image-amd64 procps)
+BPO_PKGS=(qemu-system-x86 libvirt-dev libvirt-daemon libvirt-daemon-driver-qemu
+          libvirt-daemon-system libvirt-clients)
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: must run as root (apt-get install)" >&2
+	exit 1
+fi
+
+missing=()
+for p in "${BASE_PKGS[@]}" "${BPO_PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+
+bpo=/etc/apt/sources.list.d/numalab-bookworm-backports.sources
+if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+	cat >"$bpo" <<'SRC'
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${BASE_PKGS[@]}"
+apt-get install -y -q --no-install-recommends -t bookworm-backports "${BPO_PKGS[@]}"

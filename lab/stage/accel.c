@@ -1,0 +1,164 @@
+#include "stage/accel.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "stage/boot.h"
+#include "util/cleanup.h"
+#include "util/fs.h"
+#include "util/jsonio.h"
+
+int accel_mode_parse(const char *s, enum accel_mode *m)
+{
+	if (!strcmp(s, "auto"))
+		*m = ACCEL_AUTO;
+	else if (!strcmp(s, "tcg"))
+		*m = ACCEL_FORCE_TCG;
+	else if (!strcmp(s, "kvm"))
+		*m = ACCEL_FORCE_KVM;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static void cpu_model(char *buf, size_t len)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/cpuinfo", "re");
+	char line[512];
+
+	snprintf(buf, len, "unknown-cpu");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) || !colon)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(buf, len, "%s", colon + 2);
+		return;
+	}
+}
+
+int accel_host_key(struct virt_conn *vc, char *buf, size_t len)
+{
+	struct utsname u;
+	unsigned long hv = 0, lib = 0;
+	char cpu[256], qv[32];
+
+	uname(&u);
+	cpu_model(cpu, sizeof(cpu));
+	virt_versions(vc, &hv, &lib);
+	virt_version_string(hv, qv, sizeof(qv));
+	snprintf(buf, len, "%s|%s|qemu-%s", u.release, cpu, qv);
+	return 0;
+}
+
+static int cache_read(const char *path, const char *key, struct accel_verdict *v)
+{
+	_cleanup_json_ json_t *j = NULL;
+	struct lab_error err;
+	const char *k, *reason;
+
+	if (jsonio_load_file(path, 65536, &j, &err) < 0)
+		return -ENOENT;
+	k = json_string_value(json_object_get(j, "key"));
+	reason = json_string_value(json_object_get(j, "reason"));
+	if (!k || strcmp(k, key) || !reason || !json_is_boolean(json_object_get(j, "kvm")))
+		return -ESTALE;
+	v->kvm = json_is_true(json_object_get(j, "kvm"));
+	v->cached = 1;
+	snprintf(v->reason, sizeof(v->reason), "%s", reason);
+	return 0;
+}
+
+static int cache_write(const char *path, const char *key, const struct accel_verdict *v)
+{
+	_cleanup_json_ json_t *j = json_pack("{s:s,s:b,s:s,s:f,s:I}", "key", key, "kvm", v->kvm,
+					      "reason", v->reason, "probe_s", v->probe_s,
+					      "probed_at", (json_int_t)time(NULL));
+
+	return j ? jsonio_write_file(path, j) : -ENOMEM;
+}
+
+static int accel_probe(struct virt_conn *vc, const char *state_dir, const char *kernel,
+		       const char *runners_dir, volatile sig_atomic_t *interrupt,
+		       struct accel_verdict *v)
+{
+	unsigned cpu0 = 0, dist = 10;
+	struct topo_node node = { .id = 0, .memory_mib = 256, .nr_cpus = 1, .cpus = &cpu0 };
+	struct topology topo = { .name = "probe", .sockets = 1, .dies = 1, .cores = 1,
+				 .threads = 1, .vcpus = 1, .nr_nodes = 1, .nodes = &node,
+				 .distances = &dist };
+	_cleanup_free_ char *dir = fs_join(state_dir, "kvm-probe");
+	_cleanup_free_ char *cmdline = boot_cmdline(NULL);
+	_cleanup_json_ json_t *job = json_pack("{s:s,s:s,s:s,s:i,s:[]}", "schema",
+						"numalab.guestjob/1", "run_id", "kvm-probe", "fault",
+						"none", "heartbeat_s", 1, "workloads");
+	struct boot_params bp = {
+		.run_dir = dir, .name = "numalab-kvm-probe", .kernel = kernel,
+		.cmdline = cmdline, .topo = &topo, .kvm = 1, .runners_dir = runners_dir,
+		.guestjob = job, .nr_workloads = 0,
+		.boot_timeout_s = ACCEL_PROBE_TIMEOUT_S, .progress_timeout_s = ACCEL_PROBE_TIMEOUT_S,
+		.total_timeout_s = 2 * ACCEL_PROBE_TIMEOUT_S, .interrupt = interrupt,
+	};
+	struct boot_result res;
+	int r;
+
+	if (!dir || !cmdline || !job)
+		return -ENOMEM;
+	r = boot_run(vc, &bp, &res);
+	if (r == 0) {
+		v->probe_s = res.g.t_end;
+		v->kvm = res.log.done && !res.console.panic;
+		if (v->kvm)
+			snprintf(v->reason, sizeof(v->reason),
+				 "a probe guest booted under KVM and powered off in %.1f s",
+				 res.g.t_end);
+		else if (res.g.end == GUEST_END_START_FAILED)
+			snprintf(v->reason, sizeof(v->reason), "KVM guest failed to start: %.200s",
+				 res.start_error);
+		else
+			snprintf(v->reason, sizeof(v->reason),
+				 "a probe guest under KVM did not reach userspace within %.0f s (%s)",
+				 ACCEL_PROBE_TIMEOUT_S, guest_end_name(res.g.end));
+	}
+	boot_result_free(&res);
+	return r;
+}
+
+int accel_decide(struct virt_conn *vc, const char *state_dir, const char *kernel,
+		 const char *runners_dir, enum accel_mode mode, volatile sig_atomic_t *interrupt,
+		 struct accel_verdict *v)
+{
+	_cleanup_free_ char *cache = fs_join(state_dir, "accel.json");
+	char key[512];
+	int r;
+
+	memset(v, 0, sizeof(*v));
+	if (mode != ACCEL_AUTO) {
+		v->kvm = mode == ACCEL_FORCE_KVM;
+		snprintf(v->reason, sizeof(v->reason), "forced by --accel=%s",
+			 v->kvm ? "kvm" : "tcg");
+		return 0;
+	}
+	if (access("/dev/kvm", R_OK | W_OK) < 0) {
+		snprintf(v->reason, sizeof(v->reason), "/dev/kvm is not usable: %s",
+			 strerror(errno));
+		return 0;
+	}
+	if (!cache)
+		return -ENOMEM;
+	accel_host_key(vc, key, sizeof(key));
+	if (cache_read(cache, key, v) == 0)
+		return 0;
+	r = accel_probe(vc, state_dir, kernel, runners_dir, interrupt, v);
+	if (r < 0)
+		return r;
+	if (interrupt && *interrupt)
+		return -EINTR; /* an interrupted probe proves nothing: do not cache it */
+	cache_write(cache, key, v);
+	return 0;
+}

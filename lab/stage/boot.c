@@ -1,0 +1,148 @@
+#include "stage/boot.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/domain.h"
+#include "stage/initramfs.h"
+#include "util/cleanup.h"
+#include "util/fs.h"
+
+/* A console log larger than this is read from its end: panics are near the end. */
+#define CONSOLE_READ_MAX (16u << 20)
+
+char *boot_cmdline(const char *extra)
+{
+	char *s;
+
+	/* panic=-1 reboots at once and the domain's on_reboot=destroy stops it, so a panic is
+	 * noticed in milliseconds instead of by a timeout; oops=panic does the same for oopses.
+	 * ttyS0 is the console (humans, panic detection); ttyS1 is the results channel. */
+	if (asprintf(&s, "console=ttyS0 panic=-1 oops=panic rdinit=/init%s%s",
+		     extra && extra[0] ? " " : "", extra ? extra : "") < 0)
+		return NULL;
+	return s;
+}
+
+static int on_line(const char *line, size_t len, double t, void *ud)
+{
+	return collect_line(ud, line, len, t);
+}
+
+static int read_console_tail(const char *path, char **out, size_t *len)
+{
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	long size;
+	char *buf;
+
+	if (!f)
+		return -errno;
+	if (fseek(f, 0, SEEK_END) < 0 || (size = ftell(f)) < 0)
+		return -errno;
+	if ((unsigned long)size > CONSOLE_READ_MAX) {
+		fseek(f, size - (long)CONSOLE_READ_MAX, SEEK_SET);
+		size = CONSOLE_READ_MAX;
+	} else {
+		rewind(f);
+	}
+	buf = malloc((size_t)size + 1);
+	if (!buf)
+		return -ENOMEM;
+	*len = fread(buf, 1, (size_t)size, f);
+	buf[*len] = '\0';
+	*out = buf;
+	return 0;
+}
+
+static int boot_files(const struct boot_params *bp, char **initrd, char **console,
+		      char **results)
+{
+	_cleanup_free_ char *dir = NULL;
+	int r = fs_mkdir_p(bp->run_dir, 0755);
+
+	if (r < 0)
+		return r;
+	/* libvirt wants absolute paths. */
+	dir = realpath(bp->run_dir, NULL);
+	if (!dir)
+		return -errno;
+	*initrd = fs_join(dir, "initrd.cpio");
+	*console = fs_join(dir, "console.log");
+	*results = fs_join(dir, "results.jsonl");
+	if (!*initrd || !*console || !*results)
+		return -ENOMEM;
+	/* Stale files from an earlier run in the same directory must not be read as ours. */
+	unlink(*console);
+	unlink(*results);
+	return initramfs_write(bp->runners_dir, bp->guestjob, *initrd);
+}
+
+static int boot_xml(const struct boot_params *bp, const char *initrd, const char *console,
+		    const char *results, char **xml)
+{
+	struct domain_spec spec = {
+		.name = bp->name,
+		.topo = bp->topo,
+		.accel = bp->kvm ? DOMAIN_ACCEL_KVM : DOMAIN_ACCEL_TCG,
+		.kernel = bp->kernel,
+		.initrd = initrd,
+		.cmdline = bp->cmdline,
+		.console_path = console,
+		.results_path = results,
+	};
+	_cleanup_free_ char *path = fs_join(bp->run_dir, "domain.xml");
+	int r = domain_xml(&spec, xml);
+
+	if (r < 0 || !path)
+		return r < 0 ? r : -ENOMEM;
+	return fs_write_atomic(path, *xml, strlen(*xml));
+}
+
+int boot_run(struct virt_conn *vc, const struct boot_params *bp, struct boot_result *res)
+{
+	_cleanup_free_ char *initrd = NULL, *console = NULL, *results = NULL, *xml = NULL;
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	r = collect_init(&res->log, bp->nr_workloads);
+	if (r < 0)
+		return r;
+	r = boot_files(bp, &initrd, &console, &results);
+	if (r < 0)
+		return r;
+	r = boot_xml(bp, initrd, console, results, &xml);
+	if (r < 0)
+		return r;
+	struct guest_watch w = {
+		.xml = xml,
+		.name = bp->name,
+		.results_path = results,
+		.boot_timeout_s = bp->boot_timeout_s,
+		.progress_timeout_s = bp->progress_timeout_s,
+		.total_timeout_s = bp->total_timeout_s,
+		.max_line = COLLECT_MAX_LINE,
+		.max_total = COLLECT_MAX_TOTAL,
+		.on_line = on_line,
+		.userdata = &res->log,
+		.interrupt = bp->interrupt,
+	};
+	r = guest_run(vc, &w, &res->g);
+	unlink(initrd); /* rebuilt per run; only the job inside it is not in the report */
+	if (r < 0)
+		return r;
+	snprintf(res->start_error, sizeof(res->start_error), "%s", res->g.error);
+	if (read_console_tail(console, &text, &len) == 0)
+		r = outcome_scan_console(text, len, &res->console);
+	return r < 0 ? r : 0;
+}
+
+void boot_result_free(struct boot_result *res)
+{
+	collect_free(&res->log);
+	console_scan_free(&res->console);
+}

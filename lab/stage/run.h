@@ -1,0 +1,42 @@
+/* `lab run`: a parsed job -> guests booted one after the other -> report.json. */
+#pragma once
+#include <limits.h>
+#include <signal.h>
+
+#include "core/job.h"
+#include "core/outcome.h"
+#include "stage/accel.h"
+
+struct run_opts {
+	const char *job_file;
+	const char *out_dir;      /* NULL: reports/<id> */
+	const char *uri;          /* NULL: embedded driver under state_dir */
+	const char *state_dir;
+	enum accel_mode accel;
+	volatile sig_atomic_t *interrupt;
+	/* Progress for people; the module itself never prints. */
+	void (*progress)(void *ud, const char *msg);
+	void *progress_ud;
+};
+
+struct run_summary {
+	char out_dir[PATH_MAX];
+	char report[PATH_MAX];
+	enum outcome status;
+	unsigned runs, ok;
+};
+
+/* Resolve kernel.image (which may be a glob: the highest version wins) into path. */
+int run_resolve_kernel(const struct job *job, char *path, size_t len, struct lab_error *err);
+/* Check the guest fits in host memory; err names the topology on failure. */
+int run_check_memory(const struct job *job, struct lab_error *err);
+/* Default state directory: $LAB_STATE_DIR, $XDG_STATE_HOME/numalab, ~/.local/state/numalab. */
+int run_state_dir(char *buf, size_t len);
+/* Timeouts derived from the vCPU count unless the job sets them. */
+double run_boot_timeout(const struct job *job);
+double run_progress_timeout(const struct job *job);
+
+/* Returns 0 when a report was written (whatever the outcomes; see sum->status), or a
+ * negative errno when the lab itself could not proceed; msg then says why. */
+int run_job(const struct run_opts *o, const struct job *job, struct run_summary *sum,
+	    char *msg, size_t msglen);

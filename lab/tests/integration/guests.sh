@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Integration: real libvirt guests (embedded driver, TCG on this host class) through `lab run`.
+# TAP; ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../../.."
+lab=${B:-build}/lab
+tmp=$(mktemp -d /tmp/numalab-it.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+n=0 fail=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=$((fail + 1)); fi; }
+check() { local desc=$1; shift; "$@" >/dev/null 2>&1; ok $? "$desc"; }
+jqr() { jq -e "$2" "$1/report.json"; }
+no_qemu() { ! pgrep -f "guest=numalab-" >/dev/null; }
+
+# quick.json: ok, and the guest sees what was asked for.
+$lab run configs/quick.json --out "$tmp/quick" >"$tmp/quick.out" 2>"$tmp/quick.err"
+ok $? "quick.json exits 0"
+r="$tmp/quick"
+check "report schema numalab.report/1, status ok" jqr "$r" '.schema == "numalab.report/1" and .status == "ok"'
+check "run status ok with a reason" jqr "$r" '.runs[0].status == "ok" and (.runs[0].reason | length > 0)'
+check "observed topology == requested" jqr "$r" '.runs[0].topology.match == true and (.runs[0].topology.mismatches | length == 0)'
+check "4 nodes, 8 CPUs seen by the guest" jqr "$r" '[.runs[0].topology.observed.nodes[].cpus[]] | length == 8'
+check "distances seen by the guest" jqr "$r" '.runs[0].topology.observed.distances == .runs[0].topology.requested.distances'
+check "memory within 5% per node" jqr "$r" '[.runs[0].topology as $t | range(4) as $i | (($t.observed.nodes[$i].memory_mib - $t.requested.nodes[$i].memory_mib) | fabs) / $t.requested.nodes[$i].memory_mib <= 0.05] | all'
+check "host accel and versions recorded" jqr "$r" '.runs[0].host | (.accel == "tcg" or .accel == "kvm") and (.accel_reason | length > 0) and (.qemu_version | test("^[0-9]+\\.")) and (.libvirt_version | test("^[0-9]+\\."))'
+check "kernel release from the guest" jqr "$r" '.runs[0].kernel.release | length > 0'
+check "pft faults/s per task count, with unit and direction" jqr "$r" '.runs[0].workloads[0].results[0] | .tasks == 8 and .metrics.faults_per_s.value > 0 and .metrics.faults_per_s.unit == "faults/s" and .metrics.faults_per_s.better == "higher"'
+check "timings recorded" jqr "$r" '.runs[0].timings | .boot_s > 0 and .total_s >= .boot_s and .workload_s >= 0'
+check "console log kept" test -s "$r/run-0/console.log"
+check "summary names the report" grep -q "report: $r/report.json" "$tmp/quick.out"
+check "no qemu left after quick" no_qemu
+
+# A guest that panics.
+$lab run lab/tests/data/jobs/panic.json --out "$tmp/panic" >/dev/null 2>&1
+ok $([ $? = 3 ] && echo 0 || echo 1) "panic job exits 3"
+check "status panic" jqr "$tmp/panic" '.status == "panic" and .runs[0].status == "panic"'
+check "panic lines in the report" jqr "$tmp/panic" '.runs[0].console_excerpt | test("Kernel panic - not syncing")'
+check "no qemu left after panic" no_qemu
+
+# A guest that hangs after the agent started: caught by the progress timeout (5 s).
+start=$(date +%s)
+$lab run lab/tests/data/jobs/hang.json --out "$tmp/hang" >/dev/null 2>&1
+rc=$? el=$(( $(date +%s) - start ))
+ok $([ $rc = 3 ] && echo 0 || echo 1) "hang job exits 3"
+check "status hang" jqr "$tmp/hang" '.runs[0].status == "hang" and .runs[0].end == "progress-timeout"'
+ok $([ $el -lt 90 ] && echo 0 || echo 1) "hang caught in ${el}s (< 90 s)"
+check "no qemu left after hang" no_qemu
+
+# A guest that does not reach the agent within its boot timeout.
+$lab run lab/tests/data/jobs/noboot.json --out "$tmp/noboot" >/dev/null 2>&1
+ok $([ $? = 3 ] && echo 0 || echo 1) "no-boot job exits 3"
+check "status boot-failure" jqr "$tmp/noboot" '.runs[0].status == "boot-failure" and .runs[0].end == "boot-timeout"'
+check "no qemu left after boot-failure" no_qemu
+
+# A bad job: exit 2, the JSON path in the message, nothing written.
+$lab run lab/tests/data/jobs/bad-memory.json --out "$tmp/bad" >/dev/null 2>"$tmp/bad.err"
+ok $([ $? = 2 ] && echo 0 || echo 1) "bad job exits 2"
+check "error names the JSON path" grep -q 'topology.nodes\[1\].memory_mib: must be a positive integer' "$tmp/bad.err"
+check "bad job writes nothing" test ! -e "$tmp/bad"
+
+# The lab killed with SIGKILL mid-run: the guard process takes the guest down.
+$lab run configs/quick.json --out "$tmp/killed" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do pgrep -f "guest=numalab-$pid-" >/dev/null && break; sleep 0.1; done
+check "guest running before the kill" pgrep -f "guest=numalab-$pid-"
+kill -9 $pid; wait $pid 2>/dev/null
+for _ in $(seq 1 50); do pgrep -f "guest=numalab-$pid-" >/dev/null || break; sleep 0.1; done
+check "no qemu left after SIGKILL of lab" no_qemu
+
+# SIGINT mid-run: the guest is destroyed and the report says so.
+$lab run configs/quick.json --out "$tmp/int" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do pgrep -f "guest=numalab-$pid-" >/dev/null && break; sleep 0.1; done
+kill -INT $pid; wait $pid
+ok $([ $? = 3 ] && echo 0 || echo 1) "SIGINT: lab exits 3"
+check "SIGINT: run recorded as infra-error" jqr "$tmp/int" '.runs[0].status == "infra-error" and (.runs[0].reason | test("signal"))'
+check "no qemu left after SIGINT" no_qemu
+
+echo "1..$n"
+echo "$((n - fail)) passed, $fail failed"
+[ $fail = 0 ]

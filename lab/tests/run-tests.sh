@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Runs the test suite: unit tests (build/tests/test_*), host tests (lab/tests/test_*.sh) and
+# integration tests that boot real libvirt guests (lab/tests/integration/*.sh).
+# Every test prints TAP ending in "N passed, N failed"; this adds them up and ends the same way.
+#   --unit / --integration   run only that part
+set -u
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+export LAB_ROOT="$root"
+# Tests share a state dir outside the checkout so the KVM verdict and libvirt's capability
+# cache survive between runs (CI clones afresh each time).
+export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
+mode=${1:-all}
+B=${B:-build}
+logdir=$B/test-logs
+mkdir -p "$logdir"
+
+passed=0 failed=0 broken=()
+run_one() {
+	local name=$1; shift
+	local log="$logdir/$name.log" start end p f
+	start=$(date +%s)
+	"$@" >"$log" 2>&1
+	local rc=$?
+	end=$(date +%s)
+	p=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1 | awk '{print $1}')
+	f=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1 | awk '{print $3}')
+	if [ -z "$p" ]; then p=0; f=1; fi
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+	passed=$((passed + p)); failed=$((failed + f))
+	printf '%-40s %3d passed, %d failed  (%ds)\n' "$name" "$p" "$f" $((end - start))
+	if [ "$f" -ne 0 ]; then
+		broken+=("$name")
+		grep -E '^not ok|^#' "$log" | head -40 | sed 's/^/    /'
+	fi
+}
+
+if [ "$mode" != "--integration" ]; then
+	for t in "$B"/tests/test_*; do
+		[ -x "$t" ] && run_one "$(basename "$t")" "$t"
+	done
+	for t in lab/tests/test_*.sh; do
+		[ -f "$t" ] && run_one "$(basename "$t" .sh)" bash "$t"
+	done
+fi
+if [ "$mode" != "--unit" ]; then
+	for t in lab/tests/integration/*.sh; do
+		[ -f "$t" ] && run_one "integration-$(basename "$t" .sh)" bash "$t"
+	done
+	# No test may leave a guest behind.
+	if pgrep -f 'guest=numalab-' >/dev/null; then
+		echo "leftover qemu processes:"; pgrep -af 'guest=numalab-'
+		failed=$((failed + 1)); broken+=("leftover-qemu")
+	fi
+fi
+[ ${#broken[@]} -gt 0 ] && echo "failing: ${broken[*]} (logs in $logdir/)"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

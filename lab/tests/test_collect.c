@@ -1,0 +1,151 @@
+/* The results channel (untrusted guest output) and the report converter.
+ * A recorded channel from a real quick.json run is replayed, hostile lines are thrown at the
+ * parser, and the report of the replayed run is compared with a golden file
+ * (UPDATE_GOLDEN=1 rewrites it). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/collect.h"
+#include "core/job.h"
+#include "core/report.h"
+#include "tap.h"
+#include "util/fs.h"
+#include "util/jsonio.h"
+
+static int load_topo(const char *ref, void *ud, json_t **out, struct lab_error *err)
+{
+	char path[512];
+
+	(void)ud;
+	snprintf(path, sizeof(path), "configs/topologies/%s.json", ref);
+	return jsonio_load_file(path, 1 << 20, out, err);
+}
+
+static void replay(struct guest_log *g, const char *file)
+{
+	char *text = NULL, *line, *save = NULL;
+	int progress = 0;
+
+	if (!tap_ok(fs_read_file(file, 1 << 24, &text, NULL) == 0, "read %s", file))
+		return;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		progress += collect_line(g, line, strlen(line), 1.0 + progress);
+	free(text);
+	tap_ok(progress >= 5, "recorded lines are progress (%d)", progress);
+}
+
+static void hostile(struct guest_log *g)
+{
+	static const char *const lines[] = {
+		"not json",
+		"{\"t\":\"hello\",\"t\":\"done\"}",                      /* duplicate key */
+		"{\"t\":42}",
+		"{\"t\":\"workload\",\"index\":7,\"exit\":0}",            /* index out of range */
+		"{\"t\":\"workload\",\"index\":-1,\"exit\":0}",
+		"{\"t\":\"topology\",\"nodes\":[{\"id\":0,\"cpus\":[0],\"memory_mib\":-5}],"
+		"\"distances\":[[10]]}",
+		"{\"t\":\"topology\",\"nodes\":[{\"id\":0,\"cpus\":[99999],\"memory_mib\":5}],"
+		"\"distances\":[[10]]}",
+		"{\"t\":\"topology\",\"nodes\":[{\"id\":0,\"cpus\":[0],\"memory_mib\":5}],"
+		"\"distances\":[[10,20]]}",
+		"{\"t\":\"unknown-type\"}",
+	};
+	unsigned before = g->bad_lines;
+	json_t *observed = g->observed;
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		tap_ok(collect_line(g, lines[i], strlen(lines[i]), 9) == 0, "rejects: %s",
+		       lines[i]);
+	tap_ok(g->bad_lines == before + sizeof(lines) / sizeof(lines[0]), "all counted as bad");
+	tap_ok(g->observed == observed, "a bad topology does not replace the good one");
+}
+
+static void bad_output(void)
+{
+	struct guest_log g;
+	const char *l = "{\"t\":\"workload\",\"index\":0,\"exit\":0,\"output\":{\"results\":"
+			"[{\"tasks\":1,\"metrics\":{\"x\":{\"value\":1,\"unit\":\"s\","
+			"\"better\":\"sideways\"}}}]}}";
+	int failed, missing;
+
+	collect_init(&g, 2);
+	tap_ok(collect_line(&g, l, strlen(l), 1) == 1, "workload with a bad metric is recorded");
+	collect_count(&g, &failed, &missing);
+	tap_ok(failed == 1 && missing == 1, "...as failed (%d), the other as missing (%d)", failed,
+	       missing);
+	collect_free(&g);
+}
+
+static void compare(const struct job *job, struct guest_log *g)
+{
+	json_t *mm = NULL;
+	json_t *obs = json_deep_copy(g->observed);
+
+	tap_ok(collect_compare_topology(&job->topo, g->observed, &mm) == 1 &&
+		       json_array_size(mm) == 0, "recorded topology matches 4s-8c");
+	json_decref(mm);
+	json_integer_set(json_object_get(json_array_get(json_object_get(obs, "nodes"), 1),
+					 "memory_mib"), 480);
+	int r = collect_compare_topology(&job->topo, obs, &mm);
+	const char *first = json_string_value(json_array_get(mm, 0));
+
+	tap_ok(r == 0 && first && strstr(first, "nodes[1].memory_mib"),
+	       "6%% less memory is a mismatch: %s", first ? first : "none");
+	json_decref(mm);
+	json_decref(obs);
+}
+
+static void golden(const struct job *job, const struct guest_log *g)
+{
+	const char *path = "lab/tests/golden/report-run-quick.json";
+	struct console_scan cs = { 0 };
+	struct run_record rec = { .index = 0, .job = job, .log = g, .console = &cs,
+				  .outcome = OUTCOME_OK, .boot_s = 1, .first_workload_s = 3,
+				  .workload_s = 1, .total_s = 6,
+				  .host = { "tcg", "test", "10.0.2", "11.3.0", "qemu:///embed" } };
+	json_t *j;
+	char *got, *want = NULL;
+
+	snprintf(rec.reason, sizeof(rec.reason), "all workloads completed");
+	snprintf(rec.kernel_image, sizeof(rec.kernel_image), "/boot/vmlinuz");
+	snprintf(rec.console_file, sizeof(rec.console_file), "run-0/console.log");
+	j = report_run_json(&rec);
+	if (!tap_ok(j != NULL, "report_run_json builds"))
+		return;
+	got = jsonio_dumps(j);
+	if (getenv("UPDATE_GOLDEN"))
+		fs_write_atomic(path, got, strlen(got));
+	fs_read_file(path, 1 << 20, &want, NULL);
+	tap_ok(want && !strcmp(got, want), "report run JSON equals %s", path);
+	free(got);
+	free(want);
+	json_decref(j);
+}
+
+int main(void)
+{
+	struct guest_log g;
+	struct job job = { 0 };
+	struct lab_error err = { 0 };
+	json_t *jj = NULL;
+
+	jsonio_load_file("configs/quick.json", 1 << 20, &jj, &err);
+	if (!tap_ok(jj && job_from_json(jj, load_topo, NULL, &job, &err) == 0, "quick.json: %s",
+		    err.msg))
+		return tap_done();
+	collect_init(&g, job.nr_workloads);
+	replay(&g, "lab/tests/data/results/quick-ok.jsonl");
+	tap_ok(g.hello && g.done && g.done_ok && !strcmp(g.agent, "numalab-agent/1"),
+	       "hello and done seen");
+	tap_ok(json_object_get(json_array_get(g.workloads, 0), "output") != NULL,
+	       "workload output kept");
+	compare(&job, &g);
+	golden(&job, &g);
+	hostile(&g);
+	bad_output();
+	collect_free(&g);
+	job_free(&job);
+	json_decref(jj);
+	return tap_done();
+}

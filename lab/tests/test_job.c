@@ -1,0 +1,231 @@
+/* Job parsing and validation, data-driven.
+ *
+ * lab/tests/data/job-errors/NAME.json must fail with the one line in NAME.expected:
+ * "PATH: REASON", prefixed by "FILE: " when the error is about another file than the job
+ * (a topology file the job names; FILE relative to the repo root).
+ * lab/tests/data/job-ok/NAME.json must parse to the JSON in NAME.expected (job_dump below).
+ *
+ * Topology names resolve to configs/topologies/NAME.json under the repo root ($LAB_ROOT or
+ * "."); a reference holding '/' is a path relative to the repo root.  Every configs/NAME.json
+ * must parse too. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/job.h"
+#include "tap.h"
+#include "util/cleanup.h"
+#include "util/fs.h"
+#include "util/jsonio.h"
+
+#define MAX_FILE (1u << 20)
+
+static const char *lab_root(void)
+{
+	const char *r = getenv("LAB_ROOT");
+
+	return r && r[0] ? r : ".";
+}
+
+static int test_loader(const char *ref, void *userdata, json_t **out, struct lab_error *err)
+{
+	const char *root = userdata;
+	_cleanup_free_ char *rel = NULL, *path = NULL;
+
+	if (strchr(ref, '/'))
+		rel = strdup(ref);
+	else if (asprintf(&rel, "configs/topologies/%s.json", ref) < 0)
+		rel = NULL;
+	if (!rel)
+		return -ENOMEM;
+	path = fs_join(root, rel);
+	if (!path)
+		return -ENOMEM;
+	if (!fs_exists(path))
+		return error_set(err, "topology", "no topology named \"%s\" (looked in %s)", ref,
+				 rel);
+	return jsonio_load_file(path, MAX_FILE, out, err);
+}
+
+static void chomp(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+		s[--n] = '\0';
+}
+
+static int has_suffix(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* "PATH: MSG", with "FILE: " first when the error is about a file other than the job. */
+static void error_line(const struct lab_error *e, const char *job_file, char *buf, size_t len)
+{
+	const char *file = e->file;
+	const char *root = lab_root();
+	size_t rl = strlen(root);
+
+	if (strcmp(file, job_file) == 0)
+		file = "";
+	else if (strncmp(file, root, rl) == 0 && file[rl] == '/')
+		file += rl + 1;
+	snprintf(buf, len, "%s%s%s%s%s", file, file[0] ? ": " : "", e->path,
+		 e->path[0] ? ": " : "", e->msg);
+}
+
+static json_t *job_dump(const struct job *job)
+{
+	json_t *wl = json_array();
+
+	for (unsigned i = 0; wl && i < job->nr_workloads; i++) {
+		const struct job_workload *w = &job->workloads[i];
+
+		if (json_array_append_new(wl, json_pack("{s:s,s:O,s:f}", "name", w->name, "params",
+							w->params, "timeout_s", w->timeout_s)) < 0) {
+			json_decref(wl);
+			return NULL;
+		}
+	}
+	return json_pack("{s:s,s:s,s:s,s:o,s:{s:s,s:s},s:I,s:o,s:{s:f,s:f},s:s}", "name",
+			 job->name, "topology_ref", job->topology_ref, "topology_name",
+			 job->topo.name, "topology", topology_to_report_json(&job->topo, 1),
+			 "kernel", "image", job->kernel_image, "cmdline", job->kernel_cmdline,
+			 "repeats", (json_int_t)job->repeats, "workloads", wl, "timeouts",
+			 "boot_s", job->boot_timeout_s, "progress_s", job->progress_timeout_s,
+			 "fault", job_fault_name(job->fault));
+}
+
+static void run_case(const char *dir, const char *name, int want_ok)
+{
+	_cleanup_free_ char *jpath = fs_join(dir, name);
+	_cleanup_free_ char *epath = NULL, *expected = NULL;
+	_cleanup_json_ json_t *j = NULL;
+	struct lab_error err = {0};
+	struct job job;
+	char got[sizeof(struct lab_error) + 8]; /* file, path and msg with separators */
+	int r;
+
+	memset(&job, 0, sizeof(job));
+	if (asprintf(&epath, "%.*s.expected", (int)(strlen(jpath) - 5), jpath) < 0 ||
+	    fs_read_file(epath, MAX_FILE, &expected, NULL) < 0) {
+		tap_ok(0, "%s: read %s", name, epath ? epath : "expected file");
+		return;
+	}
+	chomp(expected);
+	/* As the CLI does: one error struct from loading the job file through validation. */
+	r = jsonio_load_file(jpath, MAX_FILE, &j, &err);
+	if (r == 0)
+		r = job_from_json(j, test_loader, (void *)lab_root(), &job, &err);
+	error_line(&err, jpath, got, sizeof(got));
+
+	if (!want_ok) {
+		if (!tap_ok(r == -EINVAL && strcmp(got, expected) == 0, "%s: %s", name, expected))
+			printf("# got r=%d: %s\n", r, got);
+		tap_ok(r < 0 && job.nr_workloads == 0 && !job.workloads && !job.topo.nodes,
+		       "%s: struct left empty", name);
+		if (r == 0)
+			job_free(&job);
+		return;
+	}
+	if (!tap_ok(r == 0, "%s: parses%s%s", name, r ? ": " : "", r ? got : ""))
+		return;
+
+	_cleanup_json_ json_t *want = NULL, *have = job_dump(&job);
+	struct lab_error e2 = {0};
+
+	if (jsonio_load_string(expected, &want, &e2) < 0) {
+		tap_ok(0, "%s: expected file is not JSON: %s", name, e2.msg);
+	} else if (!tap_ok(have && json_equal(want, have), "%s: parses to the expected job",
+			   name)) {
+		_cleanup_free_ char *s = have ? json_dumps(have, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
+
+		printf("# got: %s\n", s ? s : "(null)");
+	}
+	job_free(&job);
+	tap_ok(job.workloads == NULL && job.topo.nodes == NULL, "%s: job_free empties it", name);
+}
+
+static int name_filter(const struct dirent *d)
+{
+	return has_suffix(d->d_name, ".json");
+}
+
+static void run_dir(const char *rel, int want_ok)
+{
+	_cleanup_free_ char *dir = fs_join(lab_root(), rel);
+	struct dirent **ents = NULL;
+	int n = scandir(dir, &ents, name_filter, alphasort);
+
+	if (!tap_ok(n > 0, "data directory %s has cases", dir))
+		return;
+	for (int i = 0; i < n; i++) {
+		run_case(dir, ents[i]->d_name, want_ok);
+		free(ents[i]);
+	}
+	free(ents);
+}
+
+/* Every shipped job file parses. */
+static void run_configs(void)
+{
+	_cleanup_free_ char *dir = fs_join(lab_root(), "configs");
+	struct dirent **ents = NULL;
+	int n = scandir(dir, &ents, name_filter, alphasort);
+
+	tap_ok(n >= 1, "configs/ has job files (%d)", n);
+	for (int i = 0; i < n; i++) {
+		_cleanup_free_ char *path = fs_join(dir, ents[i]->d_name);
+		_cleanup_json_ json_t *j = NULL;
+		struct lab_error err = {0};
+		char line[sizeof(struct lab_error) + 8];
+		struct job job;
+		int r = jsonio_load_file(path, MAX_FILE, &j, &err);
+
+		if (r == 0)
+			r = job_from_json(j, test_loader, (void *)lab_root(), &job, &err);
+		error_line(&err, path, line, sizeof(line));
+		tap_ok(r == 0, "configs/%s parses%s%s", ents[i]->d_name, r ? ": " : "",
+		       r ? line : "");
+		if (r == 0)
+			job_free(&job);
+		free(ents[i]);
+	}
+	free(ents);
+}
+
+static void run_misc(void)
+{
+	_cleanup_json_ json_t *j = NULL;
+	struct lab_error err = {0};
+	struct job job;
+
+	tap_ok(strcmp(job_fault_name(JOB_FAULT_NONE), "none") == 0 &&
+		       strcmp(job_fault_name(JOB_FAULT_PANIC), "panic") == 0 &&
+		       strcmp(job_fault_name(JOB_FAULT_HANG), "hang") == 0 &&
+		       strcmp(job_fault_name((enum job_fault)42), "unknown") == 0,
+	       "job_fault_name");
+
+	/* Without a loader a topology name cannot be resolved, but an inline one is fine. */
+	jsonio_load_string("{\"name\":\"x\",\"topology\":\"4s-8c\",\"kernel\":{\"image\":\"/k\"},"
+			   "\"workloads\":[{\"name\":\"pft\"}]}",
+			   &j, &err);
+	tap_ok(job_from_json(j, NULL, NULL, &job, &err) == -EINVAL &&
+		       strcmp(err.path, "topology") == 0,
+	       "no loader: %s: %s", err.path, err.msg);
+	tap_ok(job_from_json(j, NULL, NULL, &job, NULL) == -EINVAL, "NULL error pointer allowed");
+}
+
+int main(void)
+{
+	run_dir("lab/tests/data/job-errors", 0);
+	run_dir("lab/tests/data/job-ok", 1);
+	run_configs();
+	run_misc();
+	return tap_done();
+}

@@ -1,0 +1,117 @@
+/* Outcome classification: console fixtures (recorded or typed from real kernels' formats) in
+ * lab/tests/data/console/NAME.log with NAME.expected ("none" or "panic: SIGNATURE"), and the
+ * decision table of outcome_classify. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/outcome.h"
+#include "tap.h"
+#include "util/fs.h"
+
+#define DIR_CONSOLE "lab/tests/data/console"
+
+static void check_fixture(const char *name)
+{
+	char log[512], exp[512], got[512];
+	char *text = NULL, *want = NULL;
+	size_t len;
+	struct console_scan cs;
+
+	snprintf(log, sizeof(log), "%s/%s.log", DIR_CONSOLE, name);
+	snprintf(exp, sizeof(exp), "%s/%s.expected", DIR_CONSOLE, name);
+	if (!tap_ok(fs_read_file(log, 1 << 24, &text, &len) == 0 &&
+			    fs_read_file(exp, 4096, &want, NULL) == 0,
+		    "%s: fixture readable", name))
+		goto out;
+	want[strcspn(want, "\n")] = '\0';
+	outcome_scan_console(text, len, &cs);
+	if (cs.panic)
+		snprintf(got, sizeof(got), "panic: %s", cs.signature);
+	else
+		snprintf(got, sizeof(got), "none");
+	tap_ok(!strcmp(got, want), "%s: %s", name, got);
+	if (cs.panic)
+		tap_ok(cs.excerpt && strstr(cs.excerpt, cs.signature) && strlen(cs.excerpt) <= 16384,
+		       "%s: excerpt holds the signature and is bounded", name);
+	console_scan_free(&cs);
+out:
+	free(text);
+	free(want);
+}
+
+static void fixtures(void)
+{
+	DIR *d = opendir(DIR_CONSOLE);
+	struct dirent *de;
+	int n = 0;
+
+	while (d && (de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		char name[256];
+
+		if (l < 5 || strcmp(de->d_name + l - 4, ".log"))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(l - 4), de->d_name);
+		check_fixture(name);
+		n++;
+	}
+	if (d)
+		closedir(d);
+	tap_ok(n >= 4, "found %d console fixtures", n);
+}
+
+struct case_ {
+	struct outcome_input in;
+	int panic;
+	enum outcome want;
+	const char *reason_has;
+};
+
+static void table(void)
+{
+	static const struct case_ cases[] = {
+		{ { .end = GUEST_END_STOPPED, .hello = 1, .done = 1 }, 0, OUTCOME_OK, "completed" },
+		{ { .end = GUEST_END_STOPPED, .hello = 1, .done = 1, .workloads_failed = 1 }, 0,
+		  OUTCOME_WORKLOAD_FAILURE, "1 workload(s) failed" },
+		{ { .end = GUEST_END_STOPPED, .hello = 1, .done = 1, .workloads_missing = 2 }, 0,
+		  OUTCOME_WORKLOAD_FAILURE, "2 not reported" },
+		{ { .end = GUEST_END_STOPPED, .hello = 0 }, 0, OUTCOME_BOOT_FAILURE, "before the agent" },
+		{ { .end = GUEST_END_STOPPED, .hello = 1 }, 0, OUTCOME_WORKLOAD_FAILURE, "finished" },
+		{ { .end = GUEST_END_STOPPED, .hello = 1, .crashed = 1 }, 0, OUTCOME_PANIC, "crash" },
+		{ { .end = GUEST_END_PROGRESS_TIMEOUT, .hello = 1, .progress_timeout_s = 5 }, 0,
+		  OUTCOME_HANG, "5 s" },
+		{ { .end = GUEST_END_PROGRESS_TIMEOUT, .hello = 1 }, 1, OUTCOME_PANIC, "console" },
+		{ { .end = GUEST_END_BOOT_TIMEOUT, .boot_timeout_s = 120 }, 0, OUTCOME_BOOT_FAILURE,
+		  "120 s" },
+		{ { .end = GUEST_END_TOTAL_TIMEOUT, .hello = 1 }, 0, OUTCOME_HANG, "total" },
+		{ { .end = GUEST_END_INTERRUPTED }, 0, OUTCOME_INFRA_ERROR, "signal" },
+		{ { .end = GUEST_END_START_FAILED, .start_error = "no such file" }, 0,
+		  OUTCOME_INFRA_ERROR, "no such file" },
+		{ { .end = GUEST_END_CHANNEL_OVERFLOW, .hello = 1 }, 0, OUTCOME_WORKLOAD_FAILURE,
+		  "more data" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct console_scan cs = { .panic = cases[i].panic, .signature = "BUG: x" };
+		struct outcome_input in = cases[i].in;
+		char reason[256];
+		enum outcome o;
+
+		in.console = &cs;
+		o = outcome_classify(&in, reason, sizeof(reason));
+		tap_ok(o == cases[i].want && strstr(reason, cases[i].reason_has),
+		       "case %zu: %s (%s)", i, outcome_name(o), reason);
+	}
+	tap_ok(outcome_worst(OUTCOME_OK, OUTCOME_HANG) == OUTCOME_HANG &&
+		       outcome_worst(OUTCOME_PANIC, OUTCOME_HANG) == OUTCOME_PANIC,
+	       "worst outcome orders by severity");
+}
+
+int main(void)
+{
+	fixtures();
+	table();
+	return tap_done();
+}

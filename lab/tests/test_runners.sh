@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# TAP test of the guest programs run on the host: the pft runner (JSON shape, one fault per
+# page, parameter errors) and the agent's side-effect-free modes (job validation, the
+# params -> argv convention, topology parsing on a fake sysfs tree).
+# Needs build/runners/{pft,agent} and python3.  Ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+B=${B:-build}
+PFT=$B/runners/pft
+AGENT=$B/runners/agent
+T=$(mktemp -d /tmp/numalab-test-runners.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+n=0
+failed=0
+ok() { # ok COND-EXIT-STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+diag() { sed 's/^/# /' "$@"; }
+finish() {
+	echo "1..$n"
+	echo "$((n - failed)) passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit
+}
+
+for bin in "$PFT" "$AGENT"; do
+	if [ ! -x "$bin" ]; then
+		ok 1 "$bin is built (run make first)"
+		finish
+	fi
+done
+if ! command -v python3 >/dev/null; then
+	ok 1 "python3 is available"
+	finish
+fi
+
+# check_pft FILE MODE: shape per PROTOCOL.md, page_faults within 2% of pages for each N.
+check_pft() {
+	python3 - "$1" "$2" <<'PY'
+import json, os, sys
+doc = json.load(open(sys.argv[1]))
+errs = []
+if doc.get("workload") != "pft":
+    errs.append("workload is not pft")
+if doc.get("params") != {"mode": sys.argv[2], "memory_mib": 16, "tasks": [1, 2]}:
+    errs.append("params: %r" % (doc.get("params"),))
+res = doc.get("results", [])
+if [r.get("tasks") for r in res] != [1, 2]:
+    errs.append("results tasks: %r" % ([r.get("tasks") for r in res],))
+for r in res:
+    for name, m in r.get("metrics", {}).items():
+        if not isinstance(m.get("value"), (int, float)) or not isinstance(m.get("unit"), str) \
+           or m.get("better") not in ("higher", "lower"):
+            errs.append("metric %s malformed: %r" % (name, m))
+    want = {"faults_per_s", "faults_per_s_per_task", "wall_max_s", "wall_min_s", "sys_s",
+            "user_s", "page_faults"}
+    if set(r.get("metrics", {})) != want:
+        errs.append("tasks=%s metrics: %s" % (r.get("tasks"), sorted(r.get("metrics", {}))))
+        continue
+    pages = r.get("info", {}).get("pages")
+    faults = r["metrics"]["page_faults"]["value"]
+    if pages != r["tasks"] * 16 * 1048576 // os.sysconf("SC_PAGESIZE"):
+        errs.append("tasks=%s: info.pages %s" % (r["tasks"], pages))
+    if not pages or abs(faults - pages) > 0.02 * pages:
+        errs.append("tasks=%s: page_faults %s vs pages %s" % (r["tasks"], faults, pages))
+    if not isinstance(r.get("info", {}).get("pinned"), bool):
+        errs.append("tasks=%s: info.pinned missing" % r["tasks"])
+for e in errs:
+    print(e)
+sys.exit(1 if errs else 0)
+PY
+}
+
+for mode in threads processes; do
+	"$PFT" --mode $mode --tasks 1,2 --memory-mib 16 --json >"$T/pft-$mode.json" 2>"$T/err"
+	ok $? "pft --mode $mode --tasks 1,2 --memory-mib 16 --json exits 0"
+	check_pft "$T/pft-$mode.json" $mode >"$T/why" 2>&1
+	ok $? "pft $mode: JSON per protocol, page_faults within 2% of pages"
+	diag "$T/why"
+done
+
+"$PFT" --tasks 1 --memory-mib 4 --table >"$T/table" 2>&1
+grep -q 'faults/s' "$T/table"
+ok $? "pft --table prints a table"
+"$PFT" --help >"$T/help" 2>&1 && grep -q -- '--memory-mib' "$T/help"
+ok $? "pft --help exits 0 and documents --memory-mib"
+
+# Bad parameters: exit 2 and a message naming the option.
+bad() { # bad OPTION-NAMED-IN-MESSAGE ARGS...
+	local want=$1
+	shift
+	"$PFT" "$@" >/dev/null 2>"$T/err"
+	local st=$?
+	[ $st -eq 2 ] && grep -q -- "$want" "$T/err"
+	ok $? "pft $* exits 2 naming $want (status $st: $(head -c 120 "$T/err"))"
+}
+bad --tasks --tasks 0
+bad --tasks --tasks 1,,2
+bad --tasks --tasks abc
+bad --tasks --tasks 5000
+bad --memory-mib --memory-mib 0
+bad --memory-mib --memory-mib -1
+bad --mode --mode fibers
+bad --mode --mode
+bad --bogus --bogus
+bad stray stray
+
+# Agent: refuses to act as init when it is not PID 1.
+"$AGENT" >/dev/null 2>&1
+ok $([ $? -eq 2 ]; echo $?) "agent run as a normal process exits 2 without doing anything"
+
+cat >"$T/job.json" <<'EOF'
+{"schema": "numalab.guestjob/1", "run_id": "t-1", "fault": "none", "heartbeat_s": 2,
+ "workloads": [{"name": "pft", "timeout_s": 600,
+   "params": {"mode": "threads", "memory_mib": 64, "tasks": [1, 2, 4], "thp": false,
+              "table": true, "ratio": 0.25, "whole": 3.0, "names": ["a", 7]}},
+  {"name": "pft"}]}
+EOF
+"$AGENT" --check-job "$T/job.json" >"$T/argv" 2>"$T/err"
+ok $? "agent --check-job accepts a valid job"
+python3 - "$T/argv" >"$T/why" 2>&1 <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+want = [["/numalab/bin/pft", "--json", "--memory-mib", "64", "--mode", "threads",
+         "--names", "a,7", "--ratio", "0.25", "--table", "--tasks", "1,2,4", "--whole", "3"],
+        ["/numalab/bin/pft", "--json"]]
+got = [l["argv"] for l in lines]
+if got != want:
+    print("got  %r\nwant %r" % (got, want))
+    sys.exit(1)
+PY
+ok $? "runner argv: sorted keys, _ -> -, arrays comma-joined, true bare, false omitted"
+diag "$T/why"
+
+badjob() { # badjob DESCRIPTION JSON
+	printf '%s' "$2" >"$T/bad.json"
+	"$AGENT" --check-job "$T/bad.json" >/dev/null 2>"$T/err"
+	ok $([ $? -eq 2 ]; echo $?) "agent --check-job rejects $1 ($(head -c 100 "$T/err"))"
+}
+H='"schema": "numalab.guestjob/1", "run_id": "x"'
+badjob "duplicate keys" "{$H, \"run_id\": \"y\", \"workloads\": []}"
+badjob "a wrong schema" '{"schema": "numalab.guestjob/2", "run_id": "x", "workloads": []}'
+badjob "an unknown fault" "{$H, \"fault\": \"boom\", \"workloads\": []}"
+badjob "a path in a runner name" "{$H, \"workloads\": [{\"name\": \"../bin/sh\"}]}"
+badjob "nested object params" "{$H, \"workloads\": [{\"name\": \"pft\", \"params\": {\"a\": {}}}]}"
+badjob "a negative timeout" "{$H, \"workloads\": [{\"name\": \"pft\", \"timeout_s\": -1}]}"
+badjob "unknown keys" "{$H, \"workloads\": [], \"extra\": 1}"
+badjob "invalid JSON" "{$H, "
+
+# Topology on a fake tree: present pages round to nearest MiB, MemTotal kB to MiB.
+F=$T/root
+PS=$(getconf PAGESIZE)
+mkdir -p "$F/proc" "$F/sys/devices/system/cpu" "$F/sys/devices/system/node/node0" \
+	"$F/sys/devices/system/node/node1" "$F/sys/devices/system/node/possible-not-a-node"
+echo "0-2,4" >"$F/sys/devices/system/cpu/online"
+echo "0-1" >"$F/sys/devices/system/node/node0/cpulist"
+echo "2,4" >"$F/sys/devices/system/node/node1/cpulist"
+echo "10 21" >"$F/sys/devices/system/node/node0/distance"
+echo "21 10" >"$F/sys/devices/system/node/node1/distance"
+printf 'Node 0 MemTotal:        1047000 kB\nNode 0 MemFree:  1 kB\n' \
+	>"$F/sys/devices/system/node/node0/meminfo"
+printf 'Node 1 MemTotal:         524800 kB\n' >"$F/sys/devices/system/node/node1/meminfo"
+# node0: 1 GiB + 0.4 MiB of pages (rounds down); node1: 256 MiB + 0.5 MiB (rounds up).
+p0a=$((512 * 1048576 / PS)); p0b=$((512 * 1048576 / PS + 419430 / PS))
+p1=$((256 * 1048576 / PS + 524288 / PS))
+cat >"$F/proc/zoneinfo" <<EOF
+Node 0, zone      DMA32
+  pages free     1
+        present  $p0a
+        present_early_pages 99999
+        managed  1
+Node 0, zone   Normal
+        present  $p0b
+Node 1, zone   Normal
+        present  $p1
+        managed  1
+EOF
+"$AGENT" --topology "$F" >"$T/topo" 2>"$T/err"
+ok $? "agent --topology on a fake tree exits 0"
+python3 - "$T/topo" >"$T/why" 2>&1 <<'PY'
+import json, sys
+t = json.loads(open(sys.argv[1]).read())
+want = {"t": "topology", "online_cpus": [0, 1, 2, 4], "distances": [[10, 21], [21, 10]],
+        "nodes": [{"id": 0, "cpus": [0, 1], "memory_mib": 1024, "managed_mib": 1022},
+                  {"id": 1, "cpus": [2, 4], "memory_mib": 257, "managed_mib": 513}]}
+if t != want:
+    print("got  %s\nwant %s" % (json.dumps(t, sort_keys=True), json.dumps(want, sort_keys=True)))
+    sys.exit(1)
+PY
+ok $? "topology: cpulists, distances, present MiB rounded to nearest, MemTotal in MiB"
+diag "$T/why"
+
+if [ -d /sys/devices/system/node/node0 ]; then
+	"$AGENT" --topology >"$T/topo" 2>"$T/err" &&
+		python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); sys.exit(not t["nodes"])' "$T/topo"
+	ok $? "agent --topology reads this host's sysfs"
+fi
+
+finish

@@ -1,0 +1,14 @@
+/* Small file-system helpers.  All return 0 or a negative errno. */
+#pragma once
+#include <stddef.h>
+
+/* Read a whole file, refusing more than max bytes (-EFBIG).  *out is NUL-terminated. */
+int fs_read_file(const char *path, size_t max, char **out, size_t *len);
+/* Write data to path via a temporary file + rename, so readers never see half a file. */
+int fs_write_atomic(const char *path, const void *data, size_t len);
+int fs_mkdir_p(const char *path, unsigned mode);
+/* Join dir and name into a newly allocated string. */
+char *fs_join(const char *dir, const char *name);
+/* Directory part of path, newly allocated ("." when none). */
+char *fs_dirname(const char *path);
+int fs_exists(const char *path);

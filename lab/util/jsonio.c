@@ -1,0 +1,66 @@
+#include "util/jsonio.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/cleanup.h"
+#include "util/fs.h"
+
+static int load_buf(const char *buf, size_t len, json_t **out, struct lab_error *err)
+{
+	json_error_t je;
+	json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+
+	if (!j)
+		return error_set(err, "", "invalid JSON at line %d column %d: %s", je.line,
+				 je.column, je.text);
+	*out = j;
+	return 0;
+}
+
+int jsonio_load_file(const char *path, size_t max, json_t **out, struct lab_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+	int r;
+
+	error_set_file(err, path);
+	r = fs_read_file(path, max, &buf, &len);
+	if (r == -EFBIG)
+		return error_set(err, "", "file larger than %zu bytes", max);
+	if (r < 0) {
+		error_set(err, "", "cannot read: %s", strerror(-r));
+		return r;
+	}
+	return load_buf(buf, len, out, err);
+}
+
+int jsonio_load_string(const char *s, json_t **out, struct lab_error *err)
+{
+	return load_buf(s, strlen(s), out, err);
+}
+
+char *jsonio_dumps(const json_t *j)
+{
+	return json_dumps(j, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+}
+
+int jsonio_write_file(const char *path, const json_t *j)
+{
+	_cleanup_free_ char *s = jsonio_dumps(j);
+	size_t len;
+
+	if (!s)
+		return -ENOMEM;
+	len = strlen(s);
+	/* json_dumps leaves room only for the NUL; add the newline by hand. */
+	char *t = realloc(s, len + 2);
+
+	if (!t)
+		return -ENOMEM;
+	s = t;
+	s[len] = '\n';
+	s[len + 1] = '\0';
+	return fs_write_atomic(path, s, len + 1);
+}

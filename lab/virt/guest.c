@@ -1,0 +1,233 @@
+/* Start a transient guest and watch it: results channel lines, lifecycle events, timeouts.
+ * Every way out of guest_run() leaves the domain destroyed. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+#include <libvirt/virterror.h>
+
+#include "util/cleanup.h"
+#include "virt/guard.h"
+#include "virt/virt.h"
+
+#define GUEST_POLL_MS 50
+#define GUEST_READ_CHUNK 65536
+
+struct guest_state {
+	int efd;                 /* written by the lifecycle callback (event-loop thread) */
+	virDomainPtr dom;
+	unsigned char uuid[VIR_UUID_BUFLEN];
+	volatile int uuid_set;
+	volatile int stopped;
+	volatile int crashed;
+	char *line;              /* partial line being assembled */
+	size_t line_len;
+	int line_dropping;       /* inside an over-long line: skip to its newline */
+	size_t total;
+	int got_line;
+	double t_last_progress;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int guest_lifecycle(virConnectPtr c, virDomainPtr d, int event, int detail, void *ud)
+{
+	struct guest_state *gs = ud;
+	unsigned char uuid[VIR_UUID_BUFLEN];
+	uint64_t one = 1;
+
+	(void)c;
+	/* Events for other domains of a shared connection are not ours. */
+	if (!gs->uuid_set || virDomainGetUUID(d, uuid) < 0 ||
+	    memcmp(uuid, gs->uuid, VIR_UUID_BUFLEN) != 0)
+		return 0;
+	if (event == VIR_DOMAIN_EVENT_CRASHED ||
+	    (event == VIR_DOMAIN_EVENT_STOPPED && detail == VIR_DOMAIN_EVENT_STOPPED_CRASHED))
+		gs->crashed = 1;
+	if (event == VIR_DOMAIN_EVENT_STOPPED) {
+		gs->stopped = 1;
+		if (write(gs->efd, &one, sizeof(one)) < 0) {
+			/* The poll timeout still notices the stop via virDomainIsActive. */
+		}
+	}
+	return 0;
+}
+
+/* Feed bytes to the line splitter; calls on_line for each complete line. */
+static void guest_feed(struct guest_state *gs, const struct guest_watch *w, const char *buf,
+		       size_t n, double t, struct guest_outcome *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		char c = buf[i];
+
+		if (c == '\n') {
+			if (!gs->line_dropping) {
+				gs->line[gs->line_len] = '\0';
+				if (w->on_line(gs->line, gs->line_len, t, w->userdata))
+					gs->t_last_progress = t;
+				if (!gs->got_line) {
+					gs->got_line = 1;
+					out->t_first_line = t;
+				}
+			}
+			gs->line_len = 0;
+			gs->line_dropping = 0;
+			continue;
+		}
+		if (gs->line_dropping)
+			continue;
+		if (gs->line_len >= w->max_line) {
+			gs->line_dropping = 1;
+			out->lines_dropped++;
+			continue;
+		}
+		gs->line[gs->line_len++] = c;
+	}
+}
+
+/* Read what the guest appended to the results file since last time. */
+static int guest_drain(struct guest_state *gs, const struct guest_watch *w, int *fd, double t,
+		       struct guest_outcome *out)
+{
+	char buf[GUEST_READ_CHUNK];
+
+	if (*fd < 0) {
+		*fd = open(w->results_path, O_RDONLY | O_CLOEXEC);
+		if (*fd < 0)
+			return 0; /* libvirt has not created it yet */
+	}
+	for (;;) {
+		ssize_t r = read(*fd, buf, sizeof(buf));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return 0;
+		if (gs->total + (size_t)r > w->max_total)
+			return -EMSGSIZE;
+		gs->total += (size_t)r;
+		guest_feed(gs, w, buf, (size_t)r, t, out);
+	}
+}
+
+static void guest_destroy(virDomainPtr dom)
+{
+	/* Destroy is synchronous: when it returns the QEMU process has been reaped. Retry a
+	 * few times because it fails with "Device or resource busy" while QEMU is exiting. */
+	for (int i = 0; i < 20 && virDomainIsActive(dom) == 1; i++) {
+		if (virDomainDestroy(dom) == 0)
+			break;
+		usleep(100000);
+	}
+}
+
+static enum guest_end guest_check_timeouts(const struct guest_watch *w,
+					   const struct guest_state *gs, double el)
+{
+	if (w->interrupt && *w->interrupt)
+		return GUEST_END_INTERRUPTED;
+	if (!gs->got_line && w->boot_timeout_s > 0 && el > w->boot_timeout_s)
+		return GUEST_END_BOOT_TIMEOUT;
+	if (gs->got_line && w->progress_timeout_s > 0 &&
+	    el - gs->t_last_progress > w->progress_timeout_s)
+		return GUEST_END_PROGRESS_TIMEOUT;
+	if (w->total_timeout_s > 0 && el > w->total_timeout_s)
+		return GUEST_END_TOTAL_TIMEOUT;
+	return GUEST_END_STOPPED;
+}
+
+static void guest_watch_loop(struct virt_conn *vc, const struct guest_watch *w,
+			     struct guest_state *gs, double t0, struct guest_outcome *out)
+{
+	_cleanup_close_ int fd = -1;
+	struct pollfd pfd = { .fd = gs->efd, .events = POLLIN };
+
+	(void)vc;
+	for (;;) {
+		double el;
+		enum guest_end e;
+
+		poll(&pfd, 1, GUEST_POLL_MS);
+		el = now_s() - t0;
+		if (guest_drain(gs, w, &fd, el, out) < 0) {
+			out->end = GUEST_END_CHANNEL_OVERFLOW;
+			break;
+		}
+		if (gs->stopped || virDomainIsActive(gs->dom) != 1) {
+			out->end = GUEST_END_STOPPED;
+			break;
+		}
+		e = guest_check_timeouts(w, gs, el);
+		if (e != GUEST_END_STOPPED) {
+			out->end = e;
+			break;
+		}
+	}
+	guest_destroy(gs->dom);
+	out->t_end = now_s() - t0;
+	/* What the guest wrote before it stopped still counts. */
+	if (out->end != GUEST_END_CHANNEL_OVERFLOW &&
+	    guest_drain(gs, w, &fd, out->t_end, out) < 0)
+		out->end = GUEST_END_CHANNEL_OVERFLOW;
+	out->crashed = gs->crashed;
+}
+
+int guest_run(struct virt_conn *vc, const struct guest_watch *w, struct guest_outcome *out)
+{
+	struct guest_state gs = { .efd = -1 };
+	struct guard guard = { .pid = 0, .fd = -1 };
+	int cb = -1, r = 0;
+	double t0;
+
+	memset(out, 0, sizeof(*out));
+	out->t_first_line = -1;
+	gs.line = malloc(w->max_line + 1);
+	gs.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (!gs.line || gs.efd < 0) {
+		r = gs.line ? -errno : -ENOMEM;
+		goto cleanup;
+	}
+	cb = virConnectDomainEventRegisterAny(vc->conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+					      VIR_DOMAIN_EVENT_CALLBACK(guest_lifecycle), &gs,
+					      NULL);
+	if (vc->embedded && w->name) {
+		r = guard_start(&guard, w->name);
+		if (r < 0)
+			goto cleanup;
+	}
+	t0 = now_s();
+	/* If the lab dies, the guest must die with it: AUTODESTROY ties it to the connection,
+	 * except with the embedded driver, which lacks it; there a guard process does it. */
+	gs.dom = virDomainCreateXML(vc->conn, w->xml,
+				    vc->embedded ? 0 : VIR_DOMAIN_START_AUTODESTROY);
+	if (!gs.dom) {
+		out->end = GUEST_END_START_FAILED;
+		snprintf(out->error, sizeof(out->error), "%s", virGetLastErrorMessage());
+		out->t_end = now_s() - t0;
+		goto cleanup;
+	}
+	if (virDomainGetUUID(gs.dom, gs.uuid) == 0)
+		gs.uuid_set = 1;
+	guest_watch_loop(vc, w, &gs, t0, out);
+cleanup:
+	guard_release(&guard);
+	if (cb >= 0)
+		virConnectDomainEventDeregisterAny(vc->conn, cb);
+	if (gs.dom)
+		virDomainFree(gs.dom);
+	if (gs.efd >= 0)
+		close(gs.efd);
+	free(gs.line);
+	return r;
+}

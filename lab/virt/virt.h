@@ -1,0 +1,66 @@
+/* Thin layer over libvirt: a connection (embedded driver by default) with its event loop, and
+ * a guest that is started, watched and always destroyed.  Knows nothing of jobs or reports. */
+#pragma once
+#include <libvirt/libvirt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+
+#include "core/outcome.h"
+
+struct virt_conn {
+	virConnectPtr conn;
+	char uri[1024];
+	int embedded;
+	char embed_root[1024];
+	int lock_fd;
+	pthread_t loop_thread;
+	int loop_started;
+	volatile int loop_quit;
+	char last_error[512];
+};
+
+/* Open uri, or, when uri is NULL or empty, `qemu:///embed?root=STATE_DIR/libvirt` after
+ * writing the embedded driver's qemu.conf.  The embedded root is locked (one lab per state
+ * dir) and any domain a crashed earlier lab left running there is destroyed. */
+int virt_open(struct virt_conn *vc, const char *uri, const char *state_dir);
+void virt_close(struct virt_conn *vc);
+/* Versions as major*1000000+minor*1000+micro. */
+int virt_versions(struct virt_conn *vc, unsigned long *hv, unsigned long *lib);
+/* Max vCPUs the hypervisor allows for a q35 guest of virttype "qemu" or "kvm"; < 0 errno. */
+int virt_max_vcpus(struct virt_conn *vc, const char *virttype);
+void virt_version_string(unsigned long v, char *buf, size_t len);
+const char *virt_error(struct virt_conn *vc);
+
+
+/* Called for each complete line on the results channel (no newline; NUL-terminated).
+ * Returning non-zero marks the line as progress (heartbeats, results). */
+typedef int (*guest_line_fn)(const char *line, size_t len, double t_s, void *userdata);
+
+struct guest_watch {
+	const char *xml;
+	const char *name;             /* the domain's name in xml (for the guard process) */
+	const char *results_path;     /* the file the guest's results serial port writes */
+	double boot_timeout_s;        /* until the first line */
+	double progress_timeout_s;    /* between lines once the first arrived */
+	double total_timeout_s;       /* 0 = none */
+	size_t max_line;              /* longer lines are dropped (counted in lines_dropped) */
+	size_t max_total;             /* channel bytes accepted */
+	guest_line_fn on_line;
+	void *userdata;
+	volatile sig_atomic_t *interrupt;
+};
+
+struct guest_outcome {
+	enum guest_end end;
+	int crashed;         /* libvirt reported a guest crash (pvpanic) */
+	double t_first_line; /* seconds from start, -1 when none */
+	double t_end;        /* seconds from start until the domain was gone */
+	unsigned lines_dropped;
+	char error[512];
+};
+
+/* Start a transient, auto-destroyed domain from w->xml and watch it until it stops or a
+ * timeout fires; on every path out the domain is destroyed.  Returns 0 when the guest ran
+ * (whatever it did, see out->end) and a negative errno for lab-side failures. */
+int guest_run(struct virt_conn *vc, const struct guest_watch *w, struct guest_outcome *out);

@@ -1,0 +1,786 @@
+/* numalab guest agent: PID 1 of the guest initramfs (PROTOCOL.md).
+ *
+ * Mounts the API file systems, reports what the kernel sees, runs the job's workloads and
+ * reports each on the results channel (/dev/ttyS1), then powers off.  As PID 1 it must never
+ * return: if anything goes wrong it says so on the channel and powers off anyway.
+ *
+ * Run as anything but PID 1 (on the host, in tests) it only offers side-effect-free modes:
+ * --check-job FILE (validate a job, print each runner's argv) and --topology [ROOT]. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <termios.h>
+
+#include "rt.h"
+
+#define AGENT_ID "numalab-agent/1"
+#define JOB_SCHEMA "numalab.guestjob/1"
+#define JOB_PATH "/numalab/job.json"
+#define BIN_DIR "/numalab/bin"
+#define RESULTS_TTY "/dev/ttyS1"
+#define JOB_MAX (1024 * 1024)
+#define JOB_MAX_WORKLOADS 64
+#define JOB_MAX_PARAMS 64
+#define JOB_MAX_ARRAY 4096
+#define STDOUT_MAX (4 * 1024 * 1024)
+#define STDERR_TAIL 4096
+#define DRAIN_GRACE_S 2.0 /* after the runner exits, how long its pipes may stay open */
+
+enum agent_fault { FAULT_NONE, FAULT_PANIC, FAULT_HANG };
+
+struct agent_workload {
+	const char *name;
+	double timeout_s; /* 0 = none */
+	json_t *params;   /* borrowed from agent_job.root */
+};
+
+struct agent_job {
+	json_t *root;
+	enum agent_fault fault;
+	double heartbeat_s;
+	size_t nr;
+	struct agent_workload w[JOB_MAX_WORKLOADS];
+};
+
+/* What a runner left behind. */
+struct agent_capture {
+	char *out;
+	size_t out_len, out_cap;
+	int out_over;
+	char err[STDERR_TAIL];
+	size_t err_len;
+};
+
+static int agent_console = STDERR_FILENO;
+static int agent_results = -1;
+
+__attribute__((format(printf, 1, 2))) static void agent_log(const char *fmt, ...)
+{
+	char buf[1024];
+	int n = snprintf(buf, sizeof(buf), "numalab-agent: ");
+	va_list ap;
+
+	va_start(ap, fmt);
+	n += vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(buf) - 2)
+		n = (int)sizeof(buf) - 2;
+	buf[n++] = '\n';
+	rt_write_full(agent_console, buf, (size_t)n);
+}
+
+/* Emit one results line and drop the reference.  A failed write cannot be reported on the
+ * channel it failed on, so it goes to the console. */
+static int agent_emit(json_t *j)
+{
+	int r;
+
+	if (!j) {
+		agent_log("cannot build a result line: out of memory");
+		return -ENOMEM;
+	}
+	if (agent_results < 0) {
+		json_decref(j);
+		return -EBADF;
+	}
+	r = rt_emit_line(agent_results, j);
+	if (r < 0)
+		agent_log("results channel: %s", strerror(-r));
+	json_decref(j);
+	return r;
+}
+
+static double agent_uptime(void)
+{
+	_cleanup_free_ char *s = NULL;
+
+	if (rt_read_file("/proc/uptime", 4096, &s, NULL) < 0)
+		return 0;
+	return strtod(s, NULL);
+}
+
+static __attribute__((noreturn)) void agent_poweroff(int ok)
+{
+	if (getpid() != 1)
+		exit(ok ? RT_EXIT_OK : RT_EXIT_FAIL);
+	agent_emit(json_pack("{s:s, s:b}", "t", "done", "ok", ok));
+	agent_log("done (ok=%s), powering off", ok ? "true" : "false");
+	/* Lines sit in the tty buffer after write() returns; power-off would lose them. */
+	if (agent_results >= 0)
+		tcdrain(agent_results);
+	sync();
+	reboot(RB_POWER_OFF);
+	agent_log("reboot(RB_POWER_OFF): %s", strerror(errno));
+	for (;;)
+		pause();
+}
+
+__attribute__((format(printf, 1, 2), noreturn)) static void agent_fatal(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	agent_log("error: %s", msg);
+	rt_utf8_sanitize(msg, strlen(msg));
+	agent_emit(json_pack("{s:s, s:s}", "t", "error", "msg", msg));
+	agent_poweroff(0);
+}
+
+/* ---- boot plumbing ---------------------------------------------------------------------- */
+
+static int agent_mount(const char *src, const char *dir, const char *type, unsigned long fl)
+{
+	mkdir(dir, 0755);
+	if (mount(src, dir, type, fl, NULL) < 0 && errno != EBUSY)
+		return -errno;
+	return 0;
+}
+
+static int agent_mount_all(char *err, size_t len)
+{
+	static const struct {
+		const char *src, *dir, *type;
+		unsigned long flags;
+	} m[] = {
+		{ "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC },
+		{ "sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC },
+		{ "devtmpfs", "/dev", "devtmpfs", MS_NOSUID },
+	};
+
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		int r = agent_mount(m[i].src, m[i].dir, m[i].type, m[i].flags);
+
+		if (r < 0) {
+			snprintf(err, len, "mount %s on %s: %s", m[i].type, m[i].dir, strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+/* The kernel only opens fds 0-2 for init when /dev/console exists in the initramfs.  Make
+ * sure they are open, or pipe2() could hand out fd 1 and the runner's dup2() would break. */
+static void agent_fix_stdio(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0)
+			continue;
+		int n = open("/dev/null", O_RDWR);
+
+		if (n >= 0 && n != fd) {
+			dup2(n, fd);
+			close(n);
+		}
+	}
+}
+
+static int agent_open_results(const char *path)
+{
+	struct termios t;
+	/* O_NONBLOCK so that open() does not wait for carrier before CLOCAL is set. */
+	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	if (tcgetattr(fd, &t) == 0) {
+		cfmakeraw(&t); /* no "\n" -> "\r\n", no echo: bytes out as written */
+		t.c_cflag |= CLOCAL;
+		cfsetospeed(&t, B115200);
+		tcsetattr(fd, TCSANOW, &t);
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+static json_t *agent_hello(void)
+{
+	struct utsname u;
+
+	if (uname(&u) < 0)
+		strcpy(u.release, "unknown");
+	return json_pack("{s:s, s:s, s:s, s:f}", "t", "hello", "agent", AGENT_ID, "release",
+			 u.release, "uptime_s", agent_uptime());
+}
+
+/* ---- job ---------------------------------------------------------------------------------- */
+
+/* Fill err and return -EINVAL, so validators can `return job_bad(...)`. */
+__attribute__((format(printf, 3, 4))) static int job_bad(char *err, size_t len, const char *fmt,
+							 ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int agent_name_ok(const char *s, size_t max, int allow_dash)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > max || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9')))
+		return 0;
+	for (const char *p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_' ||
+		      (allow_dash && *p == '-')))
+			return 0;
+	return 1;
+}
+
+static int agent_scalar_ok(const json_t *v)
+{
+	if (json_is_string(v))
+		return strlen(json_string_value(v)) == json_string_length(v); /* no NULs */
+	if (json_is_real(v))
+		return isfinite(json_real_value(v));
+	return json_is_integer(v);
+}
+
+/* Runner params become argv (rt_argv_build): scalars, booleans, flat arrays of scalars. */
+static int agent_param_check(size_t w, const char *key, const json_t *v, char *err, size_t len)
+{
+	size_t i;
+	json_t *e;
+
+	if (!agent_name_ok(key, 64, 0))
+		return job_bad(err, len, "workloads[%zu].params.%s: key must match "
+			       "[a-z0-9][a-z0-9_]*", w, key);
+	if (json_is_boolean(v) || agent_scalar_ok(v))
+		return 0;
+	if (!json_is_array(v) || json_array_size(v) > JOB_MAX_ARRAY)
+		return job_bad(err, len, "workloads[%zu].params.%s: must be a string, number, "
+			       "boolean or array of at most %d strings/numbers", w, key,
+			       JOB_MAX_ARRAY);
+	json_array_foreach(v, i, e) {
+		if (!agent_scalar_ok(e))
+			return job_bad(err, len, "workloads[%zu].params.%s[%zu]: must be a string "
+				       "or number", w, key, i);
+	}
+	return 0;
+}
+
+static int agent_workload_parse(json_t *w, size_t i, struct agent_workload *out, char *err,
+				size_t len)
+{
+	json_t *name = json_object_get(w, "name"), *t = json_object_get(w, "timeout_s");
+	json_t *params = json_object_get(w, "params"), *v;
+	const char *key;
+
+	if (!json_is_object(w))
+		return job_bad(err, len, "workloads[%zu]: must be an object", i);
+	json_object_foreach(w, key, v) {
+		if (strcmp(key, "name") && strcmp(key, "timeout_s") && strcmp(key, "params"))
+			return job_bad(err, len, "workloads[%zu].%s: unknown key", i, key);
+	}
+	if (!json_is_string(name) || !agent_name_ok(json_string_value(name), 31, 1))
+		return job_bad(err, len, "workloads[%zu].name: must match [a-z0-9][a-z0-9_-]{0,30}",
+			       i);
+	if (t && (!json_is_number(t) || !(json_number_value(t) >= 0) ||
+		  json_number_value(t) > 7 * 86400))
+		return job_bad(err, len, "workloads[%zu].timeout_s: must be a number in "
+			       "0..604800 (0 = none)", i);
+	if (params && !json_is_object(params))
+		return job_bad(err, len, "workloads[%zu].params: must be an object", i);
+	if (json_object_size(params) > JOB_MAX_PARAMS)
+		return job_bad(err, len, "workloads[%zu].params: more than %d keys", i,
+			       JOB_MAX_PARAMS);
+	json_object_foreach(params, key, v) {
+		int r = agent_param_check(i, key, v, err, len);
+
+		if (r < 0)
+			return r;
+	}
+	out->name = json_string_value(name);
+	out->timeout_s = t ? json_number_value(t) : 0;
+	out->params = params;
+	return 0;
+}
+
+static int agent_job_validate(struct agent_job *job, char *err, size_t len)
+{
+	json_t *root = job->root, *v;
+	json_t *schema = json_object_get(root, "schema"), *run_id = json_object_get(root, "run_id");
+	json_t *fault = json_object_get(root, "fault"), *hb = json_object_get(root, "heartbeat_s");
+	json_t *wl = json_object_get(root, "workloads");
+	const char *key, *f;
+	size_t i;
+
+	if (!json_is_object(root))
+		return job_bad(err, len, "must be a JSON object");
+	json_object_foreach(root, key, v) {
+		if (strcmp(key, "schema") && strcmp(key, "run_id") && strcmp(key, "fault") &&
+		    strcmp(key, "heartbeat_s") && strcmp(key, "workloads"))
+			return job_bad(err, len, "%s: unknown key", key);
+	}
+	if (!json_is_string(schema) || strcmp(json_string_value(schema), JOB_SCHEMA))
+		return job_bad(err, len, "schema: must be \"%s\"", JOB_SCHEMA);
+	if (!json_is_string(run_id) || json_string_length(run_id) > 128)
+		return job_bad(err, len, "run_id: must be a string of at most 128 bytes");
+	f = fault ? json_string_value(fault) : "none";
+	if (f && !strcmp(f, "none"))
+		job->fault = FAULT_NONE;
+	else if (f && !strcmp(f, "panic"))
+		job->fault = FAULT_PANIC;
+	else if (f && !strcmp(f, "hang"))
+		job->fault = FAULT_HANG;
+	else
+		return job_bad(err, len, "fault: must be \"none\", \"panic\" or \"hang\"");
+	job->heartbeat_s = hb ? json_number_value(hb) : 2;
+	if ((hb && !json_is_number(hb)) || !(job->heartbeat_s >= 0.1) || job->heartbeat_s > 3600)
+		return job_bad(err, len, "heartbeat_s: must be a number in 0.1..3600");
+	if (!json_is_array(wl) || json_array_size(wl) > JOB_MAX_WORKLOADS)
+		return job_bad(err, len, "workloads: must be an array of at most %d entries",
+			       JOB_MAX_WORKLOADS);
+	json_array_foreach(wl, i, v) {
+		int r = agent_workload_parse(v, i, &job->w[i], err, len);
+
+		if (r < 0)
+			return r;
+	}
+	job->nr = json_array_size(wl);
+	return 0;
+}
+
+static int agent_job_load(const char *path, struct agent_job *job, char *err, size_t len)
+{
+	_cleanup_free_ char *buf = NULL;
+	json_error_t jerr;
+	char why[512];
+	size_t n;
+	int r = rt_read_file(path, JOB_MAX, &buf, &n);
+
+	if (r < 0) {
+		snprintf(err, len, "%s: %s", path, strerror(-r));
+		return r;
+	}
+	job->root = json_loadb(buf, n, JSON_REJECT_DUPLICATES, &jerr);
+	if (!job->root)
+		return job_bad(err, len, "%s: line %d column %d: %s", path, jerr.line,
+			       jerr.column, jerr.text);
+	r = agent_job_validate(job, why, sizeof(why));
+	if (r < 0) {
+		snprintf(err, len, "%s: %s", path, why);
+		json_decref(job->root);
+		job->root = NULL;
+	}
+	return r;
+}
+
+/* ---- running a workload ------------------------------------------------------------------- */
+
+static int agent_spawn(char **argv, pid_t *pid_out, int *out_fd, int *err_fd)
+{
+	static char *const envp[] = { "PATH=" BIN_DIR ":/bin:/sbin", "HOME=/", "LANG=C", NULL };
+	int o[2], e[2];
+	pid_t pid;
+
+	if (pipe2(o, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(e, O_CLOEXEC) < 0) {
+		int r = -errno;
+
+		close(o[0]);
+		close(o[1]);
+		return r;
+	}
+	pid = fork();
+	if (pid == 0) {
+		sigset_t none;
+		int nul = open("/dev/null", O_RDONLY);
+
+		/* Own process group, so a timeout kills the runner and anything it forked. */
+		setpgid(0, 0);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (nul >= 0)
+			dup2(nul, STDIN_FILENO);
+		dup2(o[1], STDOUT_FILENO);
+		dup2(e[1], STDERR_FILENO);
+		execve(argv[0], argv, envp);
+		dprintf(STDERR_FILENO, "numalab-agent: execve %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(o[1]);
+	close(e[1]);
+	if (pid < 0) {
+		int r = -errno;
+
+		close(o[0]);
+		close(e[0]);
+		return r;
+	}
+	setpgid(pid, pid); /* also from here: whichever runs first wins the race */
+	*pid_out = pid;
+	*out_fd = o[0];
+	*err_fd = e[0];
+	return 0;
+}
+
+static void agent_keep_stderr(struct agent_capture *c, const char *buf, size_t n)
+{
+	if (n >= STDERR_TAIL) {
+		memcpy(c->err, buf + n - STDERR_TAIL, STDERR_TAIL);
+		c->err_len = STDERR_TAIL;
+		return;
+	}
+	if (c->err_len + n > STDERR_TAIL) {
+		size_t drop = c->err_len + n - STDERR_TAIL;
+
+		memmove(c->err, c->err + drop, c->err_len - drop);
+		c->err_len -= drop;
+	}
+	memcpy(c->err + c->err_len, buf, n);
+	c->err_len += n;
+}
+
+static void agent_keep_stdout(struct agent_capture *c, const char *buf, size_t n)
+{
+	if (c->out_over || c->out_len + n > STDOUT_MAX) {
+		c->out_over = 1; /* keep draining so the runner never blocks on a full pipe */
+		return;
+	}
+	if (c->out_len + n > c->out_cap) {
+		size_t cap = c->out_cap ? c->out_cap : 65536;
+		char *p;
+
+		while (cap < c->out_len + n)
+			cap *= 2;
+		p = realloc(c->out, cap);
+		if (!p) {
+			c->out_over = 1;
+			return;
+		}
+		c->out = p;
+		c->out_cap = cap;
+	}
+	memcpy(c->out + c->out_len, buf, n);
+	c->out_len += n;
+}
+
+/* Read what is available on *fd; close it and set -1 at EOF. */
+static void agent_drain(int *fd, struct agent_capture *c, int is_stdout)
+{
+	char buf[65536];
+	ssize_t r = read(*fd, buf, sizeof(buf));
+
+	if (r < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (r <= 0) {
+		close(*fd);
+		*fd = -1;
+		return;
+	}
+	if (is_stdout)
+		agent_keep_stdout(c, buf, (size_t)r);
+	else
+		agent_keep_stderr(c, buf, (size_t)r);
+}
+
+/* Reap every zombie (orphans reparent to PID 1); report the runner's status when it is one. */
+static int agent_reap(pid_t runner, int *status)
+{
+	int st, found = 0;
+	pid_t p;
+
+	while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+		if (p == runner) {
+			*status = st;
+			found = 1;
+		}
+	}
+	return found;
+}
+
+static int agent_ms_until(double t, double now)
+{
+	double ms = (t - now) * 1000.0;
+
+	return ms <= 0 ? 0 : ms > 60000 ? 60000 : (int)ceil(ms);
+}
+
+/* Wait for the runner while capturing its output, sending heartbeats and enforcing the
+ * timeout.  Returns 1 when the runner was killed for its timeout. */
+static int agent_supervise(pid_t pid, int out_fd, int err_fd, const struct agent_job *job,
+			   double timeout_s, struct agent_capture *c, int *status, double *wall)
+{
+	double start = rt_now_s(), next_hb = start + job->heartbeat_s, reaped_at = 0;
+	double deadline = timeout_s > 0 ? start + timeout_s : 0;
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0); /* wakes poll() on exit; 5.3+ */
+	int reaped = 0, killed = 0;
+	struct pollfd pfd[3] = { { out_fd, POLLIN, 0 }, { err_fd, POLLIN, 0 }, { pidfd, POLLIN, 0 } };
+
+	for (;;) {
+		double now = rt_now_s(), wake = next_hb;
+
+		if (!reaped && agent_reap(pid, status)) {
+			reaped = 1;
+			reaped_at = now;
+			*wall = now - start;
+			kill(-pid, SIGKILL); /* leftovers of the runner's group */
+			pfd[2].fd = -1;
+		}
+		if (reaped && ((pfd[0].fd < 0 && pfd[1].fd < 0) || now - reaped_at > DRAIN_GRACE_S))
+			break;
+		if (!reaped && !killed && deadline && now >= deadline) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			killed = 1;
+		}
+		if (now >= next_hb) {
+			agent_emit(json_pack("{s:s, s:f}", "t", "heartbeat", "uptime_s",
+					     agent_uptime()));
+			next_hb += job->heartbeat_s;
+			if (next_hb <= now)
+				next_hb = now + job->heartbeat_s;
+			wake = next_hb;
+		}
+		if (deadline && !killed && deadline < wake)
+			wake = deadline;
+		if (reaped && reaped_at + DRAIN_GRACE_S < wake)
+			wake = reaped_at + DRAIN_GRACE_S;
+		if (!reaped && pidfd < 0 && now + 0.05 < wake)
+			wake = now + 0.05; /* no pidfd: poll for the exit */
+		if (poll(pfd, 3, agent_ms_until(wake, now)) < 0 && errno != EINTR)
+			agent_log("poll: %s", strerror(errno));
+		for (int i = 0; i < 2; i++)
+			if (pfd[i].fd >= 0 && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				agent_drain(&pfd[i].fd, c, i == 0);
+	}
+	for (int i = 0; i < 2; i++)
+		if (pfd[i].fd >= 0)
+			close(pfd[i].fd);
+	if (pidfd >= 0)
+		close(pidfd);
+	return killed;
+}
+
+/* The runner's stdout as a JSON object, or NULL with *why set. */
+static json_t *agent_parse_output(const struct agent_capture *c, const char **why)
+{
+	json_error_t jerr;
+	json_t *j;
+
+	if (c->out_over)
+		return *why = "stdout exceeded 4 MiB", NULL;
+	if (c->out_len == 0)
+		return *why = "no output on stdout", NULL;
+	j = json_loadb(c->out ? c->out : "", c->out_len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!j)
+		return *why = "stdout is not valid JSON", NULL;
+	if (!json_is_object(j)) {
+		json_decref(j);
+		return *why = "stdout is not a JSON object", NULL;
+	}
+	return j;
+}
+
+static int agent_exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return -WTERMSIG(status);
+	return -1;
+}
+
+static int agent_report(size_t idx, const char *name, int status, double wall,
+			struct agent_capture *c, const char *why)
+{
+	json_t *output = why ? NULL : agent_parse_output(c, &why);
+	json_t *msg;
+	int r;
+
+	rt_utf8_sanitize(c->err, c->err_len);
+	msg = json_pack("{s:s, s:I, s:s, s:i, s:f, s:o, s:s%}", "t", "workload", "index",
+			(json_int_t)idx, "name", name, "exit", agent_exit_code(status), "wall_s",
+			wall, "output", output ? output : json_null(), "stderr", c->err,
+			c->err_len);
+	if (!msg)
+		return agent_emit(NULL), 0;
+	if (why)
+		json_object_set_new(msg, "error", json_string(why));
+	r = rt_emit_line(agent_results, msg);
+	if (r == -EMSGSIZE) {
+		/* stderr is bounded, so only the runner's output can make the line too long. */
+		why = "output too large for a result line";
+		json_object_set_new(msg, "output", json_null());
+		json_object_set_new(msg, "error", json_string(why));
+		r = rt_emit_line(agent_results, msg);
+	}
+	if (r < 0)
+		agent_log("results channel: %s", strerror(-r));
+	json_decref(msg);
+	agent_log("workload %zu (%s): exit %d, %.2f s%s%s", idx, name, agent_exit_code(status),
+		  wall, why ? ": " : "", why ? why : "");
+	return !why && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* Runs workload idx; returns 1 when it succeeded with a JSON result. */
+static int agent_run_workload(const struct agent_job *job, size_t idx)
+{
+	const struct agent_workload *w = &job->w[idx];
+	struct agent_capture c = { 0 };
+	char **argv = NULL;
+	int out_fd = -1, err_fd = -1, status = 0, ok = 0, r;
+	double wall = 0;
+	pid_t pid = -1;
+
+	agent_emit(json_pack("{s:s, s:I, s:s}", "t", "workload-start", "index", (json_int_t)idx,
+			     "name", w->name));
+	agent_log("workload %zu (%s): starting", idx, w->name);
+	r = rt_argv_build(BIN_DIR, w->name, w->params, &argv);
+	if (r == 0)
+		r = agent_spawn(argv, &pid, &out_fd, &err_fd);
+	if (r < 0) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "cannot start runner: %s", strerror(-r));
+		status = 127 << 8;
+		agent_report(idx, w->name, status, 0, &c, why);
+	} else {
+		int killed = agent_supervise(pid, out_fd, err_fd, job, w->timeout_s, &c,
+					     &status, &wall);
+		char why[128];
+
+		snprintf(why, sizeof(why), "timed out after %g s", w->timeout_s);
+		ok = agent_report(idx, w->name, status, wall, &c, killed ? why : NULL);
+	}
+	rt_argv_free(argv);
+	free(c.out);
+	return ok;
+}
+
+/* ---- faults, main ------------------------------------------------------------------------- */
+
+static void agent_fault(enum agent_fault f)
+{
+	int fd;
+
+	if (f == FAULT_NONE)
+		return;
+	tcdrain(agent_results); /* what was sent so far must reach the host */
+	if (f == FAULT_HANG) {
+		agent_log("fault=hang: going silent forever");
+		for (;;)
+			pause();
+	}
+	agent_log("fault=panic: crashing the kernel via sysrq");
+	fd = open("/proc/sys/kernel/sysrq", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		rt_write_full(fd, "1", 1);
+		close(fd);
+	}
+	fd = open("/proc/sysrq-trigger", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		rt_write_full(fd, "c", 1);
+		close(fd);
+	}
+	agent_fatal("fault=panic: sysrq-trigger did not crash the kernel");
+}
+
+static __attribute__((noreturn)) void agent_pid1(void)
+{
+	struct agent_job job = { 0 };
+	char err[768];
+	json_t *topo;
+	int mounted, con, ok = 1;
+
+	mounted = agent_mount_all(err, sizeof(err));
+	con = open("/dev/console", O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (con >= 0)
+		agent_console = con;
+	agent_fix_stdio();
+	agent_log("started");
+	agent_results = agent_open_results(RESULTS_TTY);
+	if (agent_results < 0) {
+		agent_log("cannot open %s: %s; nothing can be reported", RESULTS_TTY,
+			  strerror(-agent_results));
+		agent_poweroff(0);
+	}
+	/* hello first, so that even a broken job shows the guest booted and which kernel. */
+	agent_emit(agent_hello());
+	if (mounted < 0)
+		agent_fatal("%s", err);
+	if (agent_job_load(JOB_PATH, &job, err, sizeof(err)) < 0)
+		agent_fatal("%s", err);
+	if (rt_topology_json("", &topo) < 0)
+		agent_fatal("cannot read the NUMA topology from /sys and /proc/zoneinfo");
+	agent_emit(topo);
+	agent_log("job %s: %zu workload(s)", json_string_value(json_object_get(job.root, "run_id")),
+		  job.nr);
+	agent_fault(job.fault);
+	for (size_t i = 0; i < job.nr; i++)
+		ok &= agent_run_workload(&job, i);
+	agent_poweroff(ok);
+}
+
+static int agent_check_job(const char *path)
+{
+	struct agent_job job = { 0 };
+	char err[768];
+
+	if (agent_job_load(path, &job, err, sizeof(err)) < 0) {
+		fprintf(stderr, "agent: %s\n", err);
+		return RT_EXIT_USAGE;
+	}
+	for (size_t i = 0; i < job.nr; i++) {
+		_cleanup_json_ json_t *line = NULL;
+		char **argv = NULL;
+		json_t *a;
+
+		if (rt_argv_build(BIN_DIR, job.w[i].name, job.w[i].params, &argv) < 0)
+			return RT_EXIT_FAIL;
+		a = json_array();
+		for (char **p = argv; a && *p; p++)
+			json_array_append_new(a, json_string(*p));
+		rt_argv_free(argv);
+		line = json_pack("{s:I, s:s, s:o}", "index", (json_int_t)i, "name", job.w[i].name,
+				 "argv", a);
+		if (!line || rt_emit_line(STDOUT_FILENO, line) < 0)
+			return RT_EXIT_FAIL;
+	}
+	json_decref(job.root);
+	return RT_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	json_t *topo;
+	int r;
+
+	if (getpid() == 1)
+		agent_pid1();
+	/* Not PID 1: never mount, spawn or power off here, it might be the host. */
+	if (argc == 3 && !strcmp(argv[1], "--check-job"))
+		return agent_check_job(argv[2]);
+	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "--topology")) {
+		if (rt_topology_json(argc == 3 ? argv[2] : "", &topo) < 0)
+			return RT_EXIT_FAIL;
+		r = rt_emit_line(STDOUT_FILENO, topo);
+		json_decref(topo);
+		return r < 0 ? RT_EXIT_FAIL : RT_EXIT_OK;
+	}
+	fprintf(argc == 2 && !strcmp(argv[1], "--help") ? stdout : stderr,
+		"usage: agent --check-job FILE   validate a guest job, print each runner's argv\n"
+		"       agent --topology [ROOT]  print the topology line for this machine (or for\n"
+		"                                a fake tree ROOT/sys, ROOT/proc)\n"
+		"As PID 1 (the guest's /init) it runs %s and reports on %s.\n", JOB_PATH,
+		RESULTS_TTY);
+	return argc == 2 && !strcmp(argv[1], "--help") ? RT_EXIT_OK : RT_EXIT_USAGE;
+}

@@ -1,0 +1,76 @@
+/* Shared by the guest agent and the workload runners (runners/rt_*.c is linked into each).
+ * The guest programs are static and self-contained: nothing here may depend on lab/. */
+#pragma once
+#include <jansson.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* One results-channel line, newline included, is at most this long (PROTOCOL.md). */
+#define RT_LINE_MAX (1024 * 1024)
+
+/* Exit statuses of runners (PROTOCOL.md): 2 means bad parameters. */
+#define RT_EXIT_OK 0
+#define RT_EXIT_FAIL 1
+#define RT_EXIT_USAGE 2
+
+static inline void rt_freep(void *p)
+{
+	free(*(void **)p);
+}
+static inline void rt_closep(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+}
+static inline void rt_json_decrefp(json_t **j)
+{
+	json_decref(*j);
+}
+#define _cleanup_free_ __attribute__((cleanup(rt_freep)))
+#define _cleanup_close_ __attribute__((cleanup(rt_closep)))
+#define _cleanup_json_ __attribute__((cleanup(rt_json_decrefp)))
+
+/* write() until everything is out; retries EINTR and partial writes.  0 or -errno. */
+int rt_write_full(int fd, const void *buf, size_t len);
+
+/* Serialise j as one compact line with sorted keys plus "\n" and write it fully.  -EMSGSIZE
+ * (nothing written) when the line would exceed RT_LINE_MAX. */
+int rt_emit_line(int fd, const json_t *j);
+
+/* {"value": v, "unit": unit, "better": "higher"|"lower"}; NULL on allocation failure. */
+json_t *rt_metric(double value, const char *unit, const char *better);
+
+/* Read a whole file of at most max bytes (-EFBIG beyond); *out is NUL-terminated, caller frees.
+ * Works on /proc and /sys files, whose size stat() does not report. */
+int rt_read_file(const char *path, size_t max, char **out, size_t *len);
+
+/* Decimal unsigned integer in [min, max], the whole string, no sign.  0 or -EINVAL/-ERANGE. */
+int rt_parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out);
+
+/* Comma list of integers in [min, max] ("1,2,4"), at most max_n of them.  *out is allocated. */
+int rt_parse_ulong_list(const char *s, unsigned long min, unsigned long max, size_t max_n,
+			unsigned long **out, size_t *n);
+
+/* Kernel CPU list ("0-3,8,10-11", trailing newline allowed) -> sorted, allocated array.  An
+ * empty string gives n = 0 (a memoryless or CPU-less node has an empty cpulist). */
+int rt_parse_cpulist(const char *s, unsigned **out, size_t *n);
+
+/* CLOCK_MONOTONIC in seconds. */
+double rt_now_s(void);
+
+/* Replace bytes that are not valid UTF-8 (and NULs) with '?' in place, so that jansson accepts
+ * arbitrary program output as a string. */
+void rt_utf8_sanitize(char *s, size_t len);
+
+/* The runner calling convention (PROTOCOL.md): BIN_DIR/NAME --json, then --KEY VALUE per
+ * param in sorted key order; "_" in keys becomes "-"; arrays are comma-joined; numbers are
+ * integers when integral; true is a bare --KEY, false (and null) omit the option.  params may
+ * be NULL.  *out is NULL-terminated; free it with rt_argv_free(). */
+int rt_argv_build(const char *bin_dir, const char *name, const json_t *params, char ***out);
+void rt_argv_free(char **argv);
+
+/* The "topology" results line ({"t":"topology", ...}, PROTOCOL.md): nodes with cpus, present and
+ * managed memory, the distance matrix and the online CPUs, as the running kernel sees them.
+ * root prefixes /sys and /proc paths ("" for the real ones; tests pass a fake tree). */
+int rt_topology_json(const char *root, json_t **out);
