@@ -25,7 +25,9 @@ CLI_SRC   := $(wildcard lab/cli/*.c)
 TEST_SRC  := $(wildcard lab/tests/test_*.c)
 RUN_SRC   := $(wildcard runners/*.c)
 RUN_BINS  := $(patsubst runners/%.c,$(B)/runners/%,$(filter-out runners/rt_%.c,$(RUN_SRC)))
-RUN_COMMON:= $(wildcard runners/rt_*.c)
+# The runners link the pure lab/util helpers they use (no libvirt, nothing of lab/core).
+RUN_COMMON:= $(wildcard runners/rt_*.c) lab/util/fs.c
+RUN_HDRS  := $(wildcard runners/*.h) lab/util/fs.h lab/util/cleanup.h
 
 LIB_OBJ  := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC))
 CLI_OBJ  := $(patsubst %.c,$(B)/obj/%.o,$(CLI_SRC))
@@ -55,15 +57,15 @@ $(B)/liblab.a: $(LIB_OBJ)
 $(B)/lab: $(CLI_OBJ) $(B)/liblab.a
 	$(CC) $(SANFLAGS) -o $@ $(CLI_OBJ) $(B)/liblab.a $(PKG_LIBS) -lpthread
 
-$(B)/tests/%: lab/tests/%.c lab/tests/tap.h $(B)/liblab.a | $(DEPS_STAMP)
+$(B)/tests/%: lab/tests/%.c lab/tests/tap.h lab/tests/testutil.h $(B)/liblab.a | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $< $(B)/liblab.a $(PKG_LIBS) -lpthread
 
 # Guest-side programs: static, so the initramfs needs no libc of its own.  Never sanitized
 # (ASan cannot link statically); they are plain Linux programs and also run on the host.
-$(B)/runners/%: runners/%.c $(RUN_COMMON) $(wildcard runners/*.h) | $(DEPS_STAMP)
+$(B)/runners/%: runners/%.c $(RUN_COMMON) $(RUN_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) -D_GNU_SOURCE $(WARN) $(if $(WERROR),-Werror,) -O2 -g -static -o $@ $< $(RUN_COMMON) -ljansson -lpthread -lm
+	$(CC) $(CPPFLAGS) $(WARN) $(if $(WERROR),-Werror,) -O2 -g -static -o $@ $< $(RUN_COMMON) -ljansson -lpthread -lm
 
 run: all
 	$(B)/lab run configs/quick.json

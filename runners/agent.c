@@ -23,6 +23,7 @@
 #include <termios.h>
 
 #include "rt.h"
+#include "util/fs.h"
 
 #define AGENT_ID "numalab-agent/1"
 #define JOB_SCHEMA "numalab.guestjob/1"
@@ -105,7 +106,7 @@ static double agent_uptime(void)
 {
 	_cleanup_free_ char *s = NULL;
 
-	if (rt_read_file("/proc/uptime", 4096, &s, NULL) < 0)
+	if (fs_read_file("/proc/uptime", 4096, &s, NULL) < 0)
 		return 0;
 	return strtod(s, NULL);
 }
@@ -363,7 +364,7 @@ static int agent_job_load(const char *path, struct agent_job *job, char *err, si
 	json_error_t jerr;
 	char why[512];
 	size_t n;
-	int r = rt_read_file(path, JOB_MAX, &buf, &n);
+	int r = fs_read_file(path, JOB_MAX, &buf, &n);
 
 	if (r < 0) {
 		snprintf(err, len, "%s: %s", path, strerror(-r));

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "rt.h"
+#include "util/fs.h"
 
 #define PFT_MAX_TASKS 4096UL
 #define PFT_MAX_COUNTS 64
@@ -469,7 +470,7 @@ static json_t *pft_thp_system(void)
 	_cleanup_free_ char *s = NULL;
 	char *a, *b;
 
-	if (rt_read_file("/sys/kernel/mm/transparent_hugepage/enabled", 4096, &s, NULL) < 0)
+	if (fs_read_file("/sys/kernel/mm/transparent_hugepage/enabled", 4096, &s, NULL) < 0)
 		return json_null();
 	a = strchr(s, '[');
 	b = a ? strchr(a, ']') : NULL;

@@ -1,10 +1,14 @@
 /* Shared by the guest agent and the workload runners (runners/rt_*.c is linked into each).
- * The guest programs are static and self-contained: nothing here may depend on lab/. */
+ * The guest programs are static and self-contained: besides runners/rt_*.c they may use only
+ * the pure helpers of lab/util that the Makefile links into them (fs.c, header-only cleanup.h),
+ * never lab/core, lab/virt or lab/stage. */
 #pragma once
 #include <jansson.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+#include "util/cleanup.h"
 
 /* One results-channel line, newline included, is at most this long (PROTOCOL.md). */
 #define RT_LINE_MAX (1024 * 1024)
@@ -13,23 +17,6 @@
 #define RT_EXIT_OK 0
 #define RT_EXIT_FAIL 1
 #define RT_EXIT_USAGE 2
-
-static inline void rt_freep(void *p)
-{
-	free(*(void **)p);
-}
-static inline void rt_closep(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-}
-static inline void rt_json_decrefp(json_t **j)
-{
-	json_decref(*j);
-}
-#define _cleanup_free_ __attribute__((cleanup(rt_freep)))
-#define _cleanup_close_ __attribute__((cleanup(rt_closep)))
-#define _cleanup_json_ __attribute__((cleanup(rt_json_decrefp)))
 
 /* write() until everything is out; retries EINTR and partial writes.  0 or -errno. */
 int rt_write_full(int fd, const void *buf, size_t len);
@@ -41,9 +28,8 @@ int rt_emit_line(int fd, const json_t *j);
 /* {"value": v, "unit": unit, "better": "higher"|"lower"}; NULL on allocation failure. */
 json_t *rt_metric(double value, const char *unit, const char *better);
 
-/* Read a whole file of at most max bytes (-EFBIG beyond); *out is NUL-terminated, caller frees.
- * Works on /proc and /sys files, whose size stat() does not report. */
-int rt_read_file(const char *path, size_t max, char **out, size_t *len);
+/* Whole files (also /proc and /sys ones, whose size stat() does not report) are read with
+ * fs_read_file() from util/fs.h. */
 
 /* Decimal unsigned integer in [min, max], the whole string, no sign.  0 or -EINVAL/-ERANGE. */
 int rt_parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out);

@@ -1,9 +1,8 @@
-/* Helpers shared by the agent and the runners: JSON lines, metrics, parsing, files, and the
+/* Helpers shared by the agent and the runners: JSON lines, metrics, parsing, and the
  * params -> argv calling convention. */
 #include "rt.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -55,47 +54,6 @@ int rt_emit_line(int fd, const json_t *j)
 json_t *rt_metric(double value, const char *unit, const char *better)
 {
 	return json_pack("{s:f, s:s, s:s}", "value", value, "unit", unit, "better", better);
-}
-
-int rt_read_file(const char *path, size_t max, char **out, size_t *len)
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	_cleanup_free_ char *buf = NULL;
-	size_t used = 0, cap = 0;
-
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		if (used + 4096 + 1 > cap) {
-			size_t ncap = cap ? cap * 2 : 8192;
-			char *n = realloc(buf, ncap);
-
-			if (!n)
-				return -ENOMEM;
-			buf = n;
-			cap = ncap;
-		}
-		ssize_t r = read(fd, buf + used, cap - used - 1);
-
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (r == 0)
-			break;
-		used += (size_t)r;
-		if (used > max)
-			return -EFBIG;
-	}
-	if (!buf && !(buf = malloc(1)))
-		return -ENOMEM;
-	buf[used] = '\0';
-	if (len)
-		*len = used;
-	*out = buf;
-	buf = NULL;
-	return 0;
 }
 
 /* Parse leading digits of s into *v; *end points after them.  strtoul would accept signs

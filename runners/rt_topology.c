@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rt.h"
+#include "util/fs.h"
 
 #define NODE_DIR "/sys/devices/system/node"
 #define ZONEINFO_MAX (64 * 1024 * 1024) /* per-CPU pagesets make it big on 512 CPUs */
@@ -20,7 +21,7 @@ static json_t *topo_cpulist(const char *root, const char *path)
 
 	if (asprintf(&full, "%s%s", root, path) < 0)
 		return NULL;
-	if (rt_read_file(full, SMALL_FILE_MAX, &s, NULL) < 0 || rt_parse_cpulist(s, &cpus, &n) < 0)
+	if (fs_read_file(full, SMALL_FILE_MAX, &s, NULL) < 0 || rt_parse_cpulist(s, &cpus, &n) < 0)
 		return NULL;
 	a = json_array();
 	for (size_t i = 0; a && i < n; i++)
@@ -35,7 +36,7 @@ static json_t *topo_distances(const char *root, unsigned node)
 	char *p, *end;
 
 	if (asprintf(&path, "%s" NODE_DIR "/node%u/distance", root, node) < 0 ||
-	    rt_read_file(path, SMALL_FILE_MAX, &s, NULL) < 0 || !(a = json_array()))
+	    fs_read_file(path, SMALL_FILE_MAX, &s, NULL) < 0 || !(a = json_array()))
 		return NULL;
 	for (p = s;; p = end) {
 		unsigned long d = strtoul(p, &end, 10);
@@ -55,7 +56,7 @@ static long topo_managed_mib(const char *root, unsigned node)
 	const char *p;
 
 	if (asprintf(&path, "%s" NODE_DIR "/node%u/meminfo", root, node) < 0 ||
-	    rt_read_file(path, SMALL_FILE_MAX, &s, NULL) < 0 || !(p = strstr(s, "MemTotal:")) ||
+	    fs_read_file(path, SMALL_FILE_MAX, &s, NULL) < 0 || !(p = strstr(s, "MemTotal:")) ||
 	    sscanf(p, "MemTotal: %lu kB", &kb) != 1)
 		return -1;
 	return (long)((kb + 512) / 1024);
@@ -71,7 +72,7 @@ static int topo_present_pages(const char *root, unsigned long *pages, size_t nr_
 
 	if (asprintf(&path, "%s/proc/zoneinfo", root) < 0)
 		return -ENOMEM;
-	r = rt_read_file(path, ZONEINFO_MAX, &s, NULL);
+	r = fs_read_file(path, ZONEINFO_MAX, &s, NULL);
 	if (r < 0)
 		return r;
 	for (char *line = strtok_r(s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {

@@ -107,8 +107,7 @@ static void check_virt(struct doctor *d, struct virt_conn *vc)
 	if (tcg < 512)
 		bad(d, "vcpus", FIX_DEPS, "q35 under TCG allows %d vCPUs; 4s-512c needs 512", tcg);
 	else
-		ok("vcpus", "q35 allows %d vCPUs under TCG, %s under KVM", tcg,
-		   kvm > 0 ? "as many" : "none");
+		ok("vcpus", "q35 allows %d vCPUs under TCG, %d under KVM (-1: no KVM)", tcg, kvm);
 }
 
 static void check_accel(struct doctor *d, struct virt_conn *vc)
@@ -132,15 +131,18 @@ static void check_accel(struct doctor *d, struct virt_conn *vc)
 	}
 	ok("runners", "%s", runners);
 	if (!d->probe) {
-		_cleanup_free_ char *cache = fs_join(d->state, "accel.json");
-		_cleanup_free_ char *text = NULL;
-
-		if (cache && fs_read_file(cache, 65536, &text, NULL) == 0)
-			ok("accel", "cached verdict in %s (re-check with --probe)", cache);
+		if (accel_cached(vc, d->state, &v) == 0)
+			ok("accel", "%s (cached: %s; re-check with --probe)", v.kvm ? "kvm" : "tcg",
+			   v.reason);
 		else
 			ok("accel", "not probed yet: 'lab run' or 'lab doctor --probe' will");
 		return;
 	}
+	/* --probe means a fresh verdict: forget the cached one first. */
+	_cleanup_free_ char *cache = fs_join(d->state, "accel.json");
+
+	if (cache)
+		unlink(cache);
 	if (!kernel[0] || accel_decide(vc, d->state, kernel, runners, ACCEL_AUTO, NULL, &v) < 0) {
 		bad(d, "accel", "see the messages above", "KVM probe could not run");
 		return;

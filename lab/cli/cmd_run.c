@@ -25,14 +25,15 @@ static void on_signal(int sig)
 void cmd_run_help(void)
 {
 	printf("usage: lab run JOB.json [--out DIR] [--connect URI] [--accel auto|tcg|kvm]\n"
-	       "               [--state DIR]\n\n"
+	       "               [--state DIR] [--keep-initrd]\n\n"
 	       "Boots one libvirt guest per repetition of the job, runs its workloads inside and\n"
 	       "writes DIR/report.json (default reports/<id>/) after every run.\n\n"
 	       "  --out DIR      report directory\n"
 	       "  --connect URI  libvirt URI (default: embedded driver, qemu:///embed?root=STATE)\n"
 	       "  --accel MODE   auto (probe KVM once per host, default), tcg or kvm\n"
 	       "  --state DIR    state directory (default $LAB_STATE_DIR or\n"
-	       "                 ~/.local/state/numalab): libvirt root, KVM verdict cache\n\n"
+	       "                 ~/.local/state/numalab): libvirt root, KVM verdict cache\n"
+	       "  --keep-initrd  keep each run's initrd.cpio (to replay a run by hand)\n\n"
 	       "Exit status: 0 every run ok, 3 a run failed, 2 bad job file, 1 lab error.\n");
 }
 
@@ -68,6 +69,7 @@ static int load_job(const char *file, struct job *job)
 
 struct run_args {
 	const char *job, *out, *uri, *accel;
+	int keep_initrd;
 	char state[4096];
 };
 
@@ -78,6 +80,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "connect", required_argument, NULL, 'c' },
 		{ "accel", required_argument, NULL, 'a' },
 		{ "state", required_argument, NULL, 's' },
+		{ "keep-initrd", no_argument, NULL, 'k' },
 		{ 0 },
 	};
 	int c;
@@ -92,6 +95,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		case 'c': a->uri = optarg; break;
 		case 'a': a->accel = optarg; break;
 		case 's': snprintf(a->state, sizeof(a->state), "%s", optarg); break;
+		case 'k': a->keep_initrd = 1; break;
 		default: return -EINVAL;
 		}
 	}
@@ -130,6 +134,7 @@ int cmd_run(int argc, char **argv)
 	o.job_file = a.job;
 	o.out_dir = a.out;
 	o.uri = a.uri;
+	o.keep_initrd = a.keep_initrd;
 	o.state_dir = a.state;
 	o.interrupt = &interrupted;
 	o.progress = print_progress;

@@ -2,15 +2,13 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/workload.h"
 #include "util/cleanup.h"
-
-#define PATH_LEN 256
+#include "util/jsonpath.h"
 
 static const char *const job_keys[] = {
 	"name", "topology", "kernel", "repeats", "workloads", "timeouts", "debug", NULL,
@@ -33,55 +31,19 @@ const char *job_fault_name(enum job_fault f)
 	return fault_names[f];
 }
 
-__attribute__((format(printf, 2, 3))) static void path_printf(char *buf, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, PATH_LEN, fmt, ap);
-	va_end(ap);
-}
-
-/* prefix + "." + key; control characters in keys are shown as '?' so an error stays one line. */
-static void path_key(char *buf, const char *prefix, const char *key)
-{
-	path_printf(buf, "%s%s%s", prefix, prefix[0] ? "." : "", key);
-	for (char *p = buf; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-}
-
-static int check_keys(const json_t *obj, const char *prefix, const char *const *allowed,
-		      struct lab_error *err)
-{
-	const char *key;
-	json_t *v;
-
-	json_object_foreach((json_t *)obj, key, v) {
-		const char *const *a = allowed;
-		char p[PATH_LEN];
-
-		while (*a && strcmp(*a, key) != 0)
-			a++;
-		if (!*a) {
-			path_key(p, prefix, key);
-			return error_set(err, p, "unknown key");
-		}
-	}
-	return 0;
-}
-
-/* An optional object member: NULL when absent; error when present but not an object. */
-static int get_object(const json_t *j, const char *key, const json_t **out,
-		      struct lab_error *err)
+/* An optional object member with only the allowed keys: *out is NULL when it is absent. */
+static int get_section(const json_t *j, const char *key, const char *const *allowed,
+		       const json_t **out, struct lab_error *err)
 {
 	const json_t *v = json_object_get(j, key);
+	int r;
 
 	*out = NULL;
 	if (!v)
 		return 0;
-	if (!json_is_object(v))
-		return error_set(err, key, "must be an object");
+	r = jsonpath_check_object(v, key, allowed, err);
+	if (r < 0)
+		return r;
 	*out = v;
 	return 0;
 }
@@ -157,9 +119,7 @@ static int parse_kernel(const json_t *j, struct job *job, struct lab_error *err)
 
 	if (!k)
 		return error_set(err, "kernel", "required");
-	if (!json_is_object(k))
-		return error_set(err, "kernel", "must be an object");
-	r = check_keys(k, "kernel", kernel_keys, err);
+	r = jsonpath_check_object(k, "kernel", kernel_keys, err);
 	if (r < 0)
 		return r;
 
@@ -226,18 +186,16 @@ static int parse_workload(const json_t *w, unsigned idx, unsigned vcpus,
 {
 	const struct workload_def *def;
 	const json_t *v;
-	char path[PATH_LEN], p[PATH_LEN];
+	char path[JSONPATH_LEN], p[JSONPATH_LEN];
 	const char *name;
 	int r;
 
-	path_printf(path, "workloads[%u]", idx);
-	if (!json_is_object(w))
-		return error_set(err, path, "must be an object");
-	r = check_keys(w, path, workload_keys, err);
+	jsonpath_index(path, sizeof(path), "workloads", idx);
+	r = jsonpath_check_object(w, path, workload_keys, err);
 	if (r < 0)
 		return r;
 
-	path_key(p, path, "name");
+	jsonpath_key(p, sizeof(p), path, "name");
 	v = json_object_get(w, "name");
 	if (!v)
 		return error_set(err, p, "required");
@@ -253,14 +211,14 @@ static int parse_workload(const json_t *w, unsigned idx, unsigned vcpus,
 	}
 	snprintf(out->name, sizeof(out->name), "%s", def->name);
 
-	path_key(p, path, "params");
+	jsonpath_key(p, sizeof(p), path, "params");
 	r = workload_params(def, json_object_get(w, "params"), p, vcpus, &out->params, err);
 	if (r < 0)
 		return r;
 
 	v = json_object_get(w, "timeout_s");
 	if (v && !number_ok(v, 0, &out->timeout_s)) {
-		path_key(p, path, "timeout_s");
+		jsonpath_key(p, sizeof(p), path, "timeout_s");
 		return error_set(err, p, "must be a positive number");
 	}
 	return 0;
@@ -295,11 +253,8 @@ static int parse_timeouts(const json_t *j, struct job *job, struct lab_error *er
 	const json_t *t, *v;
 	int r;
 
-	r = get_object(j, "timeouts", &t, err);
+	r = get_section(j, "timeouts", timeouts_keys, &t, err);
 	if (r < 0 || !t)
-		return r;
-	r = check_keys(t, "timeouts", timeouts_keys, err);
-	if (r < 0)
 		return r;
 	v = json_object_get(t, "boot_s");
 	if (v && !number_ok(v, 1, &job->boot_timeout_s))
@@ -317,11 +272,8 @@ static int parse_debug(const json_t *j, struct job *job, struct lab_error *err)
 	int r;
 
 	job->fault = JOB_FAULT_NONE;
-	r = get_object(j, "debug", &d, err);
+	r = get_section(j, "debug", debug_keys, &d, err);
 	if (r < 0 || !d)
-		return r;
-	r = check_keys(d, "debug", debug_keys, err);
-	if (r < 0)
 		return r;
 	v = json_object_get(d, "fault");
 	if (!v)
@@ -342,7 +294,8 @@ static int job_parse(const json_t *j, job_topology_loader load, void *userdata, 
 
 	if (!json_is_object(j))
 		return error_set(err, "", "a job must be a JSON object");
-	if ((r = check_keys(j, "", job_keys, err)) < 0 || (r = parse_name(j, job, err)) < 0 ||
+	if ((r = jsonpath_check_keys(j, "", job_keys, err)) < 0 ||
+	    (r = parse_name(j, job, err)) < 0 ||
 	    (r = parse_topology(j, load, userdata, job, err)) < 0 ||
 	    (r = parse_kernel(j, job, err)) < 0 || (r = parse_repeats(j, job, err)) < 0 ||
 	    (r = parse_workloads(j, job, err)) < 0 || (r = parse_timeouts(j, job, err)) < 0 ||

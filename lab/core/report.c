@@ -75,7 +75,7 @@ json_t *report_run_json(const struct run_record *r)
 		"s:{s:s,s:s,s:s,s:s,s:s},"
 		"s:{s:s,s:s?,s:s},"
 		"s:o,s:o,"
-		"s:{s:o,s:o,s:o,s:o},"
+		"s:{s:o,s:o,s:o,s:o,s:o},"
 		"s:s,s:s?,s:o}",
 		"index", (json_int_t)r->index, "repeat", (json_int_t)r->repeat, "status",
 		outcome_name(r->outcome), "reason", r->reason, "end", guest_end_name(r->end),
@@ -87,7 +87,7 @@ json_t *report_run_json(const struct run_record *r)
 		"topology", topology_json(r), "workloads", workloads_json(r),
 		"timings", "boot_s", num_or_null(r->boot_s), "first_workload_s",
 		num_or_null(r->first_workload_s), "workload_s", num_or_null(r->workload_s),
-		"total_s", num_or_null(r->total_s),
+		"shutdown_s", num_or_null(r->shutdown_s), "total_s", num_or_null(r->total_s),
 		"console", r->console_file, "console_excerpt", excerpt, "guest", guest_json(r));
 }
 

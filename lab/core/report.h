@@ -30,6 +30,7 @@ struct run_record {
 	const struct console_scan *console;
 	char console_file[256];           /* relative to the report directory */
 	double boot_s, first_workload_s, workload_s, total_s; /* -1 = not reached */
+	double shutdown_s;                /* agent done -> domain gone */
 };
 
 json_t *report_run_json(const struct run_record *r);

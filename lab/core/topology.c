@@ -1,68 +1,23 @@
 #include "core/topology.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/cleanup.h"
+#include "util/jsonpath.h"
 
 #define TOPO_MAX_NODE_MEMORY_MIB 16777216ULL /* 16 TiB per node */
 #define TOPO_LOCAL_DISTANCE 10
 #define TOPO_REMOTE_DISTANCE 20
 #define TOPO_MAX_DISTANCE 255
-#define PATH_LEN 256
 
 static const char *const topology_keys[] = {
 	"name", "sockets", "dies", "cores", "threads", "vcpus", "node_memory_mib", "nodes",
 	"distances", NULL,
 };
 static const char *const node_keys[] = {"id", "cpus", "memory_mib", NULL};
-
-/* Paths longer than PATH_LEN are cut short; they only ever appear in messages. */
-__attribute__((format(printf, 2, 3))) static void path_printf(char *buf, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, PATH_LEN, fmt, ap);
-	va_end(ap);
-}
-
-/* prefix + "." + key; control characters in keys are shown as '?' so an error stays one line. */
-static void path_key(char *buf, const char *prefix, const char *key)
-{
-	path_printf(buf, "%s%s%s", prefix, prefix[0] ? "." : "", key);
-	for (char *p = buf; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-}
-
-static void path_index(char *buf, const char *prefix, size_t i)
-{
-	path_printf(buf, "%s[%zu]", prefix, i);
-}
-
-static int check_keys(const json_t *obj, const char *prefix, const char *const *allowed,
-		      struct lab_error *err)
-{
-	const char *key;
-	json_t *v;
-
-	json_object_foreach((json_t *)obj, key, v) {
-		const char *const *a = allowed;
-		char p[PATH_LEN];
-
-		while (*a && strcmp(*a, key) != 0)
-			a++;
-		if (!*a) {
-			path_key(p, prefix, key);
-			return error_set(err, p, "unknown key");
-		}
-	}
-	return 0;
-}
 
 /* 1 when v is a JSON integer in [min, max]. */
 static int int_in_range(const json_t *v, long long min, long long max, unsigned long long *out)
@@ -226,11 +181,11 @@ static int collect_cpuarray(struct cpu_collect *c, const json_t *arr)
 		return error_set(c->err, c->path, "must list at least one CPU");
 	json_array_foreach(arr, i, v) {
 		unsigned long long cpu;
-		char p[PATH_LEN];
+		char p[JSONPATH_LEN];
 		int r;
 
 		if (!int_in_range(v, 0, (long long)c->t->vcpus - 1, &cpu)) {
-			path_index(p, c->path, i);
+			jsonpath_index(p, sizeof(p), c->path, i);
 			return error_set(c->err, p, "must be a CPU number 0..%u", c->t->vcpus - 1);
 		}
 		r = collect_cpu(c, (unsigned)cpu);
@@ -268,23 +223,21 @@ static int parse_node(const json_t *jn, const char *path, unsigned idx, struct t
 		      int *owner, struct lab_error *err)
 {
 	struct topo_node *node = &t->nodes[idx];
-	char p[PATH_LEN];
+	char p[JSONPATH_LEN];
 	const json_t *v;
 	int r;
 
-	if (!json_is_object(jn))
-		return error_set(err, path, "must be an object");
-	r = check_keys(jn, path, node_keys, err);
+	r = jsonpath_check_object(jn, path, node_keys, err);
 	if (r < 0)
 		return r;
 	node->id = idx;
 	v = json_object_get(jn, "id");
 	if (v && !(json_is_integer(v) && json_integer_value(v) == (json_int_t)idx)) {
-		path_key(p, path, "id");
+		jsonpath_key(p, sizeof(p), path, "id");
 		return error_set(err, p, "must be %u (node ids are 0..n-1 in order)", idx);
 	}
 
-	path_key(p, path, "cpus");
+	jsonpath_key(p, sizeof(p), path, "cpus");
 	v = json_object_get(jn, "cpus");
 	if (!v)
 		return error_set(err, p, "required");
@@ -306,7 +259,7 @@ static int parse_node(const json_t *jn, const char *path, unsigned idx, struct t
 		return r;
 	qsort(node->cpus, node->nr_cpus, sizeof(*node->cpus), cmp_unsigned);
 
-	path_key(p, path, "memory_mib");
+	jsonpath_key(p, sizeof(p), path, "memory_mib");
 	return parse_memory(json_object_get(jn, "memory_mib"), p, &node->memory_mib, err);
 }
 
@@ -316,17 +269,17 @@ static int default_nodes(const json_t *j, const char *path, struct topology *t, 
 {
 	unsigned per_socket = t->dies * t->cores * t->threads;
 	unsigned long mem;
-	char p[PATH_LEN];
+	char p[JSONPATH_LEN];
 	int r;
 
-	path_key(p, path, "node_memory_mib");
+	jsonpath_key(p, sizeof(p), path, "node_memory_mib");
 	if (!json_object_get(j, "node_memory_mib"))
 		return error_set(err, p, "required when nodes is absent");
 	r = parse_memory(json_object_get(j, "node_memory_mib"), p, &mem, err);
 	if (r < 0)
 		return r;
 	if (t->sockets > TOPO_MAX_NODES) {
-		path_key(p, path, "nodes");
+		jsonpath_key(p, sizeof(p), path, "nodes");
 		return error_set(err, p, "required when there are more than %d sockets",
 				 TOPO_MAX_NODES);
 	}
@@ -355,7 +308,7 @@ static int parse_distances(const json_t *jd, const char *path, struct topology *
 			   struct lab_error *err)
 {
 	unsigned n = t->nr_nodes;
-	char p[PATH_LEN];
+	char p[JSONPATH_LEN];
 
 	t->distances = calloc((size_t)n * n, sizeof(*t->distances));
 	if (!t->distances)
@@ -367,7 +320,7 @@ static int parse_distances(const json_t *jd, const char *path, struct topology *
 					a == b ? TOPO_LOCAL_DISTANCE : TOPO_REMOTE_DISTANCE;
 		return 0;
 	}
-	path_key(p, path, "distances");
+	jsonpath_key(p, sizeof(p), path, "distances");
 	int shape_ok = json_is_array(jd) && json_array_size(jd) == n;
 
 	for (unsigned a = 0; shape_ok && a < n; a++) {
@@ -378,12 +331,15 @@ static int parse_distances(const json_t *jd, const char *path, struct topology *
 	if (!shape_ok)
 		return error_set(err, p, "must be a %ux%u matrix", n, n);
 	for (unsigned a = 0; a < n; a++) {
+		char row_path[JSONPATH_LEN];
+
+		jsonpath_index(row_path, sizeof(row_path), p, a);
 		for (unsigned b = 0; b < n; b++) {
 			const json_t *v = json_array_get(json_array_get(jd, a), b);
 			unsigned long long d;
-			char q[PATH_LEN];
+			char q[JSONPATH_LEN];
 
-			path_printf(q, "%s[%u][%u]", p, a, b);
+			jsonpath_index(q, sizeof(q), row_path, b);
 			if (a == b) {
 				if (!int_in_range(v, TOPO_LOCAL_DISTANCE, TOPO_LOCAL_DISTANCE, &d))
 					return error_set(err, q, "must be %d (local distance)",
@@ -403,9 +359,9 @@ static int parse_dim(const json_t *j, const char *path, const char *key, int req
 {
 	const json_t *v = json_object_get(j, key);
 	unsigned long long x;
-	char p[PATH_LEN];
+	char p[JSONPATH_LEN];
 
-	path_key(p, path, key);
+	jsonpath_key(p, sizeof(p), path, key);
 	if (!v) {
 		if (required)
 			return error_set(err, p, "required");
@@ -424,18 +380,16 @@ static int topology_parse(const json_t *j, const char *path, struct topology *t,
 	_cleanup_free_ int *owner = NULL;
 	unsigned long long product;
 	const json_t *v;
-	char p[PATH_LEN];
+	char p[JSONPATH_LEN];
 	int r;
 
-	if (!json_is_object(j))
-		return error_set(err, path, "must be an object");
-	r = check_keys(j, path, topology_keys, err);
+	r = jsonpath_check_object(j, path, topology_keys, err);
 	if (r < 0)
 		return r;
 
 	v = json_object_get(j, "name");
 	if (v) {
-		path_key(p, path, "name");
+		jsonpath_key(p, sizeof(p), path, "name");
 		if (!json_is_string(v) || !name_valid(json_string_value(v)))
 			return error_set(err, p, "must match [A-Za-z0-9._-]{1,63}");
 		snprintf(t->name, sizeof(t->name), "%s", json_string_value(v));
@@ -453,7 +407,7 @@ static int topology_parse(const json_t *j, const char *path, struct topology *t,
 	t->vcpus = (unsigned)product;
 	v = json_object_get(j, "vcpus");
 	if (v && !(json_is_integer(v) && json_integer_value(v) == (json_int_t)t->vcpus)) {
-		path_key(p, path, "vcpus");
+		jsonpath_key(p, sizeof(p), path, "vcpus");
 		return error_set(err, p, "must equal sockets*dies*cores*threads = %u", t->vcpus);
 	}
 
@@ -464,7 +418,7 @@ static int topology_parse(const json_t *j, const char *path, struct topology *t,
 		owner[i] = -1;
 
 	v = json_object_get(j, "nodes");
-	path_key(p, path, "nodes");
+	jsonpath_key(p, sizeof(p), path, "nodes");
 	if (!v) {
 		r = default_nodes(j, path, t, owner, err);
 		if (r < 0)
@@ -473,7 +427,7 @@ static int topology_parse(const json_t *j, const char *path, struct topology *t,
 		size_t n = json_array_size(v);
 
 		if (json_object_get(j, "node_memory_mib")) {
-			path_key(p, path, "node_memory_mib");
+			jsonpath_key(p, sizeof(p), path, "node_memory_mib");
 			return error_set(err, p, "only allowed when nodes is absent");
 		}
 		if (!json_is_array(v) || n < 1 || n > TOPO_MAX_NODES)
@@ -483,9 +437,9 @@ static int topology_parse(const json_t *j, const char *path, struct topology *t,
 			return -ENOMEM;
 		t->nr_nodes = (unsigned)n;
 		for (unsigned i = 0; i < t->nr_nodes; i++) {
-			char q[PATH_LEN];
+			char q[JSONPATH_LEN];
 
-			path_index(q, p, i);
+			jsonpath_index(q, sizeof(q), p, i);
 			r = parse_node(json_array_get(v, i), q, i, t, owner, err);
 			if (r < 0)
 				return r;

@@ -1,13 +1,11 @@
 #include "core/workload.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "util/cleanup.h"
-
-#define PATH_LEN 256
+#include "util/jsonpath.h"
 
 static const char *const pft_modes[] = {"threads", "processes", NULL};
 
@@ -62,23 +60,6 @@ void workload_names(char *buf, size_t len)
 			return;
 		used += (size_t)w;
 	}
-}
-
-__attribute__((format(printf, 2, 3))) static void path_printf(char *buf, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, PATH_LEN, fmt, ap);
-	va_end(ap);
-}
-
-static void path_key(char *buf, const char *prefix, const char *key)
-{
-	path_printf(buf, "%s%s%s", prefix, prefix[0] ? "." : "", key);
-	for (char *p = buf; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
 }
 
 static const struct workload_param *param_find(const struct workload_def *w, const char *name)
@@ -167,9 +148,9 @@ static int param_tasks(const json_t *v, const char *path, unsigned vcpus, json_t
 	json_array_foreach(v, i, e) {
 		if (!json_is_integer(e) || json_integer_value(e) < 1 ||
 		    json_integer_value(e) > (json_int_t)vcpus) {
-			char p[PATH_LEN];
+			char p[JSONPATH_LEN];
 
-			path_printf(p, "%s[%zu]", path, i);
+			jsonpath_index(p, sizeof(p), path, i);
 			return error_set(err, p, "must be an integer 1..%u (the vCPU count)", vcpus);
 		}
 		if (json_array_append_new(arr, json_integer(json_integer_value(e))) < 0)
@@ -192,9 +173,9 @@ int workload_params(const struct workload_def *w, const json_t *params, const ch
 		return error_set(err, path, "must be an object");
 	json_object_foreach((json_t *)params, key, v) {
 		if (!param_find(w, key)) {
-			char p[PATH_LEN];
+			char p[JSONPATH_LEN];
 
-			path_key(p, path, key);
+			jsonpath_key(p, sizeof(p), path, key);
 			return error_set(err, p, "unknown parameter");
 		}
 	}
@@ -202,10 +183,10 @@ int workload_params(const struct workload_def *w, const json_t *params, const ch
 		const struct workload_param *p = &w->params[i];
 		const json_t *in = params ? json_object_get(params, p->name) : NULL;
 		json_t *val = NULL;
-		char pp[PATH_LEN];
+		char pp[JSONPATH_LEN];
 		int r;
 
-		path_key(pp, path, p->name);
+		jsonpath_key(pp, sizeof(pp), path, p->name);
 		switch (p->type) {
 		case WORKLOAD_PARAM_ENUM:
 			r = param_enum(p, in, pp, &val, err);

@@ -3,7 +3,7 @@
 # QEMU and libvirt come from bookworm-backports: 512-vCPU guests need QEMU >= 8.1.
 set -euo pipefail
 
-BASE_PKGS=(build-essential pkg-config libjansson-dev libcurl4-openssl-dev cpio jq python3
+BASE_PKGS=(build-essential pkg-config libjansson-dev libcurl4-openssl-dev cpio jq python3 bc
            linux-image-amd64 procps)
 BPO_PKGS=(qemu-system-x86 libvirt-dev libvirt-daemon libvirt-daemon-driver-qemu
           libvirt-daemon-system libvirt-clients)

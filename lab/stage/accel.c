@@ -129,6 +129,18 @@ static int accel_probe(struct virt_conn *vc, const char *state_dir, const char *
 	return r;
 }
 
+int accel_cached(struct virt_conn *vc, const char *state_dir, struct accel_verdict *v)
+{
+	_cleanup_free_ char *cache = fs_join(state_dir, "accel.json");
+	char key[512];
+
+	memset(v, 0, sizeof(*v));
+	if (!cache)
+		return -ENOMEM;
+	accel_host_key(vc, key, sizeof(key));
+	return cache_read(cache, key, v);
+}
+
 int accel_decide(struct virt_conn *vc, const char *state_dir, const char *kernel,
 		 const char *runners_dir, enum accel_mode mode, volatile sig_atomic_t *interrupt,
 		 struct accel_verdict *v)

@@ -21,5 +21,7 @@ int accel_mode_parse(const char *s, enum accel_mode *m);
 int accel_decide(struct virt_conn *vc, const char *state_dir, const char *kernel,
 		 const char *runners_dir, enum accel_mode mode, volatile sig_atomic_t *interrupt,
 		 struct accel_verdict *v);
+/* The cached verdict for this host, -ENOENT/-ESTALE when there is none or it is stale. */
+int accel_cached(struct virt_conn *vc, const char *state_dir, struct accel_verdict *v);
 /* The cache key: host kernel, CPU model and QEMU version. */
 int accel_host_key(struct virt_conn *vc, char *buf, size_t len);

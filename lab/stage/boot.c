@@ -132,7 +132,8 @@ int boot_run(struct virt_conn *vc, const struct boot_params *bp, struct boot_res
 		.interrupt = bp->interrupt,
 	};
 	r = guest_run(vc, &w, &res->g);
-	unlink(initrd); /* rebuilt per run; only the job inside it is not in the report */
+	if (!bp->keep_initrd)
+		unlink(initrd); /* rebuilt per run from the runners and the job */
 	if (r < 0)
 		return r;
 	snprintf(res->start_error, sizeof(res->start_error), "%s", res->g.error);

@@ -19,6 +19,7 @@ struct boot_params {
 	const char *runners_dir;
 	const json_t *guestjob;
 	unsigned nr_workloads;
+	int keep_initrd;           /* keep run_dir/initrd.cpio (benchmarks replay it) */
 	double boot_timeout_s, progress_timeout_s, total_timeout_s;
 	volatile sig_atomic_t *interrupt;
 };

@@ -185,6 +185,7 @@ static void fill_record(const struct run_ctx *c, const struct boot_result *res,
 	rec->first_workload_s = res->log.t_first_start;
 	rec->workload_s = since(res->log.t_last_end, res->log.t_first_start);
 	rec->total_s = res->g.t_end;
+	rec->shutdown_s = since(res->g.t_end, res->log.t_done);
 }
 
 static int one_run(struct run_ctx *c, unsigned index, unsigned repeat)
@@ -192,7 +193,8 @@ static int one_run(struct run_ctx *c, unsigned index, unsigned repeat)
 	char dir[PATH_MAX + 32], name[64], run_id[192];
 	struct run_record rec = { .index = index, .repeat = repeat, .job = c->job,
 				  .host = c->host, .total_s = -1, .boot_s = -1,
-				  .first_workload_s = -1, .workload_s = -1 };
+				  .first_workload_s = -1, .workload_s = -1,
+				  .shutdown_s = -1 };
 	struct boot_result res;
 	_cleanup_json_ json_t *gj = NULL;
 	json_t *rj;
@@ -214,6 +216,7 @@ static int one_run(struct run_ctx *c, unsigned index, unsigned repeat)
 		.boot_timeout_s = run_boot_timeout(c->job),
 		.progress_timeout_s = run_progress_timeout(c->job),
 		.total_timeout_s = total_timeout(c->job), .interrupt = c->o->interrupt,
+		.keep_initrd = c->o->keep_initrd,
 	};
 	progress(c, "run %u/%u: booting %u vCPUs, %u nodes (%s)", index + 1,
 		 c->job->repeats, c->job->topo.vcpus, c->job->topo.nr_nodes, c->host.accel);

@@ -13,6 +13,7 @@ struct run_opts {
 	const char *uri;          /* NULL: embedded driver under state_dir */
 	const char *state_dir;
 	enum accel_mode accel;
+	int keep_initrd;
 	volatile sig_atomic_t *interrupt;
 	/* Progress for people; the module itself never prints. */
 	void (*progress)(void *ud, const char *msg);

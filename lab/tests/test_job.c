@@ -8,7 +8,6 @@
  * Topology names resolve to configs/topologies/NAME.json under the repo root ($LAB_ROOT or
  * "."); a reference holding '/' is a path relative to the repo root.  Every configs/NAME.json
  * must parse too. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,18 +15,10 @@
 
 #include "core/job.h"
 #include "tap.h"
+#include "testutil.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
-
-#define MAX_FILE (1u << 20)
-
-static const char *lab_root(void)
-{
-	const char *r = getenv("LAB_ROOT");
-
-	return r && r[0] ? r : ".";
-}
 
 static int test_loader(const char *ref, void *userdata, json_t **out, struct lab_error *err)
 {
@@ -46,29 +37,14 @@ static int test_loader(const char *ref, void *userdata, json_t **out, struct lab
 	if (!fs_exists(path))
 		return error_set(err, "topology", "no topology named \"%s\" (looked in %s)", ref,
 				 rel);
-	return jsonio_load_file(path, MAX_FILE, out, err);
-}
-
-static void chomp(char *s)
-{
-	size_t n = strlen(s);
-
-	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
-		s[--n] = '\0';
-}
-
-static int has_suffix(const char *s, const char *suffix)
-{
-	size_t a = strlen(s), b = strlen(suffix);
-
-	return a >= b && strcmp(s + a - b, suffix) == 0;
+	return jsonio_load_file(path, TESTUTIL_MAX_FILE, out, err);
 }
 
 /* "PATH: MSG", with "FILE: " first when the error is about a file other than the job. */
 static void error_line(const struct lab_error *e, const char *job_file, char *buf, size_t len)
 {
 	const char *file = e->file;
-	const char *root = lab_root();
+	const char *root = testutil_root();
 	size_t rl = strlen(root);
 
 	if (strcmp(file, job_file) == 0)
@@ -104,7 +80,7 @@ static json_t *job_dump(const struct job *job)
 static void run_case(const char *dir, const char *name, int want_ok)
 {
 	_cleanup_free_ char *jpath = fs_join(dir, name);
-	_cleanup_free_ char *epath = NULL, *expected = NULL;
+	_cleanup_free_ char *expected = NULL;
 	_cleanup_json_ json_t *j = NULL;
 	struct lab_error err = {0};
 	struct job job;
@@ -112,21 +88,17 @@ static void run_case(const char *dir, const char *name, int want_ok)
 	int r;
 
 	memset(&job, 0, sizeof(job));
-	if (asprintf(&epath, "%.*s.expected", (int)(strlen(jpath) - 5), jpath) < 0 ||
-	    fs_read_file(epath, MAX_FILE, &expected, NULL) < 0) {
-		tap_ok(0, "%s: read %s", name, epath ? epath : "expected file");
+	expected = testutil_read_expected(jpath, name);
+	if (!expected)
 		return;
-	}
-	chomp(expected);
 	/* As the CLI does: one error struct from loading the job file through validation. */
-	r = jsonio_load_file(jpath, MAX_FILE, &j, &err);
+	r = jsonio_load_file(jpath, TESTUTIL_MAX_FILE, &j, &err);
 	if (r == 0)
-		r = job_from_json(j, test_loader, (void *)lab_root(), &job, &err);
+		r = job_from_json(j, test_loader, (void *)testutil_root(), &job, &err);
 	error_line(&err, jpath, got, sizeof(got));
 
 	if (!want_ok) {
-		if (!tap_ok(r == -EINVAL && strcmp(got, expected) == 0, "%s: %s", name, expected))
-			printf("# got r=%d: %s\n", r, got);
+		testutil_check_error(name, r, got, expected);
 		tap_ok(r < 0 && job.nr_workloads == 0 && !job.workloads && !job.topo.nodes,
 		       "%s: struct left empty", name);
 		if (r == 0)
@@ -136,67 +108,47 @@ static void run_case(const char *dir, const char *name, int want_ok)
 	if (!tap_ok(r == 0, "%s: parses%s%s", name, r ? ": " : "", r ? got : ""))
 		return;
 
-	_cleanup_json_ json_t *want = NULL, *have = job_dump(&job);
-	struct lab_error e2 = {0};
+	_cleanup_json_ json_t *have = job_dump(&job);
 
-	if (jsonio_load_string(expected, &want, &e2) < 0) {
-		tap_ok(0, "%s: expected file is not JSON: %s", name, e2.msg);
-	} else if (!tap_ok(have && json_equal(want, have), "%s: parses to the expected job",
-			   name)) {
-		_cleanup_free_ char *s = have ? json_dumps(have, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
-
-		printf("# got: %s\n", s ? s : "(null)");
-	}
+	testutil_check_json(name, "job", have, expected);
 	job_free(&job);
 	tap_ok(job.workloads == NULL && job.topo.nodes == NULL, "%s: job_free empties it", name);
 }
 
-static int name_filter(const struct dirent *d)
-{
-	return has_suffix(d->d_name, ".json");
-}
-
 static void run_dir(const char *rel, int want_ok)
 {
-	_cleanup_free_ char *dir = fs_join(lab_root(), rel);
-	struct dirent **ents = NULL;
-	int n = scandir(dir, &ents, name_filter, alphasort);
+	_cleanup_json_dir_ struct testutil_json_dir d;
 
-	if (!tap_ok(n > 0, "data directory %s has cases", dir))
+	testutil_json_dir_open(&d, rel);
+	if (!tap_ok(d.n > 0, "data directory %s has cases", d.dir))
 		return;
-	for (int i = 0; i < n; i++) {
-		run_case(dir, ents[i]->d_name, want_ok);
-		free(ents[i]);
-	}
-	free(ents);
+	for (int i = 0; i < d.n; i++)
+		run_case(d.dir, d.ents[i]->d_name, want_ok);
 }
 
 /* Every shipped job file parses. */
 static void run_configs(void)
 {
-	_cleanup_free_ char *dir = fs_join(lab_root(), "configs");
-	struct dirent **ents = NULL;
-	int n = scandir(dir, &ents, name_filter, alphasort);
+	_cleanup_json_dir_ struct testutil_json_dir d;
 
-	tap_ok(n >= 1, "configs/ has job files (%d)", n);
-	for (int i = 0; i < n; i++) {
-		_cleanup_free_ char *path = fs_join(dir, ents[i]->d_name);
+	testutil_json_dir_open(&d, "configs");
+	tap_ok(d.n >= 1, "configs/ has job files (%d)", d.n);
+	for (int i = 0; i < d.n; i++) {
+		_cleanup_free_ char *path = fs_join(d.dir, d.ents[i]->d_name);
 		_cleanup_json_ json_t *j = NULL;
 		struct lab_error err = {0};
 		char line[sizeof(struct lab_error) + 8];
 		struct job job;
-		int r = jsonio_load_file(path, MAX_FILE, &j, &err);
+		int r = jsonio_load_file(path, TESTUTIL_MAX_FILE, &j, &err);
 
 		if (r == 0)
-			r = job_from_json(j, test_loader, (void *)lab_root(), &job, &err);
+			r = job_from_json(j, test_loader, (void *)testutil_root(), &job, &err);
 		error_line(&err, path, line, sizeof(line));
-		tap_ok(r == 0, "configs/%s parses%s%s", ents[i]->d_name, r ? ": " : "",
+		tap_ok(r == 0, "configs/%s parses%s%s", d.ents[i]->d_name, r ? ": " : "",
 		       r ? line : "");
 		if (r == 0)
 			job_free(&job);
-		free(ents[i]);
 	}
-	free(ents);
 }
 
 static void run_misc(void)

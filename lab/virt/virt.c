@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 #include <libvirt/virterror.h>
 
@@ -155,6 +156,9 @@ int virt_open(struct virt_conn *vc, const char *uri, const char *state_dir)
 		setenv("LIBVIRT_LOG_OUTPUTS", outputs, 0);
 		snprintf(vc->uri, sizeof(vc->uri), "qemu:///embed?root=%s", root);
 		snprintf(vc->embed_root, sizeof(vc->embed_root), "%s", root);
+		/* libvirt daemonizes QEMU; as a subreaper the lab becomes its parent and can
+		 * reap it at once (see guest.c), whatever PID 1 does with orphans. */
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
 		vc->embedded = 1;
 	} else {
 		snprintf(vc->uri, sizeof(vc->uri), "%s", uri);

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Benchmarks (not tests: nothing here passes or fails on a timing).
+#  1. `lab run configs/quick.json` end to end, and its boot-to-first-workload seconds.
+#  2. The overhead of `lab run` over a bare qemu-system-x86_64 running the same kernel,
+#     initramfs (same agent, runners and job) and command line, interleaved A B A B so host
+#     drift hits both; the ratio is of medians measured in this one run.
+# Usage: lab/tests/bench.sh [ROUNDS]   (default 3)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+B=${B:-build}
+export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
+rounds=${1:-3}
+tmp=$(mktemp -d /tmp/numalab-bench.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+now() { date +%s.%N; }
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+# Warm-up run: the KVM verdict and libvirt's QEMU capability cache are filled once per host,
+# not per run; it also gives the initrd that the bare runs replay.
+$B/lab run configs/quick.json --out "$tmp/warm" --keep-initrd >/dev/null 2>&1
+rep="$tmp/warm/report.json"
+accel=$(jq -r '.runs[0].host.accel' "$rep")
+kernel=$(jq -r '.runs[0].kernel.image' "$rep")
+cmdline=$(jq -r '.runs[0].kernel.cmdline' "$rep")
+initrd="$tmp/warm/run-0/initrd.cpio"
+read -r sockets dies cores threads vcpus < <(jq -r '.runs[0].topology.requested | "\(.sockets) \(.dies) \(.cores) \(.threads) \(.vcpus)"' "$rep")
+numa=()
+mem=0
+while read -r id cpus mib; do
+	numa+=(-object "memory-backend-ram,id=ram-node$id,size=${mib}M" -numa "node,nodeid=$id,cpus=$cpus,memdev=ram-node$id")
+	mem=$((mem + mib))
+done < <(jq -r '.runs[0].topology.requested.nodes[] | "\(.id) \(.cpus | min)-\(.cpus | max) \(.memory_mib)"' "$rep")
+n=$(jq '.runs[0].topology.requested.nodes | length' "$rep")
+for ((i = 0; i < n; i++)); do for ((k = 0; k < n; k++)); do
+	d=$(jq ".runs[0].topology.requested.distances[$i][$k]" "$rep")
+	[ "$i" != "$k" ] && numa+=(-numa "dist,src=$i,dst=$k,val=$d")
+done; done
+
+bare() {
+	qemu-system-x86_64 -machine q35,accel="$accel" -cpu qemu64 -m "$mem" \
+		-smp "$vcpus,sockets=$sockets,dies=$dies,cores=$cores,threads=$threads" "${numa[@]}" \
+		-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
+		-serial "file:$tmp/bare-console.log" -serial "file:$tmp/bare-results.jsonl" \
+		-display none -nodefaults -no-user-config -no-reboot
+}
+
+: >"$tmp/lab.t"; : >"$tmp/bare.t"; : >"$tmp/first.t"; : >"$tmp/boot.t"
+for ((r = 1; r <= rounds; r++)); do
+	t0=$(now); $B/lab run configs/quick.json --out "$tmp/r$r" >/dev/null 2>&1; t1=$(now)
+	echo "$t1 - $t0" | bc -l >>"$tmp/lab.t"
+	jq -r '.runs[0].timings.first_workload_s' "$tmp/r$r/report.json" >>"$tmp/first.t"
+	jq -r '.runs[0].timings.boot_s' "$tmp/r$r/report.json" >>"$tmp/boot.t"
+	t0=$(now); bare; t1=$(now)
+	grep -q '"t":"done"' "$tmp/bare-results.jsonl" || echo "warning: bare run $r did not finish" >&2
+	echo "$t1 - $t0" | bc -l >>"$tmp/bare.t"
+	printf 'round %d: lab %.2f s, bare qemu %.2f s\n' "$r" "$(tail -1 "$tmp/lab.t")" "$(tail -1 "$tmp/bare.t")"
+done
+lab_m=$(median <"$tmp/lab.t"); bare_m=$(median <"$tmp/bare.t")
+printf '\nquick.json (%s, %s vCPUs, %s), %d rounds, medians:\n' "$(jq -r .runs[0].kernel.release "$rep")" "$vcpus" "$accel" "$rounds"
+printf '  lab run end to end          %6.2f s\n' "$lab_m"
+printf '  boot (start -> agent hello) %6.2f s\n' "$(median <"$tmp/boot.t")"
+printf '  boot -> first workload      %6.2f s\n' "$(median <"$tmp/first.t")"
+printf '  bare qemu, same guest       %6.2f s\n' "$bare_m"
+printf '  overhead ratio lab/bare     %6.3f   (target <= 1.10, aim 1.02)\n' "$(echo "$lab_m / $bare_m" | bc -l)"

@@ -1,0 +1,111 @@
+/* Helpers shared by the data-driven C unit tests: the repo root, the NAME.json files of a
+ * data directory, the NAME.expected file beside each and the checks against it. */
+#pragma once
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "util/cleanup.h"
+#include "util/fs.h"
+#include "util/jsonio.h"
+
+/* Largest data file a test reads. */
+#define TESTUTIL_MAX_FILE (1u << 20)
+
+/* The repo root: $LAB_ROOT, else ".". */
+static inline const char *testutil_root(void)
+{
+	const char *r = getenv("LAB_ROOT");
+
+	return r && r[0] ? r : ".";
+}
+
+/* Cut trailing newlines (LF and CR) off s. */
+static inline void testutil_chomp(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+		s[--n] = '\0';
+}
+
+/* The file NAME.expected beside jpath (".../NAME.json"), trailing newlines cut; caller frees.
+ * When it cannot be read: a failed test point "NAME: read PATH" (name as given) and NULL. */
+static inline char *testutil_read_expected(const char *jpath, const char *name)
+{
+	char *epath = NULL, *expected = NULL;
+
+	if (asprintf(&epath, "%.*s.expected", (int)(strlen(jpath) - 5), jpath) < 0 ||
+	    fs_read_file(epath, TESTUTIL_MAX_FILE, &expected, NULL) < 0) {
+		tap_ok(0, "%s: read %s", name, epath ? epath : "expected file");
+		free(epath);
+		return NULL;
+	}
+	free(epath);
+	testutil_chomp(expected);
+	return expected;
+}
+
+/* A case that must fail: r is -EINVAL and the error line got is expected ("NAME: EXPECTED"). */
+static inline int testutil_check_error(const char *name, int r, const char *got,
+				       const char *expected)
+{
+	if (tap_ok(r == -EINVAL && strcmp(got, expected) == 0, "%s: %s", name, expected))
+		return 1;
+	printf("# got r=%d: %s\n", r, got);
+	return 0;
+}
+
+/* A case that must parse: have (NULL when building it failed) equals the JSON text expected
+ * ("NAME: parses to the expected WHAT"). */
+static inline int testutil_check_json(const char *name, const char *what, const json_t *have,
+				      const char *expected)
+{
+	_cleanup_json_ json_t *want = NULL;
+	_cleanup_free_ char *s = NULL;
+	struct lab_error err = {0};
+
+	if (jsonio_load_string(expected, &want, &err) < 0)
+		return tap_ok(0, "%s: expected file is not JSON: %s", name, err.msg);
+	if (tap_ok(have && json_equal(want, have), "%s: parses to the expected %s", name, what))
+		return 1;
+	s = have ? json_dumps(have, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
+	printf("# got: %s\n", s ? s : "(null)");
+	return 0;
+}
+
+/* The NAME.json entries of a directory below the repo root, in name order. */
+struct testutil_json_dir {
+	char *dir;             /* the directory, joined to the repo root */
+	struct dirent **ents;  /* ents[i]->d_name is NAME.json */
+	int n;                 /* how many; -1 when the directory cannot be read */
+};
+
+static inline int testutil_json_filter(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return n >= 5 && strcmp(d->d_name + n - 5, ".json") == 0;
+}
+
+static inline void testutil_json_dir_open(struct testutil_json_dir *d, const char *rel)
+{
+	d->ents = NULL;
+	d->n = -1;
+	d->dir = fs_join(testutil_root(), rel);
+	if (d->dir)
+		d->n = scandir(d->dir, &d->ents, testutil_json_filter, alphasort);
+}
+
+static inline void testutil_json_dir_close(struct testutil_json_dir *d)
+{
+	for (int i = 0; i < d->n; i++)
+		free(d->ents[i]);
+	free(d->ents);
+	free(d->dir);
+}
+
+#define _cleanup_json_dir_ __attribute__((cleanup(testutil_json_dir_close)))
