@@ -4,12 +4,12 @@
 #  2. The overhead of `lab run` over a bare qemu-system-x86_64 running the same kernel,
 #     initramfs (same agent, runners and job) and command line, interleaved A B A B so host
 #     drift hits both; the ratio is of medians measured in this one run.
-# Usage: lab/tests/bench.sh [ROUNDS]   (default 3)
+# Usage: lab/tests/bench.sh [ROUNDS]   (default 5)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${B:-build}
 export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
-rounds=${1:-3}
+rounds=${1:-5}
 tmp=$(mktemp -d /tmp/numalab-bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 now() { date +%s.%N; }
