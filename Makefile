@@ -11,9 +11,16 @@ WARN     += -Wno-format-truncation
 CPPFLAGS := -D_GNU_SOURCE -Ilab
 CFLAGS   := $(WARN) $(OPT) -g $(if $(WERROR),-Werror,)
 SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer,)
-PKGS     := jansson libvirt
+# gsl: Student t quantiles and tail probabilities for `lab compare` (lab/core/stats.c), from a
+# well-kept numerical library rather than hand-written special functions.
+PKGS     := jansson libvirt gsl libcurl libcrypto
+# libcrypto (sha256) for the guest images' cache keys too.
+PKGS     += libcrypto
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# libguestfs (guest disk images, lab/stage/image.c): headers only, the library is dlopen'ed;
+# linked, its constructor would initialise libvirt too early (lab/stage/gfs.h).
+PKG_CFLAGS += $(shell pkg-config --cflags libguestfs 2>/dev/null)
 
 # Sanitized objects must not mix with plain ones: they get their own build directory.
 B ?= build$(if $(SANITIZE),-san-$(subst $(comma),-,$(SANITIZE)),)
@@ -65,7 +72,7 @@ $(B)/tests/%: lab/tests/%.c lab/tests/tap.h lab/tests/testutil.h $(B)/liblab.a |
 # (ASan cannot link statically); they are plain Linux programs and also run on the host.
 $(B)/runners/%: runners/%.c $(RUN_COMMON) $(RUN_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) $(if $(WERROR),-Werror,) -O2 -g -static -o $@ $< $(RUN_COMMON) -ljansson -lpthread -lm
+	$(CC) $(CPPFLAGS) $(WARN) $(if $(WERROR),-Werror,) -O2 -g -static -o $@ $< $(RUN_COMMON) -ljansson -lz -lpthread -lm
 
 run: all
 	$(B)/lab run configs/quick.json

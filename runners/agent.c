@@ -23,6 +23,11 @@
 #include <termios.h>
 
 #include "rt.h"
+#include "rt_capture.h"
+#include "rt_disk.h"
+#include "rt_kconfig.h"
+#include "rt_knobs.h"
+#include "rt_perfstat.h"
 #include "util/fs.h"
 
 #define AGENT_ID "numalab-agent/1"
@@ -34,8 +39,6 @@
 #define JOB_MAX_WORKLOADS 64
 #define JOB_MAX_PARAMS 64
 #define JOB_MAX_ARRAY 4096
-#define STDOUT_MAX (4 * 1024 * 1024)
-#define STDERR_TAIL 4096
 #define DRAIN_GRACE_S 2.0 /* after the runner exits, how long its pipes may stay open */
 
 enum agent_fault { FAULT_NONE, FAULT_PANIC, FAULT_HANG };
@@ -49,18 +52,11 @@ struct agent_workload {
 struct agent_job {
 	json_t *root;
 	enum agent_fault fault;
+	int fault_after_workloads; /* "fault_after": "workloads" */
+	json_t *perf_events;       /* "perf_stat": events, borrowed from root; NULL = none */
 	double heartbeat_s;
 	size_t nr;
 	struct agent_workload w[JOB_MAX_WORKLOADS];
-};
-
-/* What a runner left behind. */
-struct agent_capture {
-	char *out;
-	size_t out_len, out_cap;
-	int out_over;
-	char err[STDERR_TAIL];
-	size_t err_len;
 };
 
 static int agent_console = STDERR_FILENO;
@@ -79,6 +75,7 @@ __attribute__((format(printf, 1, 2))) static void agent_log(const char *fmt, ...
 		n = (int)sizeof(buf) - 2;
 	buf[n++] = '\n';
 	rt_write_full(agent_console, buf, (size_t)n);
+	rt_disk_log(buf, (size_t)n);
 }
 
 /* Emit one results line and drop the reference.  A failed write cannot be reported on the
@@ -95,6 +92,7 @@ static int agent_emit(json_t *j)
 		json_decref(j);
 		return -EBADF;
 	}
+	rt_disk_result(j);
 	r = rt_emit_line(agent_results, j);
 	if (r < 0)
 		agent_log("results channel: %s", strerror(-r));
@@ -115,6 +113,7 @@ static __attribute__((noreturn)) void agent_poweroff(int ok)
 {
 	if (getpid() != 1)
 		exit(ok ? RT_EXIT_OK : RT_EXIT_FAIL);
+	agent_emit(rt_vmstat_line("")); /* vma_lock_* counters after the workloads */
 	agent_emit(json_pack("{s:s, s:b}", "t", "done", "ok", ok));
 	agent_log("done (ok=%s), powering off", ok ? "true" : "false");
 	/* Lines sit in the tty buffer after write() returns; power-off would lose them. */
@@ -213,8 +212,9 @@ static json_t *agent_hello(void)
 
 	if (uname(&u) < 0)
 		strcpy(u.release, "unknown");
-	return json_pack("{s:s, s:s, s:s, s:f}", "t", "hello", "agent", AGENT_ID, "release",
-			 u.release, "uptime_s", agent_uptime());
+	/* root says where the agent runs from: the initramfs, or an image's disk (/dev/vda1). */
+	return json_pack("{s:s, s:s, s:s, s:f, s:o?}", "t", "hello", "agent", AGENT_ID, "release",
+			 u.release, "uptime_s", agent_uptime(), "root", rt_root_json());
 }
 
 /* ---- job ---------------------------------------------------------------------------------- */
@@ -319,6 +319,7 @@ static int agent_job_validate(struct agent_job *job, char *err, size_t len)
 	json_t *schema = json_object_get(root, "schema"), *run_id = json_object_get(root, "run_id");
 	json_t *fault = json_object_get(root, "fault"), *hb = json_object_get(root, "heartbeat_s");
 	json_t *wl = json_object_get(root, "workloads");
+	json_t *after = json_object_get(root, "fault_after"), *perf = json_object_get(root, "perf_stat");
 	const char *key, *f;
 	size_t i;
 
@@ -326,9 +327,20 @@ static int agent_job_validate(struct agent_job *job, char *err, size_t len)
 		return job_bad(err, len, "must be a JSON object");
 	json_object_foreach(root, key, v) {
 		if (strcmp(key, "schema") && strcmp(key, "run_id") && strcmp(key, "fault") &&
-		    strcmp(key, "heartbeat_s") && strcmp(key, "workloads"))
+		    strcmp(key, "heartbeat_s") && strcmp(key, "workloads") &&
+		    strcmp(key, "fault_after") && strcmp(key, "perf_stat") && strcmp(key, "knobs"))
 			return job_bad(err, len, "%s: unknown key", key);
 	}
+	if (rt_knobs_check(json_object_get(root, "knobs"), err, len) < 0)
+		return -EINVAL;
+	if (after && (!json_is_string(after) || (strcmp(json_string_value(after), "hello") &&
+						 strcmp(json_string_value(after), "workloads"))))
+		return job_bad(err, len, "fault_after: must be \"hello\" or \"workloads\"");
+	job->fault_after_workloads = after && !strcmp(json_string_value(after), "workloads");
+	if (perf && !rt_perfstat_events_ok(perf))
+		return job_bad(err, len, "perf_stat: must be an array of 1..%d event names "
+			       "[A-Za-z0-9_.:-]{1,63}", RT_PERF_MAX_EVENTS);
+	job->perf_events = perf;
 	if (!json_is_string(schema) || strcmp(json_string_value(schema), JOB_SCHEMA))
 		return job_bad(err, len, "schema: must be \"%s\"", JOB_SCHEMA);
 	if (!json_is_string(run_id) || json_string_length(run_id) > 128)
@@ -433,66 +445,6 @@ static int agent_spawn(char **argv, pid_t *pid_out, int *out_fd, int *err_fd)
 	return 0;
 }
 
-static void agent_keep_stderr(struct agent_capture *c, const char *buf, size_t n)
-{
-	if (n >= STDERR_TAIL) {
-		memcpy(c->err, buf + n - STDERR_TAIL, STDERR_TAIL);
-		c->err_len = STDERR_TAIL;
-		return;
-	}
-	if (c->err_len + n > STDERR_TAIL) {
-		size_t drop = c->err_len + n - STDERR_TAIL;
-
-		memmove(c->err, c->err + drop, c->err_len - drop);
-		c->err_len -= drop;
-	}
-	memcpy(c->err + c->err_len, buf, n);
-	c->err_len += n;
-}
-
-static void agent_keep_stdout(struct agent_capture *c, const char *buf, size_t n)
-{
-	if (c->out_over || c->out_len + n > STDOUT_MAX) {
-		c->out_over = 1; /* keep draining so the runner never blocks on a full pipe */
-		return;
-	}
-	if (c->out_len + n > c->out_cap) {
-		size_t cap = c->out_cap ? c->out_cap : 65536;
-		char *p;
-
-		while (cap < c->out_len + n)
-			cap *= 2;
-		p = realloc(c->out, cap);
-		if (!p) {
-			c->out_over = 1;
-			return;
-		}
-		c->out = p;
-		c->out_cap = cap;
-	}
-	memcpy(c->out + c->out_len, buf, n);
-	c->out_len += n;
-}
-
-/* Read what is available on *fd; close it and set -1 at EOF. */
-static void agent_drain(int *fd, struct agent_capture *c, int is_stdout)
-{
-	char buf[65536];
-	ssize_t r = read(*fd, buf, sizeof(buf));
-
-	if (r < 0 && (errno == EINTR || errno == EAGAIN))
-		return;
-	if (r <= 0) {
-		close(*fd);
-		*fd = -1;
-		return;
-	}
-	if (is_stdout)
-		agent_keep_stdout(c, buf, (size_t)r);
-	else
-		agent_keep_stderr(c, buf, (size_t)r);
-}
-
 /* Reap every zombie (orphans reparent to PID 1); report the runner's status when it is one. */
 static int agent_reap(pid_t runner, int *status)
 {
@@ -518,7 +470,7 @@ static int agent_ms_until(double t, double now)
 /* Wait for the runner while capturing its output, sending heartbeats and enforcing the
  * timeout.  Returns 1 when the runner was killed for its timeout. */
 static int agent_supervise(pid_t pid, int out_fd, int err_fd, const struct agent_job *job,
-			   double timeout_s, struct agent_capture *c, int *status, double *wall)
+			   double timeout_s, struct rt_capture *c, int *status, double *wall)
 {
 	double start = rt_now_s(), next_hb = start + job->heartbeat_s, reaped_at = 0;
 	double deadline = timeout_s > 0 ? start + timeout_s : 0;
@@ -561,7 +513,7 @@ static int agent_supervise(pid_t pid, int out_fd, int err_fd, const struct agent
 			agent_log("poll: %s", strerror(errno));
 		for (int i = 0; i < 2; i++)
 			if (pfd[i].fd >= 0 && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				agent_drain(&pfd[i].fd, c, i == 0);
+				rt_capture_drain(&pfd[i].fd, c, i == 0);
 	}
 	for (int i = 0; i < 2; i++)
 		if (pfd[i].fd >= 0)
@@ -572,7 +524,7 @@ static int agent_supervise(pid_t pid, int out_fd, int err_fd, const struct agent
 }
 
 /* The runner's stdout as a JSON object, or NULL with *why set. */
-static json_t *agent_parse_output(const struct agent_capture *c, const char **why)
+static json_t *agent_parse_output(const struct rt_capture *c, const char **why)
 {
 	json_error_t jerr;
 	json_t *j;
@@ -600,13 +552,17 @@ static int agent_exit_code(int status)
 	return -1;
 }
 
+/* perf: the "perf_stat" object for the output (taken over), or NULL. */
 static int agent_report(size_t idx, const char *name, int status, double wall,
-			struct agent_capture *c, const char *why)
+			struct rt_capture *c, const char *why, json_t *perf)
 {
 	json_t *output = why ? NULL : agent_parse_output(c, &why);
 	json_t *msg;
 	int r;
 
+	if (output && perf)
+		json_object_set(output, "perf_stat", perf);
+	json_decref(perf);
 	rt_utf8_sanitize(c->err, c->err_len);
 	msg = json_pack("{s:s, s:I, s:s, s:i, s:f, s:o, s:s%}", "t", "workload", "index",
 			(json_int_t)idx, "name", name, "exit", agent_exit_code(status), "wall_s",
@@ -626,6 +582,7 @@ static int agent_report(size_t idx, const char *name, int status, double wall,
 	}
 	if (r < 0)
 		agent_log("results channel: %s", strerror(-r));
+	rt_disk_result(msg);
 	json_decref(msg);
 	agent_log("workload %zu (%s): exit %d, %.2f s%s%s", idx, name, agent_exit_code(status),
 		  wall, why ? ": " : "", why ? why : "");
@@ -636,9 +593,9 @@ static int agent_report(size_t idx, const char *name, int status, double wall,
 static int agent_run_workload(const struct agent_job *job, size_t idx)
 {
 	const struct agent_workload *w = &job->w[idx];
-	struct agent_capture c = { 0 };
-	char **argv = NULL;
-	int out_fd = -1, err_fd = -1, status = 0, ok = 0, r;
+	struct rt_capture c = { 0 };
+	char **argv = NULL, perf_out[64];
+	int out_fd = -1, err_fd = -1, status = 0, ok = 0, perf = 0, r;
 	double wall = 0;
 	pid_t pid = -1;
 
@@ -646,21 +603,25 @@ static int agent_run_workload(const struct agent_job *job, size_t idx)
 			     "name", w->name));
 	agent_log("workload %zu (%s): starting", idx, w->name);
 	r = rt_argv_build(BIN_DIR, w->name, w->params, &argv);
-	if (r == 0)
+	snprintf(perf_out, sizeof(perf_out), RT_DISK_OUT "/perf-stat-%zu.csv", idx);
+	if (r == 0 && job->perf_events)
+		r = perf = rt_perfstat_wrap(&argv, job->perf_events, perf_out);
+	if (r >= 0)
 		r = agent_spawn(argv, &pid, &out_fd, &err_fd);
 	if (r < 0) {
 		char why[256];
 
 		snprintf(why, sizeof(why), "cannot start runner: %s", strerror(-r));
 		status = 127 << 8;
-		agent_report(idx, w->name, status, 0, &c, why);
+		agent_report(idx, w->name, status, 0, &c, why, NULL);
 	} else {
 		int killed = agent_supervise(pid, out_fd, err_fd, job, w->timeout_s, &c,
 					     &status, &wall);
 		char why[128];
 
 		snprintf(why, sizeof(why), "timed out after %g s", w->timeout_s);
-		ok = agent_report(idx, w->name, status, wall, &c, killed ? why : NULL);
+		ok = agent_report(idx, w->name, status, wall, &c, killed ? why : NULL,
+				  job->perf_events ? rt_perfstat_result(perf, perf_out) : NULL);
 	}
 	rt_argv_free(argv);
 	free(c.out);
@@ -700,7 +661,7 @@ static __attribute__((noreturn)) void agent_pid1(void)
 	struct agent_job job = { 0 };
 	char err[768];
 	json_t *topo;
-	int mounted, con, ok = 1;
+	int mounted, con, disk, ok = 1, r;
 
 	mounted = agent_mount_all(err, sizeof(err));
 	con = open("/dev/console", O_WRONLY | O_NOCTTY | O_CLOEXEC);
@@ -714,20 +675,36 @@ static __attribute__((noreturn)) void agent_pid1(void)
 			  strerror(-agent_results));
 		agent_poweroff(0);
 	}
+	/* Stage 1 of a disk boot switches to the image's root and never comes back. */
+	if (mounted == 0 && rt_stage1(err, sizeof(err)) < 0)
+		agent_fatal("stage 1 of the disk boot: %s", err);
+	disk = rt_disk_booted();
+	if (disk && (r = rt_disk_open()) < 0)
+		agent_log("cannot keep a log on the disk (%s): %s", RT_DISK_OUT, strerror(-r));
+	else if (disk)
+		agent_log("running from the image's disk; log and results also in %s", RT_DISK_OUT);
 	/* hello first, so that even a broken job shows the guest booted and which kernel. */
 	agent_emit(agent_hello());
 	if (mounted < 0)
 		agent_fatal("%s", err);
-	if (agent_job_load(JOB_PATH, &job, err, sizeof(err)) < 0)
+	if (agent_job_load(disk ? RT_DISK_JOB : JOB_PATH, &job, err, sizeof(err)) < 0)
 		agent_fatal("%s", err);
 	if (rt_topology_json("", &topo) < 0)
 		agent_fatal("cannot read the NUMA topology from /sys and /proc/zoneinfo");
 	agent_emit(topo);
+	agent_emit(rt_kernel_line("")); /* its .config proves which kernel variant runs */
+	/* Knobs before the workloads; recorded even when none are asked for (rt_knobs.c). */
+	r = rt_knobs_apply("", json_object_get(job.root, "knobs"), &topo, err, sizeof(err));
+	agent_emit(topo);
+	if (r < 0)
+		agent_fatal("knobs: %s", err);
 	agent_log("job %s: %zu workload(s)", json_string_value(json_object_get(job.root, "run_id")),
 		  job.nr);
-	agent_fault(job.fault);
+	if (!job.fault_after_workloads)
+		agent_fault(job.fault);
 	for (size_t i = 0; i < job.nr; i++)
 		ok &= agent_run_workload(&job, i);
+	agent_fault(job.fault); /* fault_after "workloads": with results to recover */
 	agent_poweroff(ok);
 }
 
@@ -770,6 +747,14 @@ int main(int argc, char **argv)
 	/* Not PID 1: never mount, spawn or power off here, it might be the host. */
 	if (argc == 3 && !strcmp(argv[1], "--check-job"))
 		return agent_check_job(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "--knobs"))
+		return rt_knobs_main(argv[2], argv[3]);
+	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "--kernel")) {
+		topo = rt_kernel_line(argc == 3 ? argv[2] : "");
+		r = topo ? rt_emit_line(STDOUT_FILENO, topo) : -ENOMEM;
+		json_decref(topo);
+		return r < 0 ? RT_EXIT_FAIL : RT_EXIT_OK;
+	}
 	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "--topology")) {
 		if (rt_topology_json(argc == 3 ? argv[2] : "", &topo) < 0)
 			return RT_EXIT_FAIL;
@@ -781,6 +766,8 @@ int main(int argc, char **argv)
 		"usage: agent --check-job FILE   validate a guest job, print each runner's argv\n"
 		"       agent --topology [ROOT]  print the topology line for this machine (or for\n"
 		"                                a fake tree ROOT/sys, ROOT/proc)\n"
+		"       agent --kernel [ROOT]    print the kernel line (.config, vma_lock counters)\n"
+		"       agent --knobs ROOT FILE  apply FILE's knobs under a fake tree ROOT (never /)\n"
 		"As PID 1 (the guest's /init) it runs %s and reports on %s.\n", JOB_PATH,
 		RESULTS_TTY);
 	return argc == 2 && !strcmp(argv[1], "--help") ? RT_EXIT_OK : RT_EXIT_USAGE;

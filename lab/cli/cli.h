@@ -21,6 +21,14 @@ int cmd_run(int argc, char **argv);
 void cmd_run_help(void);
 int cmd_doctor(int argc, char **argv);
 void cmd_doctor_help(void);
+int cmd_image(int argc, char **argv);
+void cmd_image_help(void);
+int cmd_kernel(int argc, char **argv);
+void cmd_kernel_help(void);
+int cmd_compare(int argc, char **argv);
+void cmd_compare_help(void);
+int cmd_report(int argc, char **argv);
+void cmd_report_help(void);
 
 /* Prints "lab: " + message to stderr. */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -143,7 +143,7 @@ int cmd_run(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	r = run_job(&o, &job, &sum, msg, sizeof(msg));
-	unsigned repeats = job.repeats;
+	unsigned repeats = job.repeats * job.nr_kernels; /* every kernel, every repeat */
 
 	job_free(&job);
 	if (r < 0) {

@@ -9,6 +9,13 @@ static const struct lab_cmd commands[] = {
 	{ "run", "boot guests for a job file and write a report", cmd_run, cmd_run_help },
 	{ "doctor", "check this host and say how to fix what is missing", cmd_doctor,
 	  cmd_doctor_help },
+	{ "image", "build and list guest disk images (images/), cached by recipe", cmd_image,
+	  cmd_image_help },
+	{ "kernel", "build and list kernel variants (kernels/), cached by content", cmd_kernel,
+	  cmd_kernel_help },
+	{ "compare", "A/B statistics of two kernel variants' reports", cmd_compare,
+	  cmd_compare_help },
+	{ "report", "write an HTML dashboard of reports", cmd_report, cmd_report_help },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

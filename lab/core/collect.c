@@ -26,7 +26,8 @@ void collect_free(struct guest_log *g)
 {
 	json_decref(g->observed);
 	json_decref(g->workloads);
-	g->observed = g->workloads = NULL;
+	json_decref(g->knobs);
+	g->observed = g->workloads = g->knobs = NULL;
 }
 
 static int get_int(const json_t *o, const char *k, long lo, long hi, long *out)
@@ -120,9 +121,18 @@ static int check_output(const json_t *out, char *why, size_t len)
 		const char *k;
 		long tasks;
 
+		long rep;
+
 		if (get_int(r, "tasks", 1, TOPO_MAX_VCPUS * 64L, &tasks) < 0 ||
 		    !json_is_object(metrics) || json_object_size(metrics) > COLLECT_MAX_METRICS) {
 			snprintf(why, len, "output.results[%zu]: needs tasks and metrics", i);
+			return 0;
+		}
+		/* Optional: which kept repetition of this task count (0-based). */
+		if (json_object_get(r, "repetition") &&
+		    get_int(r, "repetition", 0, COLLECT_MAX_RESULTS, &rep) < 0) {
+			snprintf(why, len, "output.results[%zu].repetition: must be an integer "
+				 "0..%d", i, COLLECT_MAX_RESULTS);
 			return 0;
 		}
 		json_object_foreach(metrics, k, m)
@@ -161,6 +171,69 @@ static int on_workload(struct guest_log *g, const json_t *m, double t)
 	return 1;
 }
 
+/* A knob value as the agent read it: null, a short string or an integer. */
+static int knob_value_ok(const json_t *v)
+{
+	return !v || json_is_null(v) || json_is_integer(v) ||
+	       (json_is_string(v) && json_string_length(v) <= 64);
+}
+
+static json_t *knob_entry(const json_t *e)
+{
+	static const char *const statuses[] = {"ok", "not-requested", "unavailable", "failed",
+					       "differs", NULL};
+	const char *name = json_string_value(json_object_get(e, "name"));
+	const char *path = json_string_value(json_object_get(e, "path"));
+	const char *st = json_string_value(json_object_get(e, "status"));
+	const char *error = json_string_value(json_object_get(e, "error"));
+	json_t *req = json_object_get(e, "requested"), *before = json_object_get(e, "before");
+	json_t *after = json_object_get(e, "after"), *out;
+	int known = 0;
+
+	for (const char *const *s = statuses; st && *s; s++)
+		known |= !strcmp(*s, st);
+	if (!name || strlen(name) > 64 || !path || strlen(path) > 200 || !known ||
+	    !knob_value_ok(req) || !knob_value_ok(before) || !knob_value_ok(after) ||
+	    !json_is_boolean(json_object_get(e, "required")) || (error && strlen(error) > 200))
+		return NULL;
+	out = json_pack("{s:s,s:s,s:O?,s:O?,s:O?,s:s,s:O}", "name", name, "path", path,
+			"requested", req, "before", before, "after", after, "status", st,
+			"required", json_object_get(e, "required"));
+	if (out && error)
+		json_object_set_new(out, "error", json_string(error));
+	return out;
+}
+
+/* {"t":"knobs","ok":bool,"knobs":[ENTRY...],"error"?}: kernel settings the agent applied. */
+static int on_knobs(struct guest_log *g, const json_t *m)
+{
+	json_t *list = json_object_get(m, "knobs"), *e, *out, *entries;
+	const char *error = json_string_value(json_object_get(m, "error"));
+	size_t i;
+
+	if (!json_is_array(list) || json_array_size(list) > 256 ||
+	    !json_is_boolean(json_object_get(m, "ok")) || (error && strlen(error) > 512))
+		return 0;
+	entries = json_array();
+	json_array_foreach(list, i, e) {
+		json_t *k = knob_entry(e);
+
+		if (!k) {
+			json_decref(entries);
+			return 0;
+		}
+		json_array_append_new(entries, k);
+	}
+	out = json_pack("{s:O,s:o}", "ok", json_object_get(m, "ok"), "knobs", entries);
+	if (!out)
+		return 0;
+	if (error)
+		json_object_set_new(out, "error", json_string(error));
+	json_decref(g->knobs);
+	g->knobs = out;
+	return 1;
+}
+
 static int dispatch(struct guest_log *g, const json_t *m, const char *type, double t)
 {
 	if (!strcmp(type, "hello")) {
@@ -188,6 +261,8 @@ static int dispatch(struct guest_log *g, const json_t *m, const char *type, doub
 	}
 	if (!strcmp(type, "workload"))
 		return on_workload(g, m, t);
+	if (!strcmp(type, "knobs"))
+		return on_knobs(g, m);
 	if (!strcmp(type, "error")) {
 		copy_str(m, "msg", g->last_error, sizeof(g->last_error));
 		return 1;

@@ -18,6 +18,7 @@ struct guest_log {
 	char release[128];
 	json_t *observed;        /* topology in report shape, or NULL */
 	json_t *workloads;       /* array indexed by workload index; null until reported */
+	json_t *knobs;           /* the "knobs" line, rebuilt from checked fields, or NULL */
 	int done, done_ok;
 	unsigned bad_lines;      /* unparsable or invalid lines (ignored) */
 	char last_error[256];    /* last `error` message or validation failure */

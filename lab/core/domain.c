@@ -82,7 +82,7 @@ static int spec_valid(const struct domain_spec *s)
 		return 0;
 	if ((s->emulator && !abs_path(s->emulator)) || !abs_path(s->kernel) ||
 	    (s->initrd && !abs_path(s->initrd)) || !abs_path(s->console_path) ||
-	    !abs_path(s->results_path))
+	    !abs_path(s->results_path) || (s->disk && !abs_path(s->disk)))
 		return 0;
 	return 1;
 }
@@ -104,6 +104,19 @@ static void xml_serial(struct strbuf *sb, const char *path, unsigned port)
 	strbuf_append(sb, "        <model name='isa-serial'/>\n"
 			  "      </target>\n"
 			  "    </serial>\n");
+}
+
+/* The run's overlay.  cache='writeback' makes the guest's fsync reach the file (cache='unsafe'
+ * would drop it, and a panic would lose what the post-mortem is meant to recover). */
+static void xml_disk(struct strbuf *sb, const char *path)
+{
+	strbuf_append(sb, "    <disk type='file' device='disk'>\n"
+			  "      <driver name='qemu' type='qcow2' cache='writeback'/>\n"
+			  "      <source file='");
+	strbuf_append_xml(sb, path);
+	strbuf_append(sb, "'/>\n"
+			  "      <target dev='vda' bus='virtio'/>\n"
+			  "    </disk>\n");
 }
 
 static int xml_numa(struct strbuf *sb, const struct topology *t)
@@ -196,6 +209,8 @@ int domain_xml(const struct domain_spec *spec, char **out)
 	xml_element(&sb, "    ", "emulator", spec->emulator ? spec->emulator : DOMAIN_DEFAULT_EMULATOR);
 	xml_serial(&sb, spec->console_path, 0);
 	xml_serial(&sb, spec->results_path, 1);
+	if (spec->disk)
+		xml_disk(&sb, spec->disk);
 	strbuf_append(&sb, "    <controller type='usb' model='none'/>\n"
 			   "    <memballoon model='none'/>\n"
 			   /* pvpanic: with the guest driver (ACPI QEMU0001), a panic is

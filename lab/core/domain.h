@@ -24,6 +24,7 @@ struct domain_spec {
 	const char *cmdline;      /* optional */
 	const char *console_path; /* required, absolute: ttyS0, the human console */
 	const char *results_path; /* required, absolute: ttyS1, the results channel */
+	const char *disk;         /* optional, absolute: a qcow2 the guest sees as /dev/vda (virtio) */
 	int iommu;                /* force the intel-iommu; it is added anyway when needed */
 };
 

@@ -6,17 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/knobs.h"
 #include "core/workload.h"
 #include "util/cleanup.h"
 #include "util/jsonpath.h"
 
 static const char *const job_keys[] = {
-	"name", "topology", "kernel", "repeats", "workloads", "timeouts", "debug", NULL,
+	"name", "topology", "kernel", "kernels", "repeats", "workloads", "timeouts", "debug",
+	"knobs", "image", NULL,
 };
-static const char *const kernel_keys[] = {"image", "cmdline", NULL};
 static const char *const workload_keys[] = {"name", "params", "timeout_s", NULL};
 static const char *const timeouts_keys[] = {"boot_s", "progress_s", NULL};
-static const char *const debug_keys[] = {"fault", NULL};
+static const char *const debug_keys[] = {"fault", "fault_after", NULL};
 
 static const char *const fault_names[] = {
 	[JOB_FAULT_NONE] = "none",
@@ -111,45 +112,15 @@ static int parse_topology(const json_t *j, job_topology_loader load, void *userd
 	return 0;
 }
 
+/* "kernel" or "kernels": lab/core/job_kernel.c. */
 static int parse_kernel(const json_t *j, struct job *job, struct lab_error *err)
 {
-	const json_t *k = json_object_get(j, "kernel"), *v;
-	const char *s;
-	int r;
+	int r = job_parse_kernels(j, job, err);
 
-	if (!k)
-		return error_set(err, "kernel", "required");
-	r = jsonpath_check_object(k, "kernel", kernel_keys, err);
 	if (r < 0)
 		return r;
-
-	v = json_object_get(k, "image");
-	if (!v)
-		return error_set(err, "kernel.image", "required");
-	s = json_string_value(v);
-	if (!s || !s[0])
-		return error_set(err, "kernel.image", "must be a non-empty string");
-	if (strlen(s) >= sizeof(job->kernel_image))
-		return error_set(err, "kernel.image", "must be shorter than %zu bytes",
-				 sizeof(job->kernel_image));
-	if (has_control_chars(s))
-		return error_set(err, "kernel.image", "must not contain control characters");
-	snprintf(job->kernel_image, sizeof(job->kernel_image), "%s", s);
-
-	v = json_object_get(k, "cmdline");
-	if (!v)
-		return 0;
-	s = json_string_value(v);
-	if (!s)
-		return error_set(err, "kernel.cmdline", "must be a string");
-	if (strchr(s, '\n') || strchr(s, '\r'))
-		return error_set(err, "kernel.cmdline", "must not contain newlines");
-	if (has_control_chars(s))
-		return error_set(err, "kernel.cmdline", "must not contain control characters");
-	if (strlen(s) >= sizeof(job->kernel_cmdline))
-		return error_set(err, "kernel.cmdline", "must be shorter than %zu bytes",
-				 sizeof(job->kernel_cmdline));
-	snprintf(job->kernel_cmdline, sizeof(job->kernel_cmdline), "%s", s);
+	snprintf(job->kernel_image, sizeof(job->kernel_image), "%s", job->kernels[0].image);
+	snprintf(job->kernel_cmdline, sizeof(job->kernel_cmdline), "%s", job->kernels[0].cmdline);
 	return 0;
 }
 
@@ -275,6 +246,13 @@ static int parse_debug(const json_t *j, struct job *job, struct lab_error *err)
 	r = get_section(j, "debug", debug_keys, &d, err);
 	if (r < 0 || !d)
 		return r;
+	/* "workloads": the fault fires once the workloads ran, so that there are results for a
+	 * post-mortem to recover. */
+	v = json_object_get(d, "fault_after");
+	s = json_string_value(v);
+	if (v && (!s || (strcmp(s, "hello") && strcmp(s, "workloads"))))
+		return error_set(err, "debug.fault_after", "must be \"hello\" or \"workloads\"");
+	job->fault_after_workloads = s && !strcmp(s, "workloads");
 	v = json_object_get(d, "fault");
 	if (!v)
 		return 0;
@@ -299,7 +277,8 @@ static int job_parse(const json_t *j, job_topology_loader load, void *userdata, 
 	    (r = parse_topology(j, load, userdata, job, err)) < 0 ||
 	    (r = parse_kernel(j, job, err)) < 0 || (r = parse_repeats(j, job, err)) < 0 ||
 	    (r = parse_workloads(j, job, err)) < 0 || (r = parse_timeouts(j, job, err)) < 0 ||
-	    (r = parse_debug(j, job, err)) < 0)
+	    (r = parse_debug(j, job, err)) < 0 || (r = job_parse_image(j, job, err)) < 0 ||
+	    (r = knobs_parse(json_object_get(j, "knobs"), &job->topo, &job->knobs, err)) < 0)
 		return r;
 	/* A topology without a name of its own is called by its reference's base name. */
 	if (!job->topo.name[0]) {
@@ -343,6 +322,8 @@ void job_free(struct job *job)
 	for (unsigned i = 0; job->workloads && i < job->nr_workloads; i++)
 		json_decref(job->workloads[i].params);
 	free(job->workloads);
+	free(job->kernels);
+	json_decref(job->knobs);
 	topology_free(&job->topo);
 	memset(job, 0, sizeof(*job));
 }

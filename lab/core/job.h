@@ -16,6 +16,31 @@ struct job_workload {
 	double timeout_s;  /* per-workload timeout inside the guest; 0 = none */
 };
 
+#define JOB_MAX_KERNELS 16
+
+/* One kernel a job boots: a prebuilt image or a kernel variant (kernels/NAME.json) that the
+ * lab builds.  A job with "kernels": [...] has several, run interleaved A B A B. */
+struct job_kernel {
+	char label[64];          /* "name", else the variant name, else the image's base name */
+	char image[PATH_MAX];    /* as written (may be a glob); "" for a variant */
+	char variant[PATH_MAX];  /* a variant name or path, as written; "" for an image */
+	char cmdline[1024];      /* extra kernel command-line arguments */
+	char path[32];           /* its JSON path, "kernel" or "kernels[i]", for errors */
+};
+
+#define JOB_MAX_COLLECT 32
+#define JOB_MAX_PERF_EVENTS 16
+
+/* "image": boot from a disk image built from a recipe (images/, lab/stage/image.h) instead of
+ * the initramfs (lab/core/job_image.c). */
+struct job_image {
+	char recipe[256];                          /* name or path as written; "" = initramfs */
+	unsigned nr_collect;
+	char collect[JOB_MAX_COLLECT][256];        /* guest files/globs the post-mortem copies */
+	unsigned nr_perf_events;                   /* > 0: each workload runs under perf stat */
+	char perf_events[JOB_MAX_PERF_EVENTS][64];
+};
+
 enum job_fault {
 	JOB_FAULT_NONE = 0,
 	JOB_FAULT_PANIC,   /* agent triggers a kernel panic after hello (tests) */
@@ -28,12 +53,19 @@ struct job {
 	struct topology topo;
 	char kernel_image[PATH_MAX]; /* as written; may hold a glob such as /boot/vmlinuz-* */
 	char kernel_cmdline[1024];   /* extra kernel command-line arguments */
+	/* Every kernel of the job ("kernel" gives one); kernel_image/kernel_cmdline above mirror
+	 * kernels[0] so that code knowing only one kernel keeps working. */
+	unsigned nr_kernels;
+	struct job_kernel *kernels;
 	unsigned repeats;
 	unsigned nr_workloads;
 	struct job_workload *workloads;
 	double boot_timeout_s;       /* 0 = derive from vCPU count */
 	double progress_timeout_s;   /* 0 = default: silence this long after boot is a hang */
 	enum job_fault fault;
+	int fault_after_workloads;   /* debug.fault_after "workloads" (default: after hello) */
+	struct job_image image;
+	json_t *knobs;               /* normalised "knobs" (lab/core/knobs.c), NULL = none */
 };
 
 /* Resolves a topology reference (name like "4s-8c" or a path) to parsed JSON.  Returns 0 or a
@@ -44,4 +76,8 @@ typedef int (*job_topology_loader)(const char *ref, void *userdata, json_t **out
 int job_from_json(const json_t *j, job_topology_loader load, void *userdata, struct job *job,
 		  struct lab_error *err);
 void job_free(struct job *job);
+/* Parse "kernel" (one) or "kernels" (an A/B list) into job->kernels (lab/core/job_kernel.c). */
+int job_parse_kernels(const json_t *j, struct job *job, struct lab_error *err);
 const char *job_fault_name(enum job_fault f);
+/* Parse "image" (optional) into job->image (lab/core/job_image.c). */
+int job_parse_image(const json_t *j, struct job *job, struct lab_error *err);

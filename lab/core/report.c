@@ -1,5 +1,6 @@
 #include "core/report.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "util/cleanup.h"
@@ -7,6 +8,34 @@
 static json_t *num_or_null(double v)
 {
 	return v < 0 ? json_null() : json_real(v);
+}
+
+#define PERF_MAX_COUNTERS 32
+
+/* The perf stat counters the agent adds to a runner's output (runners/PROTOCOL.md): from the
+ * guest, so rebuilt from checked fields only. */
+static json_t *perf_stat_json(const json_t *ps)
+{
+	const json_t *counters = json_object_get(ps, "counters"), *c;
+	const char *err = json_string_value(json_object_get(ps, "error")), *k;
+	json_t *oc = json_object(), *ou = json_array(), *u;
+	size_t i;
+
+	json_object_foreach((json_t *)counters, k, c) {
+		const char *unit = json_string_value(json_object_get(c, "unit"));
+		json_t *v = json_object_get(c, "value");
+
+		if (json_object_size(oc) < PERF_MAX_COUNTERS && strlen(k) <= 64 && unit &&
+		    strlen(unit) <= 16 && json_is_number(v) && isfinite(json_number_value(v)))
+			json_object_set_new(oc, k, json_pack("{s:f,s:s}", "value",
+							     json_number_value(v), "unit", unit));
+	}
+	json_array_foreach(json_object_get(ps, "unsupported"), i, u)
+		if (json_array_size(ou) < PERF_MAX_COUNTERS && json_is_string(u) &&
+		    json_string_length(u) <= 64)
+			json_array_append(ou, u);
+	return json_pack("{s:o,s:o,s:s?}", "counters", oc, "unsupported", ou, "error",
+			 err && strlen(err) <= 256 ? err : NULL);
 }
 
 static json_t *workload_json(const struct job_workload *jw, const json_t *got)
@@ -21,7 +50,7 @@ static json_t *workload_json(const struct job_workload *jw, const json_t *got)
 		status = "missing";
 	else if (json_integer_value(json_object_get(got, "exit")) != 0 || (err && err[0]))
 		status = "failed";
-	w = json_pack("{s:s,s:O,s:s,s:O?,s:O?,s:O?,s:O?}", "name", jw->name, "params",
+	w = json_pack("{s:s,s:O,s:s,s:O*,s:O*,s:O*,s:O*}", "name", jw->name, "params",
 		      jw->params, "status", status, "exit", json_object_get(got, "exit"),
 		      "wall_s", json_object_get(got, "wall_s"), "stderr",
 		      json_object_get(got, "stderr"), "info", json_object_get(out, "info"));
@@ -30,6 +59,8 @@ static json_t *workload_json(const struct job_workload *jw, const json_t *got)
 	json_object_set_new(w, "results", results ? json_incref(results) : json_array());
 	if (err && err[0])
 		json_object_set_new(w, "error", json_string(err));
+	if (json_is_object(json_object_get(out, "perf_stat")))
+		json_object_set_new(w, "perf_stat", perf_stat_json(json_object_get(out, "perf_stat")));
 	return w;
 }
 
@@ -65,11 +96,8 @@ static json_t *guest_json(const struct run_record *r)
 			 "error", r->log->last_error);
 }
 
-json_t *report_run_json(const struct run_record *r)
+static json_t *run_json(const struct run_record *r, const char *release, const char *excerpt)
 {
-	const char *release = r->log && r->log->release[0] ? r->log->release : NULL;
-	const char *excerpt = r->console && r->console->panic ? r->console->excerpt : NULL;
-
 	return json_pack(
 		"{s:I,s:I,s:s,s:s,s:s,"
 		"s:{s:s,s:s,s:s,s:s,s:s},"
@@ -91,11 +119,56 @@ json_t *report_run_json(const struct run_record *r)
 		"console", r->console_file, "console_excerpt", excerpt, "guest", guest_json(r));
 }
 
-json_t *report_json(const char *id, const char *created, const struct job *job,
-		    const char *job_file, json_t *runs, enum outcome status)
+json_t *report_run_json(const struct run_record *r)
+{
+	const char *release = r->log && r->log->release[0] ? r->log->release : NULL;
+	const char *excerpt = r->console && r->console->panic ? r->console->excerpt : NULL;
+	json_t *run = run_json(r, release, excerpt);
+
+	/* What the agent applied and read back (collect.c on_knobs); null when not reported. */
+	if (run)
+		json_object_set_new(run, "knobs", r->log && r->log->knobs ? json_incref(r->log->knobs)
+									  : json_null());
+
+	/* Kernel variants add what was built and what the guest proved (lab/stage/krun.c). */
+	if (run && r->kernel_extra)
+		json_object_update(json_object_get(run, "kernel"), r->kernel_extra);
+	/* Disk-booted runs: the image and what the post-mortem recovered (lab/stage/imgrun.c). */
+	if (run && r->image_extra)
+		json_object_update(run, r->image_extra);
+	return run;
+}
+
+static json_t *report_json_base(const char *id, const char *created, const struct job *job,
+				const char *job_file, json_t *runs, enum outcome status)
 {
 	return json_pack("{s:s,s:s,s:s,s:{s:s,s:s,s:I},s:s,s:O}", "schema", REPORT_SCHEMA, "id",
 			 id, "created", created, "job", "name", job->name, "file", job_file,
 			 "repeats", (json_int_t)job->repeats, "status", outcome_name(status),
 			 "runs", runs);
+}
+
+/* The job's kernels in run order (A B A B ...): labels for comparisons. */
+static json_t *job_kernels_json(const struct job *job)
+{
+	json_t *a = json_array();
+
+	for (unsigned i = 0; a && i < job->nr_kernels; i++) {
+		const struct job_kernel *k = &job->kernels[i];
+
+		json_array_append_new(a, json_pack("{s:s,s:s?,s:s?}", "label", k->label, "variant",
+						    k->variant[0] ? k->variant : NULL, "image",
+						    k->image[0] ? k->image : NULL));
+	}
+	return a;
+}
+
+json_t *report_json(const char *id, const char *created, const struct job *job,
+		    const char *job_file, json_t *runs, enum outcome status)
+{
+	json_t *rep = report_json_base(id, created, job, job_file, runs, status);
+
+	if (rep && job->nr_kernels)
+		json_object_set_new(json_object_get(rep, "job"), "kernels", job_kernels_json(job));
+	return rep;
 }

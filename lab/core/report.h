@@ -25,6 +25,10 @@ struct run_record {
 	struct run_host host;
 	char kernel_image[4096];
 	char kernel_cmdline[2048];
+	json_t *kernel_extra;             /* merged into "kernel" (label, variant, config, ...);
+					   * borrowed, may be NULL */
+	json_t *image_extra;              /* a disk-booted run's "image" and "postmortem" keys
+					   * (lab/stage/imgrun.c), merged into the run; borrowed */
 	const struct job *job;
 	const struct guest_log *log;      /* may be NULL when the guest never started */
 	const struct console_scan *console;

@@ -7,23 +7,173 @@
 #include "util/cleanup.h"
 #include "util/jsonpath.h"
 
-static const char *const pft_modes[] = {"threads", "processes", NULL};
+/* The runners (runners/NAME.c) take these as --name value options; their own --help says the
+ * same.  A boolean reaches a runner only when true (PROTOCOL.md), so every boolean here
+ * defaults to false and a default-on behaviour is an enum instead (pin: "cpu"). */
+static const char *const modes[] = {"threads", "processes", NULL};
+static const char *const pins[] = {"cpu", "none", NULL};
+static const char *const membinds[] = {"bind", "local", "interleave", "none", NULL};
+static const char *const pft_objects[] = {"anon", "malloc", "zero", "shm", NULL};
+static const char *const pft_touches[] = {"write", "memset", "mlock", NULL};
+static const char *const memscale_huge[] = {"system", "thp", "nothp", "hugetlb", NULL};
+static const char *const pf_huge[] = {"nothp", "system", "thp", NULL};
 
-/* runners/pft.c: anonymous page-fault scaling over a sweep of task counts. */
+#define P_MODE                                                                                 \
+	{.name = "mode", .type = WORKLOAD_PARAM_ENUM, .choices = modes,                        \
+	 .help = "tasks are threads of one process (shared mm) or separate processes"}
+#define P_TASKS                                                                                \
+	{.name = "tasks", .type = WORKLOAD_PARAM_TASKS,                                        \
+	 .help = "task counts to sweep; \"per-cpu\" = one per vCPU, \"pow2\" = 1, 2, 4.. vCPUs"}
+#define P_PIN                                                                                  \
+	{.name = "pin", .type = WORKLOAD_PARAM_ENUM, .choices = pins,                          \
+	 .help = "\"cpu\": task i runs on CPU i (mod the CPU count); \"none\": unpinned"}
+#define P_MEMBIND                                                                              \
+	{.name = "membind", .type = WORKLOAD_PARAM_ENUM, .choices = membinds,                  \
+	 .help = "memory policy per task: MPOL_BIND to its CPU's node, preferred local, "      \
+		 "interleave over all nodes, or none"}
+#define P_REPS                                                                                 \
+	{.name = "repetitions", .type = WORKLOAD_PARAM_INT, .min = 1, .max = 100, .def = 1,    \
+	 .help = "measured runs per task count; each is its own result with a repetition index"}
+#define P_WARMUP                                                                               \
+	{.name = "warmup", .type = WORKLOAD_PARAM_INT, .min = 0, .max = 10, .def = 0,          \
+	 .help = "runs per task count before the measured ones, not reported"}
+#define P_MEMORY(d, what)                                                                      \
+	{.name = "memory_mib", .type = WORKLOAD_PARAM_INT, .min = 1, .max = 1048576, .def = d, \
+	 .help = what}
+#define P_DURATION                                                                             \
+	{.name = "duration_s", .type = WORKLOAD_PARAM_INT, .min = 1, .max = 3600, .def = 5,    \
+	 .help = "seconds each run lasts"}
+
+/* runners/pft.c: seed 004 (Casavant) and Christoph Lameter's pft. */
 static const struct workload_param pft_params[] = {
-	{.name = "mode", .type = WORKLOAD_PARAM_ENUM, .choices = pft_modes,
-	 .help = "tasks are threads of one process (shared mm) or separate processes"},
-	{.name = "memory_mib", .type = WORKLOAD_PARAM_INT, .min = 1, .max = 1048576, .def = 64,
-	 .help = "memory each task maps and faults in, in MiB"},
-	{.name = "tasks", .type = WORKLOAD_PARAM_TASKS,
-	 .help = "task counts to sweep; \"per-cpu\" means one task per vCPU"},
+	P_MODE,
+	P_MEMORY(64, "memory each task faults in, MiB (with memory_split: the whole region)"),
+	{.name = "memory_split", .type = WORKLOAD_PARAM_BOOL, .def = 0,
+	 .help = "memory_mib is the total, carved among the tasks (Lameter's -m)"},
+	P_TASKS,
+	{.name = "object", .type = WORKLOAD_PARAM_ENUM, .choices = pft_objects,
+	 .help = "private anonymous mmap, malloc, shared /dev/zero mapping or SysV shm"},
+	{.name = "shared", .type = WORKLOAD_PARAM_BOOL, .def = 0,
+	 .help = "preallocate: one object made before the tasks start, a range per task"},
+	{.name = "touch", .type = WORKLOAD_PARAM_ENUM, .choices = pft_touches,
+	 .help = "write cachelines per page, memset the range, or mlock it"},
+	{.name = "cachelines", .type = WORKLOAD_PARAM_INT, .min = 1, .max = 64, .def = 1,
+	 .help = "cache lines written per page (Lameter's -c)"},
 	{.name = "thp", .type = WORKLOAD_PARAM_BOOL, .def = 0,
 	 .help = "allow transparent huge pages (MADV_HUGEPAGE) instead of forbidding them"},
+	P_PIN,
+	P_MEMBIND,
+	{.name = "mbind", .type = WORKLOAD_PARAM_BOOL, .def = 0,
+	 .help = "apply membind to the object with mbind() (a VMA policy, Lameter's -p)"},
+	{.name = "shm_lock", .type = WORKLOAD_PARAM_BOOL, .def = 0,
+	 .help = "SHM_LOCK the shm segment (Lameter's -L)"},
+	{.name = "sched_fifo", .type = WORKLOAD_PARAM_BOOL, .def = 0,
+	 .help = "run the tasks SCHED_FIFO (Lameter's -f)"},
+	P_REPS,
+	P_WARMUP,
 };
+
+/* runners/memscale.c: seed 000 (thp_memscale, `runt -t -c 512 -b 512m`) and seed 002. */
+static const struct workload_param memscale_params[] = {
+	P_MODE,
+	P_TASKS,
+	P_MEMORY(64, "memory each task reserves after the release, MiB (runt's -b)"),
+	{.name = "huge", .type = WORKLOAD_PARAM_ENUM, .choices = memscale_huge,
+	 .help = "system THP setting, MADV_HUGEPAGE, MADV_NOHUGEPAGE or MAP_HUGETLB"},
+	{.name = "stride_kib", .type = WORKLOAD_PARAM_INT, .min = 1, .max = 2048, .def = 4,
+	 .help = "one byte written per this many KiB (the seed: 4)"},
+	P_PIN,
+	P_MEMBIND,
+	P_REPS,
+	P_WARMUP,
+};
+
+/* runners/page_fault{1,2,3}.c: will-it-scale's map/touch/unmap loops. */
+static const struct workload_param pf_params[] = {
+	P_MODE,
+	P_TASKS,
+	P_MEMORY(128, "size of each map/touch/unmap cycle, MiB (will-it-scale: 128)"),
+	P_DURATION,
+	{.name = "huge", .type = WORKLOAD_PARAM_ENUM, .choices = pf_huge,
+	 .help = "MADV_NOHUGEPAGE (one fault per page), the system THP setting, or MADV_HUGEPAGE"},
+	P_PIN,
+	P_MEMBIND,
+	P_REPS,
+	P_WARMUP,
+};
+
+/* runners/mmap_contention.c: seed 003, faulting threads against mmap/munmap threads. */
+static const struct workload_param mmc_params[] = {
+	{.name = "tasks", .type = WORKLOAD_PARAM_TASKS,
+	 .help = "faulting thread counts to sweep (\"per-cpu\", \"pow2\" or an array)"},
+	{.name = "mappers", .type = WORKLOAD_PARAM_INT, .min = 0, .max = 1024, .def = 1,
+	 .help = "threads doing mmap/munmap of unrelated regions meanwhile"},
+	P_MEMORY(16, "region each faulting thread faults through, MiB"),
+	{.name = "map_kib", .type = WORKLOAD_PARAM_INT, .min = 4, .max = 1048576, .def = 64,
+	 .help = "size of each mapper's mmap/munmap, KiB"},
+	P_DURATION,
+	P_PIN,
+	P_MEMBIND,
+	P_REPS,
+	P_WARMUP,
+};
+
+static int param_is(const json_t *params, const char *name, const char *value)
+{
+	const char *s = json_string_value(json_object_get(params, name));
+
+	return s && strcmp(s, value) == 0;
+}
+
+static int param_fail(struct lab_error *err, const char *path, const char *name,
+		      const char *msg)
+{
+	char p[JSONPATH_LEN];
+
+	jsonpath_key(p, sizeof(p), path, name);
+	return error_set(err, p, "%s", msg);
+}
+
+static int pft_check(const json_t *params, const char *path, struct lab_error *err)
+{
+	if (json_is_true(json_object_get(params, "shared")) && param_is(params, "mode", "processes") &&
+	    (param_is(params, "object", "anon") || param_is(params, "object", "malloc")))
+		return param_fail(err, path, "shared",
+				  "a private object (anon, malloc) cannot be shared between "
+				  "processes: use object \"zero\" or \"shm\"");
+	if (json_is_true(json_object_get(params, "shm_lock")) && !param_is(params, "object", "shm"))
+		return param_fail(err, path, "shm_lock", "needs object \"shm\"");
+	if (json_is_true(json_object_get(params, "mbind")) && param_is(params, "membind", "none"))
+		return param_fail(err, path, "mbind", "needs a membind policy other than \"none\"");
+	return 0;
+}
+
+static int memscale_check(const json_t *params, const char *path, struct lab_error *err)
+{
+	if (param_is(params, "huge", "hugetlb") &&
+	    json_integer_value(json_object_get(params, "memory_mib")) % 2)
+		return param_fail(err, path, "memory_mib",
+				  "must be a multiple of 2 with huge \"hugetlb\" (2 MiB pages)");
+	return 0;
+}
+
+#define TABLE(t) .params = t, .nr_params = sizeof(t) / sizeof(t[0])
 
 static const struct workload_def workloads[] = {
 	{.name = "pft", .help = "page-fault scaling: faults/s against the number of tasks",
-	 .params = pft_params, .nr_params = sizeof(pft_params) / sizeof(pft_params[0])},
+	 TABLE(pft_params), .check = pft_check},
+	{.name = "memscale", .help = "tasks released together each reserve and touch node-local "
+				     "memory: elapsed time against the number of tasks",
+	 TABLE(memscale_params), .check = memscale_check},
+	{.name = "page_fault1", .help = "will-it-scale: private anonymous map/touch/unmap, ops/s",
+	 TABLE(pf_params)},
+	{.name = "page_fault2", .help = "will-it-scale: private file map/touch/unmap, ops/s",
+	 TABLE(pf_params)},
+	{.name = "page_fault3", .help = "will-it-scale: shared file map/touch/unmap, ops/s",
+	 TABLE(pf_params)},
+	{.name = "mmap_contention", .help = "fault throughput and latency while other threads "
+					    "mmap/munmap (mmap_lock, per-VMA locks)",
+	 TABLE(mmc_params)},
 };
 
 #define NR_WORKLOADS (sizeof(workloads) / sizeof(workloads[0]))
@@ -140,10 +290,22 @@ static int param_tasks(const json_t *v, const char *path, unsigned vcpus, json_t
 		*out = TAKE_PTR(arr);
 		return 0;
 	}
+	if (json_is_string(v) && strcmp(json_string_value(v), "pow2") == 0) {
+		/* The seed's sweep: powers of two, then all CPUs (its last row ran on 510). */
+		unsigned p = 1;
+
+		for (; p <= vcpus; p *= 2)
+			if (json_array_append_new(arr, json_integer(p)) < 0)
+				return -ENOMEM;
+		if (p / 2 != vcpus && json_array_append_new(arr, json_integer(vcpus)) < 0)
+			return -ENOMEM;
+		*out = TAKE_PTR(arr);
+		return 0;
+	}
 	if (!json_is_array(v) || json_array_size(v) == 0 ||
 	    json_array_size(v) > WORKLOAD_MAX_TASK_COUNTS)
 		return error_set(err, path,
-				 "must be \"per-cpu\" or an array of 1..%d task counts",
+				 "must be \"per-cpu\", \"pow2\" or an array of 1..%d task counts",
 				 WORKLOAD_MAX_TASK_COUNTS);
 	json_array_foreach(v, i, e) {
 		if (!json_is_integer(e) || json_integer_value(e) < 1 ||
@@ -207,6 +369,12 @@ int workload_params(const struct workload_def *w, const json_t *params, const ch
 			return r;
 		if (json_object_set_new(res, p->name, val) < 0)
 			return -ENOMEM;
+	}
+	if (w->check) {
+		int r = w->check(res, path, err);
+
+		if (r < 0)
+			return r;
 	}
 	*out = TAKE_PTR(res);
 	return 0;

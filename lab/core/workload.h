@@ -11,8 +11,9 @@ enum workload_param_type {
 	WORKLOAD_PARAM_ENUM,  /* string, one of choices; default choices[0] */
 	WORKLOAD_PARAM_INT,   /* integer min..max; default def */
 	WORKLOAD_PARAM_BOOL,  /* true/false; default def != 0 */
-	WORKLOAD_PARAM_TASKS, /* array of task counts 1..vcpus, or "per-cpu" = [vcpus];
-			       * default [vcpus]; always stored as an array */
+	WORKLOAD_PARAM_TASKS, /* array of task counts 1..vcpus, "per-cpu" = [vcpus] or
+			       * "pow2" = [1, 2, 4, .. <= vcpus] (+ vcpus when it is not a power
+			       * of two); default [vcpus]; always stored as an array */
 };
 
 #define WORKLOAD_MAX_TASK_COUNTS 64
@@ -30,6 +31,9 @@ struct workload_def {
 	const char *help;
 	const struct workload_param *params;
 	size_t nr_params;
+	/* Rules across parameters, on the filled-in object (path as for workload_params); NULL
+	 * when there are none.  0 or error_set()'s -EINVAL. */
+	int (*check)(const json_t *params, const char *path, struct lab_error *err);
 };
 
 const struct workload_def *workload_find(const char *name);

@@ -5,8 +5,21 @@ set -euo pipefail
 
 BASE_PKGS=(build-essential pkg-config libjansson-dev libcurl4-openssl-dev cpio jq python3 bc
            linux-image-amd64 procps)
+# libgsl-dev: t-distribution for `lab compare`.  Tests only: python3-jsonschema validates every
+# report against reports/report.schema.json; chromium renders the `lab report` dashboard.
+BASE_PKGS+=(libgsl-dev python3-jsonschema chromium)
+# Kernel variants (kernels/): the offline 6.12 source (in bookworm's security suite; backports
+# has it too), what a kernel build needs, ccache, patch/git for patch series and git sources,
+# libssl-dev for the lab's sha256 (libcrypto), zlib1g-dev for the static agent reading
+# /proc/config.gz.
+BASE_PKGS+=(linux-source-6.12 bison flex libelf-dev libssl-dev ccache xz-utils zlib1g-dev
+            patch git)
 BPO_PKGS=(qemu-system-x86 libvirt-dev libvirt-daemon libvirt-daemon-driver-qemu
           libvirt-daemon-system libvirt-clients)
+# Guest disk images (images/, lab/stage/image.c): the libguestfs C API and mmdebstrap;
+# qemu-img (qemu-utils) from backports to match QEMU 10: libguestfs makes the qcow2s with it.
+BASE_PKGS+=(libguestfs-dev mmdebstrap libssl-dev)
+BPO_PKGS+=(qemu-utils)
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "install-deps: must run as root (apt-get install)" >&2

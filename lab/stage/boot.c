@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "core/domain.h"
+#include "stage/diskboot.h"
 #include "stage/initramfs.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
@@ -77,6 +78,15 @@ static int boot_files(const struct boot_params *bp, char **initrd, char **consol
 	/* Stale files from an earlier run in the same directory must not be read as ours. */
 	unlink(*console);
 	unlink(*results);
+	if (bp->disk) {
+		char why[512];
+
+		r = diskboot_initrd_write(bp->kernel, bp->runners_dir, bp->guestjob, *initrd, why,
+					  sizeof(why));
+		if (r < 0 && bp->why)
+			snprintf(bp->why, bp->why_len, "%s", why);
+		return r;
+	}
 	return initramfs_write(bp->runners_dir, bp->guestjob, *initrd);
 }
 
@@ -92,6 +102,7 @@ static int boot_xml(const struct boot_params *bp, const char *initrd, const char
 		.cmdline = bp->cmdline,
 		.console_path = console,
 		.results_path = results,
+		.disk = bp->disk,
 	};
 	_cleanup_free_ char *path = fs_join(bp->run_dir, "domain.xml");
 	int r = domain_xml(&spec, xml);

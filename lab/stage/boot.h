@@ -20,6 +20,10 @@ struct boot_params {
 	const json_t *guestjob;
 	unsigned nr_workloads;
 	int keep_initrd;           /* keep run_dir/initrd.cpio (benchmarks replay it) */
+	const char *disk;          /* boot from this image overlay (absolute, qcow2) through the
+				    * stage-1 initramfs (lab/stage/diskboot.h); NULL: initramfs */
+	char *why;                 /* when set, a lab-side failure is explained here */
+	size_t why_len;
 	double boot_timeout_s, progress_timeout_s, total_timeout_s;
 	volatile sig_atomic_t *interrupt;
 };

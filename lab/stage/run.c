@@ -12,7 +12,9 @@
 
 #include "core/report.h"
 #include "stage/boot.h"
+#include "stage/imgrun.h"
 #include "stage/initramfs.h"
+#include "stage/krun.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
@@ -116,8 +118,10 @@ static json_t *guest_job(const struct job *job, const char *run_id)
 						    "timeout_s", w->timeout_s > 0 ? w->timeout_s
 									  : DEFAULT_WORKLOAD_TIMEOUT_S));
 	}
-	return json_pack("{s:s,s:s,s:s,s:i,s:o}", "schema", "numalab.guestjob/1", "run_id", run_id,
-			 "fault", job_fault_name(job->fault), "heartbeat_s", 2, "workloads", ws);
+	/* knobs: applied by the agent before the workloads (runners/rt_knobs.c). */
+	return json_pack("{s:s,s:s,s:s,s:i,s:o,s:O*}", "schema", "numalab.guestjob/1", "run_id",
+			 run_id, "fault", job_fault_name(job->fault), "heartbeat_s", 2, "workloads",
+			 ws, "knobs", job->knobs);
 }
 
 struct run_ctx {
@@ -132,6 +136,8 @@ struct run_ctx {
 	char created[32];
 	json_t *runs;
 	struct run_summary *sum;
+	struct krun kr;      /* the job's kernels (A/B: several, run interleaved) */
+	struct imgrun img;   /* the job's disk image, when it names one */
 };
 
 static void progress(const struct run_ctx *c, const char *fmt, ...)
@@ -188,45 +194,81 @@ static void fill_record(const struct run_ctx *c, const struct boot_result *res,
 	rec->shutdown_s = since(res->g.t_end, res->log.t_done);
 }
 
-static int one_run(struct run_ctx *c, unsigned index, unsigned repeat)
+/* A run whose kernel could not be built: recorded (build-failure, with the log tail in
+ * kernel.build), never booted. */
+static int record_unbooted(struct run_ctx *c, struct run_record *rec, struct krun_kernel *k)
 {
-	char dir[PATH_MAX + 32], name[64], run_id[192];
+	_cleanup_json_ json_t *kextra = krun_report(k, NULL);
+	json_t *rj;
+
+	rec->outcome = k->fail;
+	snprintf(rec->reason, sizeof(rec->reason), "%s", k->reason);
+	rec->console_file[0] = '\0';
+	rec->kernel_extra = kextra;
+	rj = report_run_json(rec);
+	if (!rj)
+		return -ENOMEM;
+	json_array_append_new(c->runs, rj);
+	c->sum->status = outcome_worst(c->sum->status, rec->outcome);
+	c->sum->runs++;
+	progress(c, "run %u/%u: %s, not booted: %s", rec->index + 1, c->job->repeats * c->kr.n,
+		 outcome_name(rec->outcome), rec->reason);
+	return write_report(c);
+}
+
+static int one_run(struct run_ctx *c, unsigned index, unsigned repeat, struct krun_kernel *k)
+{
+	_cleanup_free_ char *cmdline = boot_cmdline(k->jk->cmdline);
+	_cleanup_json_ json_t *kextra = NULL, *iextra = NULL;
+	unsigned total = c->job->repeats * c->kr.n;
+	char dir[PATH_MAX + 32], name[64], run_id[192], why[512] = "", rel[32];
+	const char *disk;
 	struct run_record rec = { .index = index, .repeat = repeat, .job = c->job,
 				  .host = c->host, .total_s = -1, .boot_s = -1,
 				  .first_workload_s = -1, .workload_s = -1,
 				  .shutdown_s = -1 };
-	struct boot_result res;
+	struct boot_result res = { 0 };
 	_cleanup_json_ json_t *gj = NULL;
 	json_t *rj;
 	int r;
 
+	snprintf(rel, sizeof(rel), "run-%u", index);
 	snprintf(dir, sizeof(dir), "%s/run-%u", c->sum->out_dir, index);
 	snprintf(name, sizeof(name), "numalab-%ld-%u", (long)getpid(), index);
 	snprintf(run_id, sizeof(run_id), "%s-r%u", c->id, index);
 	snprintf(rec.console_file, sizeof(rec.console_file), "run-%u/console.log", index);
-	snprintf(rec.kernel_image, sizeof(rec.kernel_image), "%s", c->kernel);
-	snprintf(rec.kernel_cmdline, sizeof(rec.kernel_cmdline), "%s", c->cmdline);
+	snprintf(rec.kernel_image, sizeof(rec.kernel_image), "%s", k->image);
+	snprintf(rec.kernel_cmdline, sizeof(rec.kernel_cmdline), "%s", cmdline ? cmdline : "");
 	gj = guest_job(c->job, run_id);
-	if (!gj)
+	if (!gj || !cmdline || imgrun_guest_keys(c->job, gj) < 0)
 		return -ENOMEM;
+	if (k->fail != OUTCOME_OK)
+		return record_unbooted(c, &rec, k);
+	disk = imgrun_before(&c->img, dir, why, sizeof(why)); /* a fresh overlay per run */
 	struct boot_params bp = {
-		.run_dir = dir, .name = name, .kernel = c->kernel, .cmdline = c->cmdline,
+		.run_dir = dir, .name = name, .kernel = k->image, .cmdline = cmdline,
 		.topo = &c->job->topo, .kvm = !strcmp(c->host.accel, "kvm"),
 		.runners_dir = c->runners, .guestjob = gj, .nr_workloads = c->job->nr_workloads,
 		.boot_timeout_s = run_boot_timeout(c->job),
 		.progress_timeout_s = run_progress_timeout(c->job),
 		.total_timeout_s = total_timeout(c->job), .interrupt = c->o->interrupt,
-		.keep_initrd = c->o->keep_initrd,
+		.keep_initrd = c->o->keep_initrd, .disk = disk, .why = why, .why_len = sizeof(why),
 	};
-	progress(c, "run %u/%u: booting %u vCPUs, %u nodes (%s)", index + 1,
-		 c->job->repeats, c->job->topo.vcpus, c->job->topo.nr_nodes, c->host.accel);
-	r = boot_run(&c->vc, &bp, &res);
+	progress(c, "run %u/%u: booting %s, %u vCPUs, %u nodes (%s)", index + 1, total,
+		 k->jk->label, c->job->topo.vcpus, c->job->topo.nr_nodes, c->host.accel);
+	r = c->img.on && !disk ? -EIO : boot_run(&c->vc, &bp, &res);
 	if (r < 0) {
 		rec.outcome = OUTCOME_INFRA_ERROR;
-		snprintf(rec.reason, sizeof(rec.reason), "lab error: %s", strerror(-r));
+		snprintf(rec.reason, sizeof(rec.reason), "lab error: %s", why[0] ? why : strerror(-r));
 	} else {
 		fill_record(c, &res, &rec);
 	}
+	if (c->img.on && rec.outcome != OUTCOME_OK && !(c->o->interrupt && *c->o->interrupt))
+		progress(c, "run %u/%u: %s; post-mortem of its disk with libguestfs", index + 1,
+			 total, outcome_name(rec.outcome));
+	rec.image_extra = iextra = imgrun_after(&c->img, c->job, rec.outcome,
+						c->o->interrupt && *c->o->interrupt, dir, rel);
+	rec.kernel_extra = kextra = krun_report(k, dir);
 	rj = report_run_json(&rec);
 	boot_result_free(&res);
 	if (!rj)
@@ -235,7 +277,7 @@ static int one_run(struct run_ctx *c, unsigned index, unsigned repeat)
 	c->sum->status = outcome_worst(c->sum->status, rec.outcome);
 	c->sum->runs++;
 	c->sum->ok += rec.outcome == OUTCOME_OK;
-	progress(c, "run %u/%u: %s (%s) boot %.1f s, total %.1f s", index + 1, c->job->repeats,
+	progress(c, "run %u/%u: %s (%s) boot %.1f s, total %.1f s", index + 1, total,
 		 outcome_name(rec.outcome), rec.reason, rec.boot_s, rec.total_s);
 	return write_report(c);
 }
@@ -281,6 +323,58 @@ static int setup_host(struct run_ctx *c, char *msg, size_t len)
 	return 0;
 }
 
+/* Every kernel of the job checked before anything is written (variant files too). */
+static int resolve_kernels(struct run_ctx *c, struct lab_error *err)
+{
+	_cleanup_free_ char *dir = fs_dirname(c->o->job_file ? c->o->job_file : ".");
+
+	error_set_file(err, c->o->job_file); /* variant files name themselves */
+	return dir ? krun_resolve(c->job, dir, &c->kr, err) : -ENOMEM;
+}
+
+/* Variants the cache lacks are built now, with progress; the first bootable kernel probes
+ * KVM. */
+static int build_kernels(struct run_ctx *c, char *msg, size_t len)
+{
+	struct kernel_build_opts ko = { .interrupt = c->o->interrupt, .progress = c->o->progress,
+					.progress_ud = c->o->progress_ud };
+	const char *first;
+	int r = krun_build(&c->kr, &ko);
+
+	if (r < 0) {
+		snprintf(msg, len, "kernel build: %s", r == -EINTR ? "interrupted" : strerror(-r));
+		return r;
+	}
+	first = krun_first_image(&c->kr);
+	snprintf(c->kernel, sizeof(c->kernel), "%s", first ? first : "");
+	return 0;
+}
+
+/* The job's image recipe checked (its files, and its package list unless cached) before
+ * anything is written: a recipe error exits 2 like any job error. */
+static int resolve_image(struct run_ctx *c, struct lab_error *err)
+{
+	_cleanup_free_ char *dir = fs_dirname(c->o->job_file ? c->o->job_file : ".");
+
+	return dir ? imgrun_resolve(c->job, dir, c->runners, &c->img, err) : -ENOMEM;
+}
+
+/* Built after the KVM verdict, which libguestfs needs (force_tcg where KVM guests hang). */
+static int build_image(struct run_ctx *c, char *msg, size_t len)
+{
+	struct lab_error err = { 0 };
+	int r;
+
+	if (!c->img.on)
+		return 0;
+	progress(c, "image %s: %s", c->img.info.name, c->img.info.dir);
+	r = imgrun_build(&c->img, !strcmp(c->host.accel, "kvm"), c->o->progress,
+			 c->o->progress_ud, &err);
+	if (r < 0)
+		error_format(&err, msg, len);
+	return r;
+}
+
 static int prepare(struct run_ctx *c, char *msg, size_t len)
 {
 	struct lab_error err = { 0 };
@@ -292,7 +386,7 @@ static int prepare(struct run_ctx *c, char *msg, size_t len)
 	else
 		snprintf(c->sum->out_dir, sizeof(c->sum->out_dir), "reports/%s", c->id);
 	snprintf(c->sum->report, sizeof(c->sum->report), "%s/report.json", c->sum->out_dir);
-	r = run_resolve_kernel(c->job, c->kernel, sizeof(c->kernel), &err);
+	r = resolve_kernels(c, &err);
 	if (r < 0) {
 		error_format(&err, msg, len);
 		return r;
@@ -302,12 +396,25 @@ static int prepare(struct run_ctx *c, char *msg, size_t len)
 	c->runs = json_array();
 	if (!c->cmdline || !c->runners || !c->runs)
 		return -ENOMEM;
+	r = resolve_image(c, &err);
+	if (r < 0) {
+		error_format(&err, msg, len);
+		return r;
+	}
+	/* Before the report directory exists: an interrupted build leaves nothing behind. */
+	r = build_kernels(c, msg, len);
+	if (r < 0)
+		return r;
 	r = fs_mkdir_p(c->sum->out_dir, 0755);
 	if (r < 0) {
 		snprintf(msg, len, "cannot create %s: %s", c->sum->out_dir, strerror(-r));
 		return r;
 	}
-	return setup_host(c, msg, len);
+	/* Without any bootable kernel every run is a build-failure: no host needed. */
+	if (!c->kernel[0])
+		return 0;
+	r = setup_host(c, msg, len);
+	return r < 0 ? r : build_image(c, msg, len);
 }
 
 int run_job(const struct run_opts *o, const struct job *job, struct run_summary *sum,
@@ -320,13 +427,18 @@ int run_job(const struct run_opts *o, const struct job *job, struct run_summary 
 	c.vc.lock_fd = -1;
 	msg[0] = '\0';
 	r = prepare(&c, msg, msglen);
-	for (unsigned i = 0; r == 0 && i < job->repeats; i++) {
-		if (o->interrupt && *o->interrupt)
-			break;
-		r = one_run(&c, i, i);
-		if (r < 0)
-			snprintf(msg, msglen, "cannot write %s: %s", sum->report, strerror(-r));
+	/* A B A B ...: drift of a shared machine hits every kernel alike. */
+	for (unsigned i = 0, index = 0; r == 0 && i < job->repeats; i++) {
+		for (unsigned k = 0; r == 0 && k < c.kr.n; k++) {
+			if (o->interrupt && *o->interrupt)
+				break;
+			r = one_run(&c, index++, i, &c.kr.k[k]);
+			if (r < 0)
+				snprintf(msg, msglen, "cannot write %s: %s", sum->report,
+					 strerror(-r));
+		}
 	}
+	krun_free(&c.kr);
 	virt_close(&c.vc);
 	json_decref(c.runs);
 	free(c.cmdline);

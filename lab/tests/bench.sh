@@ -4,6 +4,9 @@
 #  2. The overhead of `lab run` over a bare qemu-system-x86_64 running the same kernel,
 #     initramfs (same agent, runners and job) and command line, interleaved A B A B so host
 #     drift hits both; the ratio is of medians measured in this one run.
+#  3. lab compare of 1000-series reports and lab report of 100 reports rendered in Chromium
+#     (lab/tests/bench-compare.sh).
+#  4. Kernel builds: cold, a second variant after it, a cache hit (lab/tests/bench-kernel.sh).
 # Usage: lab/tests/bench.sh [ROUNDS]   (default 5)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -62,3 +65,11 @@ printf '  boot (start -> agent hello) %6.2f s\n' "$(median <"$tmp/boot.t")"
 printf '  boot -> first workload      %6.2f s\n' "$(median <"$tmp/first.t")"
 printf '  bare qemu, same guest       %6.2f s\n' "$bare_m"
 printf '  overhead ratio lab/bare     %6.3f   (target <= 1.10, aim 1.02)\n' "$(echo "$lab_m / $bare_m" | bc -l)"
+
+# lab compare / lab report (lab/tests/bench-compare.sh).
+echo
+lab/tests/bench-compare.sh "$rounds"
+
+# Kernel variant builds (lab/tests/bench-kernel.sh).
+echo
+lab/tests/bench-kernel.sh

@@ -23,15 +23,15 @@ run_one() {
 	"$@" >"$log" 2>&1
 	local rc=$?
 	end=$(date +%s)
-	p=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1 | awk '{print $1}')
-	f=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1 | awk '{print $3}')
+	p=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1 | awk '{print $1}')
+	f=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1 | awk '{print $3}')
 	if [ -z "$p" ]; then p=0; f=1; fi
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
 	passed=$((passed + p)); failed=$((failed + f))
 	printf '%-40s %3d passed, %d failed  (%ds)\n' "$name" "$p" "$f" $((end - start))
 	if [ "$f" -ne 0 ]; then
 		broken+=("$name")
-		grep -E '^not ok|^#' "$log" | head -40 | sed 's/^/    /'
+		grep -aE '^not ok|^#' "$log" | head -40 | sed 's/^/    /'
 	fi
 }
 
@@ -48,8 +48,8 @@ if [ "$mode" != "--unit" ]; then
 		[ -f "$t" ] && run_one "integration-$(basename "$t" .sh)" bash "$t"
 	done
 	# No test may leave a guest behind.
-	if pgrep -f 'guest=numalab-' >/dev/null; then
-		echo "leftover qemu processes:"; pgrep -af 'guest=numalab-'
+	if pgrep -f "guest=numalab-.*$LAB_STATE_DIR/libvirt" >/dev/null; then
+		echo "leftover qemu processes:"; pgrep -af "guest=numalab-.*$LAB_STATE_DIR/libvirt"
 		failed=$((failed + 1)); broken+=("leftover-qemu")
 	fi
 fi

@@ -10,7 +10,10 @@ n=0 fail=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=$((fail + 1)); fi; }
 check() { local desc=$1; shift; "$@" >/dev/null 2>&1; ok $? "$desc"; }
 jqr() { jq -e "$2" "$1/report.json"; }
-no_qemu() { ! pgrep -f "guest=numalab-" >/dev/null; }
+export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
+# Guests of this state dir only (QEMU's command line names the embedded root): other labs on
+# the same host are not ours to judge.
+no_qemu() { ! pgrep -f "guest=numalab-.*$LAB_STATE_DIR/libvirt" >/dev/null; }
 
 # quick.json: ok, and the guest sees what was asked for.
 $lab run configs/quick.json --out "$tmp/quick" >"$tmp/quick.out" 2>"$tmp/quick.err"
@@ -75,6 +78,14 @@ kill -INT $pid; wait $pid
 ok $([ $? = 3 ] && echo 0 || echo 1) "SIGINT: lab exits 3"
 check "SIGINT: run recorded as infra-error" jqr "$tmp/int" '.runs[0].status == "infra-error" and (.runs[0].reason | test("signal"))'
 check "no qemu left after SIGINT" no_qemu
+
+# Every report written above validates against reports/report.schema.json.
+reports=$(find "$tmp" -name report.json | sort)
+/usr/bin/python3 lab/tests/validate-reports.py $reports >"$tmp/schema.out" 2>&1
+ok $? "all $(echo "$reports" | wc -l) reports validate against reports/report.schema.json"
+grep '^not ok' "$tmp/schema.out" | head -5 | sed 's/^/# /'
+check "lab compare reads a real report (quick against itself: exit 0)" $lab compare "$tmp/quick" "$tmp/quick"
+check "lab report makes a dashboard of all of them" $lab report $reports -o "$tmp/dashboard.html"
 
 echo "1..$n"
 echo "$((n - fail)) passed, $fail failed"

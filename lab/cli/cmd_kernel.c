@@ -1,0 +1,235 @@
+/* lab kernel build VARIANT... | list | path VARIANT   (kernels/README.md) */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "stage/kernel.h"
+#include "util/cleanup.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+void cmd_kernel_help(void)
+{
+	printf("usage: lab kernel build VARIANT... [--cache DIR] [--force] [-j N]\n"
+	       "       lab kernel list [--cache DIR]\n"
+	       "       lab kernel path VARIANT [--cache DIR]\n\n"
+	       "Kernel variants are kernels/NAME.json (or a path to such a file): a source, a patch\n"
+	       "series and config fragments on a lean base config; see kernels/README.md.\n\n"
+	       "  build   configure and build each variant unless the cache has it; prints the\n"
+	       "          image path.  Progress (percent, ETA) on stderr, niced, ccache'd.\n"
+	       "  list    the variants in kernels/ and whether the cache has each\n"
+	       "  path    print the cached bzImage of a variant (exit 1 when not built)\n\n"
+	       "  --cache DIR  artifact cache (default $LAB_KERNEL_CACHE or %s)\n"
+	       "  --force      configure and build even when the cache has it\n"
+	       "  -j N         parallel make jobs (default: the number of CPUs)\n\n"
+	       "Exit status: 0 ok, 2 bad variant (its file, its source, a patch that does not apply,\n"
+	       "an option that did not stick), 3 the build failed (log kept), 1 lab error.\n",
+	       KERNEL_CACHE_DEFAULT);
+}
+
+static void print_progress(void *ud, const char *msg)
+{
+	(void)ud;
+	fprintf(stderr, "lab: %s\n", msg);
+}
+
+struct kargs {
+	const char *cache;
+	int force;
+	unsigned jobs;
+};
+
+static int parse(int argc, char **argv, struct kargs *a)
+{
+	static const struct option opts[] = {
+		{ "cache", required_argument, NULL, 'c' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ 0 },
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "c:fj:", opts, NULL)) != -1) {
+		char *end;
+
+		switch (c) {
+		case 'c': a->cache = optarg; break;
+		case 'f': a->force = 1; break;
+		case 'j':
+			a->jobs = (unsigned)strtoul(optarg, &end, 10);
+			if (*end || a->jobs < 1 || a->jobs > 1024) {
+				cli_err("kernel: -j must be 1..1024");
+				return -EINVAL;
+			}
+			break;
+		default: return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int load(const char *ref, struct kvariant *v)
+{
+	struct lab_error err = { 0 };
+	char msg[1200], cwd[4096];
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		snprintf(cwd, sizeof(cwd), ".");
+	if (kernel_variant_load(ref, cwd, v, &err) < 0) {
+		error_format(&err, msg, sizeof(msg));
+		cli_err("%s", msg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int exit_for(enum kernel_fail f)
+{
+	switch (f) {
+	case KERNEL_FAIL_SOURCE: /* missing tarball or commit, wrong sha256 */
+	case KERNEL_FAIL_PATCH:
+	case KERNEL_FAIL_CONFIG: return EXIT_BAD_INPUT;
+	case KERNEL_FAIL_BUILD: return EXIT_RUN_FAILED;
+	default: return EXIT_LAB_ERROR;
+	}
+}
+
+static int build_one(const char *ref, const struct kernel_build_opts *o)
+{
+	struct kvariant v;
+	struct kernel_artifact a;
+	int r, rc = EXIT_OK;
+
+	if (load(ref, &v) < 0)
+		return EXIT_BAD_INPUT;
+	r = kernel_build(&v, o, &a);
+	if (r < 0) {
+		cli_err("kernel build %s: %s", v.name, a.error[0] ? a.error : strerror(-r));
+		if (a.log_tail)
+			fprintf(stderr, "--- last lines of %s ---\n%s\n---\n", a.log, a.log_tail);
+		rc = exit_for(a.fail);
+	} else {
+		printf("%s: %s %s (%s)\nimage: %s\n", v.name, a.cached ? "cached" : "built",
+		       a.key, a.release, a.image);
+		if (!a.cached)
+			printf("build: %.1f s, log %s\n", a.build_s, a.log);
+	}
+	kernel_artifact_free(&a);
+	kvariant_free(&v);
+	return rc;
+}
+
+static int filter_json(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return n > 5 && !strcmp(d->d_name + n - 5, ".json");
+}
+
+static int list(const struct kernel_build_opts *o)
+{
+	char dir[4096];
+	struct dirent **ents = NULL;
+	int n, rc = EXIT_OK;
+
+	if (kernel_variants_dir(dir, sizeof(dir)) < 0 ||
+	    (n = scandir(dir, &ents, filter_json, alphasort)) < 0) {
+		cli_err("kernel list: cannot read the kernels/ directory");
+		return EXIT_LAB_ERROR;
+	}
+	for (int i = 0; i < n; i++) {
+		char name[256];
+		struct kvariant v;
+		struct kernel_artifact a;
+
+		snprintf(name, sizeof(name), "%.*s", (int)strlen(ents[i]->d_name) - 5,
+			 ents[i]->d_name);
+		free(ents[i]);
+		if (load(name, &v) < 0) {
+			rc = EXIT_BAD_INPUT;
+			continue;
+		}
+		int hit = kernel_lookup(&v, o, &a);
+
+		printf("%-22s %-8s %s\n", v.name, hit > 0 ? "built" : hit == 0 ? "missing" : "error",
+		       v.description);
+		if (hit > 0)
+			printf("%-22s          %s\n", "", a.image);
+		kernel_artifact_free(&a);
+		kvariant_free(&v);
+	}
+	free(ents);
+	return rc;
+}
+
+static int path(const char *ref, const struct kernel_build_opts *o)
+{
+	struct kvariant v;
+	struct kernel_artifact a;
+	int hit;
+
+	if (load(ref, &v) < 0)
+		return EXIT_BAD_INPUT;
+	hit = kernel_lookup(&v, o, &a);
+	if (hit > 0)
+		printf("%s\n", a.image);
+	else
+		cli_err("kernel path: %s is not built (lab kernel build %s)%s%s", v.name, v.name,
+			hit < 0 ? ": " : "", hit < 0 ? a.error : "");
+	kernel_artifact_free(&a);
+	kvariant_free(&v);
+	return hit > 0 ? EXIT_OK : EXIT_LAB_ERROR;
+}
+
+int cmd_kernel(int argc, char **argv)
+{
+	struct kargs a = { 0 };
+	struct kernel_build_opts o = { 0 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	const char *verb;
+	int rc = EXIT_OK;
+
+	if (argc < 2) {
+		cli_err("kernel: expected build, list or path (see 'lab kernel --help')");
+		return EXIT_BAD_INPUT;
+	}
+	verb = argv[1];
+	if (parse(argc - 1, argv + 1, &a) < 0)
+		return EXIT_BAD_INPUT;
+	o.cache_dir = a.cache;
+	o.force = a.force;
+	o.jobs = a.jobs;
+	o.interrupt = &interrupted;
+	o.progress = print_progress;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	argc--, argv++;
+	if (!strcmp(verb, "list") && optind == argc)
+		return list(&o);
+	if (!strcmp(verb, "path") && optind == argc - 1)
+		return path(argv[optind], &o);
+	if (!strcmp(verb, "build") && optind < argc) {
+		for (int i = optind; i < argc && !interrupted; i++) {
+			int r = build_one(argv[i], &o);
+
+			rc = r > rc ? r : rc;
+		}
+		return rc;
+	}
+	cli_err("kernel: expected 'build VARIANT...', 'list' or 'path VARIANT' (see 'lab kernel "
+		"--help')");
+	return EXIT_BAD_INPUT;
+}

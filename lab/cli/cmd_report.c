@@ -1,0 +1,247 @@
+/* lab report DIR|FILE... [-o FILE] [--title TEXT] [--threshold PCT]: the HTML dashboard. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/report_files.h"
+#include "core/dashboard.h"
+#include "util/cleanup.h"
+#include "util/fs.h"
+#include "util/strbuf.h"
+
+/* The scripts and styles every page embeds, beside the lab's sources (report_find_asset):
+ * read at run time rather than compiled in, so lab/scripts/vendor-charts.sh can refresh the
+ * chart library without a rebuild, the same way topologies are found. */
+#define ASSET_MAX_SIZE (4u << 20)
+static const char *const asset_files[] = {
+	"lab/report/vendor/chart.umd.min.js",
+	"lab/report/vendor/chartjs-chart-error-bars.umd.min.js",
+	"lab/report/dashboard.js",
+	"lab/report/dashboard.css",
+};
+#define NR_ASSETS (sizeof(asset_files) / sizeof(asset_files[0]))
+
+void cmd_report_help(void)
+{
+	printf("usage: lab report DIR|FILE... [-o FILE] [--title TEXT] [--threshold PCT]\n\n"
+	       "Writes one self-contained HTML dashboard (no network needed to view it) of the\n"
+	       "reports given: report files, directories holding report.json, or directories\n"
+	       "whose subdirectories do (such as reports/).  It shows the reports, an A/B table\n"
+	       "of every kernel variant against the first one that ran the same workloads (as\n"
+	       "'lab compare' computes it, with verdict colours), scaling curves (metric\n"
+	       "against task count, one line per variant, 95%% CI error bars), a trend per\n"
+	       "metric when the reports were created at two or more times, and every run:\n"
+	       "topology requested against observed, knobs, workloads, outcome, and the\n"
+	       "console excerpt of failed runs.\n\n"
+	       "  -o FILE          output file (default dashboard.html)\n"
+	       "  --title TEXT     page title (default \"numalab dashboard\")\n"
+	       "  --threshold PCT  as in 'lab compare': marks regressions worse than PCT %%\n\n"
+	       "Variants are runs[].kernel.label, else .variant, else the kernel release.  The\n"
+	       "chart library (Chart.js, chartjs-chart-error-bars) is read from\n"
+	       "lab/report/vendor/ of the lab's checkout ($LAB_ROOT, else beside build/).\n\n"
+	       "Exit status: 0 written, 2 bad input (unreadable or invalid report), 1 lab error.\n");
+}
+
+struct report_args {
+	const char *out, *title;
+	double threshold;
+	int first, argc;
+	char **argv;
+};
+
+static int parse_args(int argc, char **argv, struct report_args *a)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "title", required_argument, NULL, 'T' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ 0 },
+	};
+	char *end;
+	int c;
+
+	a->out = "dashboard.html";
+	a->title = "numalab dashboard";
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': a->out = optarg; break;
+		case 'T': a->title = optarg; break;
+		case 't':
+			errno = 0;
+			a->threshold = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !isfinite(a->threshold) ||
+			    a->threshold < 0) {
+				cli_err("report: --threshold must be a non-negative number (percent)");
+				return -EINVAL;
+			}
+			break;
+		default: return -EINVAL;
+		}
+	}
+	if (optind >= argc) {
+		cli_err("report: expected one or more report files or directories (see 'lab "
+			"report --help')");
+		return -EINVAL;
+	}
+	a->first = optind;
+	a->argc = argc;
+	a->argv = argv;
+	return 0;
+}
+
+static int bad_input(const char *what, const struct lab_error *err)
+{
+	char msg[1400];
+
+	error_format(err, msg, sizeof(msg));
+	cli_err("report: %s%s", what, msg);
+	return EXIT_BAD_INPUT;
+}
+
+static int load(const struct report_args *a, struct report_files *f, struct series_set *s)
+{
+	struct lab_error err = { 0 };
+	int r;
+
+	for (int i = a->first; i < a->argc; i++)
+		if (report_files_add(f, a->argv[i], &err) < 0)
+			return bad_input("", &err);
+	if (report_files_read(f, &err) < 0)
+		return bad_input("", &err);
+	for (size_t i = 0; i < f->n; i++) {
+		r = series_add_report(s, f->doc[i], f->path[i], NULL, &err);
+		if (r == -ENOMEM)
+			return EXIT_LAB_ERROR;
+		if (r < 0)
+			return bad_input("", &err);
+	}
+	return EXIT_OK;
+}
+
+/* The first variant before v that ran the same workloads on the same topologies, or v. */
+static size_t baseline_of(const struct series_set *s, size_t v)
+{
+	for (size_t u = 0; u < v; u++)
+		if (json_equal(s->variants[u].workloads, s->variants[v].workloads))
+			return u;
+	return v;
+}
+
+/* Every variant against its baseline: the first variant (in the order the reports name them)
+ * that ran the same workloads, so that reports of unrelated jobs on one page still pair up.
+ * A variant with none, or a pair that cannot be compared, gets a line (\n-separated) in note. */
+static int compare_all(const struct series_set *s, double threshold, struct comparison *c,
+		       size_t *n, struct strbuf *note)
+{
+	*n = 0;
+	if (s->nr_variants < 2)
+		strbuf_appendf(note, "All runs are of one kernel variant (%s): nothing to compare.\n",
+			       s->nr_variants ? s->variants[0].label : "none");
+	for (size_t v = 1; v < s->nr_variants; v++) {
+		struct lab_error err = { 0 };
+		size_t u = baseline_of(s, v);
+		char msg[1400];
+		int r;
+
+		if (u == v) {
+			strbuf_appendf(note, "%s: no variant before it ran the same workloads; not "
+					     "compared.\n", s->variants[v].label);
+			continue;
+		}
+		r = compare_variants(s, u, v, threshold, &c[*n], &err);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0) {
+			error_format(&err, msg, sizeof(msg));
+			strbuf_appendf(note, "%s not compared: %s\n", s->variants[v].label, msg);
+			continue;
+		}
+		(*n)++;
+	}
+	return note->err;
+}
+
+static int read_assets(char *text[NR_ASSETS])
+{
+	for (size_t i = 0; i < NR_ASSETS; i++) {
+		char path[PATH_MAX + 64];
+		int r = report_find_asset(asset_files[i], path, sizeof(path));
+
+		if (r == 0)
+			r = fs_read_file(path, ASSET_MAX_SIZE, &text[i], NULL);
+		if (r < 0) {
+			cli_err("report: cannot read %s: %s (run from the checkout, or set LAB_ROOT; "
+				"lab/scripts/vendor-charts.sh restores the vendored chart library)",
+				path, strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+static int write_page(const struct report_args *a, const struct series_set *s,
+		      const struct comparison *c, size_t nc, const char *note)
+{
+	char *text[NR_ASSETS] = { 0 };
+	_cleanup_free_ char *html = NULL;
+	struct dashboard_input in = { .set = s, .cmp = c, .nr_cmp = nc, .title = a->title,
+				      .cmp_note = note && note[0] ? note : NULL };
+	int r = read_assets(text);
+
+	if (r == 0) {
+		struct dashboard_assets as = { .chart_js = text[0], .errorbars_js = text[1],
+					       .page_js = text[2], .css = text[3] };
+
+		r = dashboard_html(&in, &as, &html);
+		if (r == -EINVAL)
+			cli_err("report: an embedded script or style could end its HTML element "
+				"early; refusing to write the page");
+	}
+	for (size_t i = 0; i < NR_ASSETS; i++)
+		free(text[i]);
+	if (r < 0)
+		return EXIT_LAB_ERROR;
+	r = fs_write_atomic(a->out, html, strlen(html));
+	if (r < 0) {
+		cli_err("report: cannot write %s: %s", a->out, strerror(-r));
+		return EXIT_LAB_ERROR;
+	}
+	printf("dashboard: %s (%zu reports, %zu kernel variants, %zu bytes)\n", a->out,
+	       s->nr_reports, s->nr_variants, strlen(html));
+	return EXIT_OK;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_args a = { 0 };
+	struct report_files f = { 0 };
+	_cleanup_strbuf_ struct strbuf note = STRBUF_INIT;
+	struct comparison *c = NULL;
+	struct series_set s;
+	size_t nc = 0;
+	int rc;
+
+	if (parse_args(argc, argv, &a) < 0)
+		return EXIT_BAD_INPUT;
+	series_init(&s);
+	rc = load(&a, &f, &s);
+	if (rc == EXIT_OK) {
+		c = calloc(s.nr_variants + 1, sizeof(*c));
+		if (!c || compare_all(&s, a.threshold, c, &nc, &note) < 0)
+			rc = EXIT_LAB_ERROR;
+	}
+	if (rc == EXIT_OK)
+		rc = write_page(&a, &s, c, nc, note.buf);
+	for (size_t i = 0; i < nc; i++)
+		compare_free(&c[i]);
+	free(c);
+	series_free(&s);
+	report_files_free(&f);
+	return rc;
+}

@@ -1,0 +1,189 @@
+/* Finds report.json files named on the command line and parses them (see report_files.h). */
+#include "cli/report_files.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/series.h"
+#include "util/cleanup.h"
+#include "util/fs.h"
+#include "util/jsonio.h"
+
+static int push(struct report_files *f, char *path, struct lab_error *err)
+{
+	if (!path)
+		return -ENOMEM;
+	if (f->n >= REPORT_MAX_FILES) {
+		error_set(err, "", "more than %d report files", REPORT_MAX_FILES);
+		free(path);
+		return -E2BIG;
+	}
+	if (f->n == f->cap) {
+		size_t ncap = f->cap ? f->cap * 2 : 16;
+		char **np = realloc(f->path, ncap * sizeof(*np));
+
+		if (!np) {
+			free(path);
+			return -ENOMEM;
+		}
+		f->path = np;
+		json_t **nd = realloc(f->doc, ncap * sizeof(*nd));
+
+		if (!nd) {
+			free(path);
+			return -ENOMEM;
+		}
+		f->doc = nd;
+		f->cap = ncap;
+	}
+	f->doc[f->n] = NULL;
+	f->path[f->n++] = path;
+	return 0;
+}
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* DIR/NAME/report.json for each subdirectory NAME, in name order. */
+static int add_children(struct report_files *f, const char *dir, struct lab_error *err)
+{
+	struct dirent **ents = NULL;
+	int n = scandir(dir, &ents, NULL, alphasort), r = 0;
+	size_t before = f->n;
+
+	if (n < 0) {
+		int e = errno;
+
+		error_set_file(err, dir);
+		error_set(err, "", "cannot read the directory: %s", strerror(e));
+		return -e;
+	}
+	for (int i = 0; i < n; i++) {
+		_cleanup_free_ char *sub = NULL;
+
+		if (r == 0 && ents[i]->d_name[0] != '.' &&
+		    (sub = fs_join(dir, ents[i]->d_name)) && is_dir(sub)) {
+			char *rep = fs_join(sub, "report.json");
+
+			if (rep && fs_exists(rep))
+				r = push(f, rep, err);
+			else
+				free(rep);
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	if (r == 0 && f->n == before) {
+		error_set_file(err, dir);
+		error_set(err, "", "no report.json in it or in its subdirectories");
+		return -ENOENT;
+	}
+	return r;
+}
+
+int report_files_add(struct report_files *f, const char *arg, struct lab_error *err)
+{
+	_cleanup_free_ char *rep = NULL;
+
+	if (!is_dir(arg)) {
+		if (!fs_exists(arg)) {
+			error_set_file(err, arg);
+			error_set(err, "", "no such file or directory");
+			return -ENOENT;
+		}
+		return push(f, strdup(arg), err);
+	}
+	rep = fs_join(arg, "report.json");
+	if (!rep)
+		return -ENOMEM;
+	if (fs_exists(rep))
+		return push(f, TAKE_PTR(rep), err);
+	return add_children(f, arg, err);
+}
+
+int report_files_read(struct report_files *f, struct lab_error *err)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		int r;
+
+		if (f->doc[i])
+			continue;
+		r = jsonio_load_file(f->path[i], REPORT_MAX_SIZE, &f->doc[i], err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+void report_files_free(struct report_files *f)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		free(f->path[i]);
+		json_decref(f->doc[i]);
+	}
+	free(f->path);
+	free(f->doc);
+	memset(f, 0, sizeof(*f));
+}
+
+void report_files_labels(const struct report_files *f, size_t from, size_t to, char *buf,
+			 size_t len, unsigned *count)
+{
+	_cleanup_json_ json_t *seen = json_object();
+	size_t used = 0;
+
+	buf[0] = '\0';
+	*count = 0;
+	for (size_t i = from; seen && i < to && i < f->n; i++) {
+		json_t *runs = json_object_get(f->doc[i], "runs"), *run;
+		size_t k;
+
+		json_array_foreach(runs, k, run) {
+			char tmp[256];
+			const char *l = series_run_label(run, tmp, sizeof(tmp));
+
+			if (json_object_get(seen, l) || json_object_set_new(seen, l, json_true()) < 0)
+				continue;
+			(*count)++;
+			if (used < len)
+				used += (size_t)snprintf(buf + used, len - used, "%s%s",
+							 *count > 1 ? ", " : "", l);
+		}
+	}
+}
+
+static void exe_dir(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+	char *slash;
+
+	buf[n > 0 ? n : 0] = '\0';
+	slash = strrchr(buf, '/');
+	if (slash)
+		*slash = '\0';
+}
+
+int report_find_asset(const char *rel, char *buf, size_t len)
+{
+	const char *root = getenv("LAB_ROOT");
+	char dir[PATH_MAX];
+
+	if (root && root[0]) {
+		snprintf(buf, len, "%s/%s", root, rel);
+		if (fs_exists(buf))
+			return 0;
+	}
+	exe_dir(dir, sizeof(dir));
+	snprintf(buf, len, "%s/../%s", dir, rel);
+	return fs_exists(buf) ? 0 : -ENOENT;
+}

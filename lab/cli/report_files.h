@@ -1,0 +1,33 @@
+/* Finding and loading report.json files for `lab compare` and `lab report`. */
+#pragma once
+#include <jansson.h>
+#include <stddef.h>
+
+#include "util/error.h"
+
+/* Largest report.json read: 1000 series x 100 runs fit easily. */
+#define REPORT_MAX_SIZE (256u << 20)
+/* Most report files one command reads. */
+#define REPORT_MAX_FILES 10000
+
+struct report_files {
+	char **path;
+	json_t **doc;          /* parsed by report_files_read */
+	size_t n, cap;
+};
+
+/* Append the reports arg names: a file, a directory holding report.json, or a directory whose
+ * subdirectories hold one each (such as reports/), in name order.  -ENOENT (err set) when arg
+ * names none. */
+int report_files_add(struct report_files *f, const char *arg, struct lab_error *err);
+/* Parse every file (duplicate keys rejected); errors name the file. */
+int report_files_read(struct report_files *f, struct lab_error *err);
+void report_files_free(struct report_files *f);
+/* The variant labels (series_run_label) of the runs of reports [from, to), comma-separated, in
+ * order of first appearance; *count gets how many distinct ones. */
+void report_files_labels(const struct report_files *f, size_t from, size_t to, char *buf,
+			 size_t len, unsigned *count);
+/* A file beside the lab's own sources: $LAB_ROOT/rel, else rel in the checkout the lab binary
+ * was built in (build/lab -> ../rel).  Writes the first that exists into buf; -ENOENT (buf holds
+ * the last candidate) when none does. */
+int report_find_asset(const char *rel, char *buf, size_t len);

@@ -1,0 +1,615 @@
+#include "core/dashboard.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/charts.h"
+#include "util/cleanup.h"
+
+/* Offline by construction: nothing may be fetched, only inline scripts and styles run. */
+#define CSP "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; " \
+	    "img-src data:"
+
+void dashboard_escape(struct strbuf *sb, const char *s)
+{
+	const char *start = s;
+
+	for (; *s; s++) {
+		const char *rep = NULL;
+		unsigned char c = (unsigned char)*s;
+
+		switch (c) {
+		case '&': rep = "&amp;"; break;
+		case '<': rep = "&lt;"; break;
+		case '>': rep = "&gt;"; break;
+		case '"': rep = "&quot;"; break;
+		case '\'': rep = "&#39;"; break;
+		default:
+			if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
+				rep = "\xef\xbf\xbd";
+		}
+		if (!rep)
+			continue;
+		strbuf_appendn(sb, start, (size_t)(s - start));
+		strbuf_append(sb, rep);
+		start = s + 1;
+	}
+	strbuf_appendn(sb, start, (size_t)(s - start));
+}
+
+void dashboard_script_json(struct strbuf *sb, const char *json)
+{
+	const char *start = json, *s = json;
+
+	for (; *s; s++) {
+		if (*s != '<' && *s != '>' && *s != '&')
+			continue;
+		strbuf_appendn(sb, start, (size_t)(s - start));
+		strbuf_appendf(sb, "\\u%04x", (unsigned)*s);
+		start = s + 1;
+	}
+	strbuf_appendn(sb, start, (size_t)(s - start));
+}
+
+static void esc(struct strbuf *sb, const char *s)
+{
+	dashboard_escape(sb, s ? s : "");
+}
+
+/* Escaped printf: the formatted text is escaped as a whole. */
+static void escf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void escf(struct strbuf *sb, const char *fmt, ...)
+{
+	_cleanup_free_ char *t = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&t, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		sb->err = sb->err ? sb->err : -ENOMEM;
+		return;
+	}
+	esc(sb, t);
+}
+
+static int embeddable(const char *code, const char *end_tag)
+{
+	for (const char *p = code; *p; p++)
+		if (*p == '<' && (!strncasecmp(p, end_tag, strlen(end_tag)) || !strncmp(p, "<!--", 4)))
+			return 0;
+	return 1;
+}
+
+static const char *fmt_num(char *buf, size_t len, double v)
+{
+	if (isnan(v))
+		return "-";
+	if (isinf(v))
+		return v > 0 ? "unbounded" : "-unbounded";
+	snprintf(buf, len, "%.4g", v);
+	return buf;
+}
+
+static const char *fmt_pct(char *buf, size_t len, double v)
+{
+	if (isnan(v))
+		return "-";
+	if (isinf(v))
+		return v > 0 ? "+unbounded" : "-unbounded";
+	snprintf(buf, len, "%+.2f%%", v);
+	return buf;
+}
+
+/* ---- reports and A/B tables ---------------------------------------------------------- */
+
+static void report_labels(const struct series_report *r, struct strbuf *sb)
+{
+	_cleanup_json_ json_t *seen = json_object();
+	json_t *runs = json_object_get(r->doc, "runs"), *run;
+	size_t i;
+
+	json_array_foreach(runs, i, run) {
+		char buf[256];
+		const char *l = series_run_label(run, buf, sizeof(buf));
+
+		if (!seen || json_object_get(seen, l))
+			continue;
+		json_object_set_new(seen, l, json_true());
+		if (json_object_size(seen) > 1)
+			strbuf_append(sb, ", ");
+		esc(sb, l);
+	}
+}
+
+static void reports_section(struct strbuf *sb, const struct series_set *s)
+{
+	strbuf_append(sb, "<section id=\"reports\"><h2>Reports</h2>\n<table><thead><tr><th>id</th>"
+			  "<th>created</th><th>job</th><th>status</th><th>runs</th>"
+			  "<th>kernel variants</th><th>file</th></tr></thead><tbody>\n");
+	for (size_t i = 0; i < s->nr_reports; i++) {
+		const struct series_report *r = &s->reports[i];
+		const char *st = json_string_value(json_object_get(r->doc, "status"));
+
+		strbuf_append(sb, "<tr><td><a href=\"#report-");
+		strbuf_appendf(sb, "%zu\">", i);
+		esc(sb, r->id);
+		strbuf_append(sb, "</a></td><td>");
+		esc(sb, r->created);
+		strbuf_append(sb, "</td><td>");
+		esc(sb, r->job);
+		strbuf_append(sb, "</td><td class=\"st-");
+		esc(sb, st);
+		strbuf_append(sb, "\">");
+		esc(sb, st);
+		strbuf_appendf(sb, "</td><td>%zu</td><td>",
+			       json_array_size(json_object_get(r->doc, "runs")));
+		report_labels(r, sb);
+		strbuf_append(sb, "</td><td class=\"file\">");
+		esc(sb, r->file);
+		strbuf_append(sb, "</td></tr>\n");
+	}
+	strbuf_append(sb, "</tbody></table></section>\n");
+}
+
+static void side_cells(struct strbuf *sb, const struct stats_summary *x)
+{
+	char a[48], b[48], c[48];
+
+	strbuf_appendf(sb, "<td class=\"n\">%zu</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+			   "<td class=\"n\">%s</td>",
+		       x->n, fmt_num(a, sizeof(a), x->mean), fmt_num(b, sizeof(b), x->stddev),
+		       isnan(x->cv) ? "-" : (snprintf(c, sizeof(c), "%.1f%%", x->cv * 100), c));
+}
+
+static void ab_row(struct strbuf *sb, const struct series_set *s, const struct compare_row *r)
+{
+	const struct series_what *g = &s->groups[s->keys[r->key].group];
+	char a[48], b[48], c[48], p[48];
+
+	strbuf_append(sb, "<tr class=\"v-");
+	strbuf_append(sb, verdict_name(r->verdict));
+	strbuf_appendf(sb, "\"><td class=\"n\">%u</td><td>", s->keys[r->key].tasks);
+	esc(sb, g->metric);
+	strbuf_append(sb, "</td><td>");
+	esc(sb, g->unit);
+	strbuf_appendf(sb, "</td><td>%s</td>", r->mean == STATS_HARMONIC ? "harmonic" : "arithmetic");
+	side_cells(sb, &r->a);
+	side_cells(sb, &r->b);
+	strbuf_appendf(sb, "<td class=\"n\">%s</td><td class=\"n\">", fmt_pct(a, sizeof(a), r->change_pct));
+	if (r->tested)
+		strbuf_appendf(sb, "[%s, %s]", fmt_pct(b, sizeof(b), r->ci_pct_lo),
+			       fmt_pct(c, sizeof(c), r->ci_pct_hi));
+	else
+		strbuf_append(sb, "-");
+	strbuf_appendf(sb, "</td><td class=\"n\">%s</td><td class=\"verdict\">%s%s</td></tr>\n",
+		       r->tested ? fmt_num(p, sizeof(p), r->d.p) : "-", verdict_name(r->verdict),
+		       r->beyond_threshold ? " (beyond threshold)" : "");
+}
+
+static void ab_table(struct strbuf *sb, const struct series_set *s, const struct comparison *c)
+{
+	const struct series_variant *va = &s->variants[c->va], *vb = &s->variants[c->vb];
+	const struct series_what *prev = NULL;
+
+	strbuf_append(sb, "<h3>B: ");
+	esc(sb, vb->label);
+	strbuf_append(sb, " against A: ");
+	esc(sb, va->label);
+	strbuf_appendf(sb, "</h3>\n<p class=\"summary\">A: %u runs (%u failed), B: %u runs (%u "
+			   "failed). %u improvement(s), %u regression(s), %u no change, %u with "
+			   "fewer than 2 samples a side; %zu series only in A, %zu only in B.",
+		       va->runs, va->failed, vb->runs, vb->failed, c->count[VERDICT_IMPROVEMENT],
+		       c->count[VERDICT_REGRESSION], c->count[VERDICT_NO_CHANGE],
+		       c->count[VERDICT_INSUFFICIENT], c->nr_only_a, c->nr_only_b);
+	if (c->outcome_regression)
+		strbuf_append(sb, " <strong class=\"v-regression\">Outcome regression: B had failed "
+				  "runs, A none.</strong>");
+	strbuf_append(sb, "</p>\n<table class=\"ab\"><thead><tr><th>tasks</th><th>metric</th>"
+			  "<th>unit</th><th>mean</th><th>A n</th><th>A mean</th><th>A sd</th>"
+			  "<th>A cv</th><th>B n</th><th>B mean</th><th>B sd</th><th>B cv</th>"
+			  "<th>change</th><th>95% CI of change</th><th>p</th><th>verdict</th></tr>"
+			  "</thead><tbody>\n");
+	for (size_t i = 0; i < c->nr_rows; i++) {
+		const struct series_what *g = &s->groups[s->keys[c->rows[i].key].group];
+
+		/* Rows come sorted by topology, workload and params: one heading per block. */
+		if (!prev || strcmp(prev->topology, g->topology) ||
+		    strcmp(prev->workload, g->workload) || strcmp(prev->params_text, g->params_text)) {
+			strbuf_append(sb, "<tr class=\"group\"><th colspan=\"16\">");
+			esc(sb, g->workload);
+			strbuf_append(sb, " <span class=\"params\">");
+			esc(sb, g->params_text);
+			strbuf_append(sb, "</span> on ");
+			esc(sb, g->topology);
+			strbuf_append(sb, "</th></tr>\n");
+		}
+		prev = g;
+		ab_row(sb, s, &c->rows[i]);
+	}
+	strbuf_append(sb, "</tbody></table>\n");
+}
+
+static void ab_section(struct strbuf *sb, const struct dashboard_input *in)
+{
+	strbuf_append(sb, "<section id=\"ab\"><h2>A/B comparison</h2>\n");
+	if (in->cmp_note) {
+		const char *l = in->cmp_note;
+
+		strbuf_append(sb, "<ul class=\"note\">");
+		while (*l) {
+			size_t len = strcspn(l, "\n");
+			_cleanup_free_ char *line = strndup(l, len);
+
+			strbuf_append(sb, "<li>");
+			esc(sb, line);
+			strbuf_append(sb, "</li>");
+			l += len + (l[len] == '\n');
+		}
+		strbuf_append(sb, "</ul>\n");
+	}
+	for (size_t i = 0; i < in->nr_cmp; i++)
+		ab_table(sb, in->set, &in->cmp[i]);
+	if (in->nr_cmp)
+		strbuf_append(sb, "<p class=\"legend\">change and its 95% CI: % of A's mean, signed so "
+				  "that + is better. Rates (/s): harmonic means, Welch test on the "
+				  "reciprocals; other units: arithmetic means. Significant: p &lt; "
+				  "0.05.</p>\n");
+	strbuf_append(sb, "</section>\n");
+}
+
+/* ---- charts ----------------------------------------------------------------------------- */
+
+static void chart_figures(struct strbuf *sb, const json_t *charts, const char *kind)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(charts, i, c) {
+		const char *id = json_string_value(json_object_get(c, "id"));
+		_cleanup_free_ char *params = NULL;
+
+		if (strcmp(json_string_value(json_object_get(c, "kind")), kind))
+			continue;
+		params = json_dumps(json_object_get(c, "params"), JSON_COMPACT | JSON_SORT_KEYS);
+		strbuf_appendf(sb, "<figure class=\"chart\"><figcaption><b>");
+		esc(sb, json_string_value(json_object_get(c, "title")));
+		strbuf_append(sb, "</b> <span class=\"params\">");
+		esc(sb, params);
+		strbuf_append(sb, "</span><br><span class=\"topo\">");
+		esc(sb, json_string_value(json_object_get(c, "topology")));
+		strbuf_append(sb, "</span> · ");
+		escf(sb, "%s, %s is better", json_string_value(json_object_get(c, "unit")),
+		     json_string_value(json_object_get(c, "better")));
+		strbuf_appendf(sb, "</figcaption><div class=\"box\"><canvas id=\"%s\"></canvas></div>"
+				   "</figure>\n", id);
+	}
+}
+
+static void chart_sections(struct strbuf *sb, const json_t *charts)
+{
+	strbuf_append(sb, "<section id=\"scaling\"><h2>Scaling</h2>\n<p class=\"legend\">Mean "
+			  "against task count, one line per kernel variant; error bars: 95% CI of "
+			  "the mean (none with one sample).</p>\n<div class=\"grid\">\n");
+	chart_figures(sb, charts, "scaling");
+	strbuf_append(sb, "</div></section>\n");
+	for (size_t i = 0; i < json_array_size(charts); i++)
+		if (!strcmp(json_string_value(json_object_get(json_array_get(charts, i), "kind")),
+			    "trend")) {
+			strbuf_append(sb, "<section id=\"trend\"><h2>Trend</h2>\n<p class=\"legend\">"
+					  "Mean per report against the report's creation time, one "
+					  "line per kernel variant and task count.</p>\n<div "
+					  "class=\"grid\">\n");
+			chart_figures(sb, charts, "trend");
+			strbuf_append(sb, "</div></section>\n");
+			break;
+		}
+}
+
+/* ---- per-run panel ------------------------------------------------------------------- */
+
+/* [0,1,2,3,8] -> "0-3,8". */
+static void cpu_list(struct strbuf *sb, const json_t *cpus)
+{
+	size_t i = 0, n = json_array_size(cpus);
+
+	if (!json_is_array(cpus)) {
+		strbuf_append(sb, "-");
+		return;
+	}
+	for (int first = 1; i < n; i++, first = 0) {
+		json_int_t a = json_integer_value(json_array_get(cpus, i)), b = a;
+
+		while (i + 1 < n && json_integer_value(json_array_get(cpus, i + 1)) == b + 1)
+			b = json_integer_value(json_array_get(cpus, ++i));
+		strbuf_appendf(sb, "%s%lld", first ? "" : ",", (long long)a);
+		if (b != a)
+			strbuf_appendf(sb, "-%lld", (long long)b);
+	}
+}
+
+static void int_cell(struct strbuf *sb, const json_t *v)
+{
+	if (json_is_integer(v))
+		strbuf_appendf(sb, "<td class=\"n\">%lld</td>", (long long)json_integer_value(v));
+	else
+		strbuf_append(sb, "<td class=\"n\">-</td>");
+}
+
+static void topology_table(struct strbuf *sb, const json_t *topo)
+{
+	const json_t *req = json_object_get(topo, "requested"), *obs = json_object_get(topo, "observed");
+	const json_t *rn = json_object_get(req, "nodes"), *on = json_object_get(obs, "nodes");
+	json_t *mism = json_object_get(topo, "mismatches"), *m;
+	size_t n = json_array_size(rn) > json_array_size(on) ? json_array_size(rn) : json_array_size(on);
+	size_t i;
+
+	strbuf_appendf(sb, "<p>topology: %s", json_is_true(json_object_get(topo, "match"))
+							 ? "observed matches requested"
+							 : "<strong>observed differs from requested</strong>");
+	if (!json_is_object(obs))
+		strbuf_append(sb, " (nothing observed: the guest never reported it)");
+	if (json_is_object(obs))
+		strbuf_appendf(sb, "; distances %s",
+			       json_equal(json_object_get(req, "distances"),
+					  json_object_get(obs, "distances"))
+				       ? "equal"
+				       : "<strong>differ</strong>");
+	strbuf_append(sb, "</p>\n<table class=\"topo\"><thead><tr><th>node</th><th>CPUs requested"
+			  "</th><th>CPUs observed</th><th>MiB requested</th><th>MiB observed</th>"
+			  "<th>MiB managed</th></tr></thead><tbody>\n");
+	for (i = 0; i < n; i++) {
+		const json_t *a = json_array_get(rn, i), *b = json_array_get(on, i);
+
+		strbuf_append(sb, "<tr>");
+		int_cell(sb, json_object_get(a ? a : b, "id"));
+		strbuf_append(sb, "<td>");
+		cpu_list(sb, json_object_get(a, "cpus"));
+		strbuf_append(sb, "</td><td>");
+		cpu_list(sb, json_object_get(b, "cpus"));
+		strbuf_append(sb, "</td>");
+		int_cell(sb, json_object_get(a, "memory_mib"));
+		int_cell(sb, json_object_get(b, "memory_mib"));
+		int_cell(sb, json_object_get(b, "managed_mib"));
+		strbuf_append(sb, "</tr>\n");
+	}
+	strbuf_append(sb, "</tbody></table>\n");
+	if (json_array_size(mism)) {
+		strbuf_append(sb, "<ul class=\"mismatch\">");
+		json_array_foreach(mism, i, m) {
+			strbuf_append(sb, "<li>");
+			esc(sb, json_string_value(m));
+			strbuf_append(sb, "</li>");
+		}
+		strbuf_append(sb, "</ul>\n");
+	}
+}
+
+static void workloads_table(struct strbuf *sb, const json_t *wls)
+{
+	size_t i;
+	json_t *w;
+
+	strbuf_append(sb, "<table class=\"wl\"><thead><tr><th>workload</th><th>params</th><th>status"
+			  "</th><th>exit</th><th>wall s</th><th>error / stderr</th></tr></thead>"
+			  "<tbody>\n");
+	json_array_foreach(wls, i, w) {
+		_cleanup_free_ char *params = json_dumps(json_object_get(w, "params"),
+							 JSON_COMPACT | JSON_SORT_KEYS);
+		const char *err = json_string_value(json_object_get(w, "error"));
+		const char *st = json_string_value(json_object_get(w, "status"));
+		json_t *wall = json_object_get(w, "wall_s");
+
+		strbuf_append(sb, "<tr><td>");
+		esc(sb, json_string_value(json_object_get(w, "name")));
+		strbuf_append(sb, "</td><td class=\"params\">");
+		esc(sb, params);
+		strbuf_append(sb, "</td><td class=\"st-");
+		esc(sb, st);
+		strbuf_append(sb, "\">");
+		esc(sb, st);
+		strbuf_append(sb, "</td>");
+		int_cell(sb, json_object_get(w, "exit"));
+		if (json_is_number(wall))
+			strbuf_appendf(sb, "<td class=\"n\">%.3g</td>", json_number_value(wall));
+		else
+			strbuf_append(sb, "<td class=\"n\">-</td>");
+		strbuf_append(sb, "<td><pre class=\"small\">");
+		esc(sb, err && err[0] ? err : json_string_value(json_object_get(w, "stderr")));
+		strbuf_append(sb, "</pre></td></tr>\n");
+	}
+	strbuf_append(sb, "</tbody></table>\n");
+}
+
+/* Any JSON value as short text (knob values are strings, numbers or null). */
+static void value_cell(struct strbuf *sb, const json_t *v)
+{
+	_cleanup_free_ char *t = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+	const char *s = json_string_value(v);
+
+	strbuf_append(sb, "<td>");
+	esc(sb, s ? s : t ? t : "-");
+	strbuf_append(sb, "</td>");
+}
+
+/* runs[].knobs: {"ok", "error"?, "knobs": [{name, requested, before, after, status, ...}]}. */
+static void knobs_table(struct strbuf *sb, const json_t *knobs)
+{
+	static const char *const cols[] = { "name", "requested", "before", "after", "status" };
+	const char *err = json_string_value(json_object_get(knobs, "error"));
+	json_t *list = json_object_get(knobs, "knobs"), *k;
+	size_t i;
+
+	strbuf_appendf(sb, "<p>knobs: %s", json_is_true(json_object_get(knobs, "ok"))
+						   ? "ok"
+						   : "<strong class=\"st-failed\">not ok</strong>");
+	if (err) {
+		strbuf_append(sb, " (");
+		esc(sb, err);
+		strbuf_append(sb, ")");
+	}
+	strbuf_append(sb, "</p>\n<table class=\"knobs\"><thead><tr><th>knob</th><th>requested</th>"
+			  "<th>before</th><th>after</th><th>status</th></tr></thead><tbody>\n");
+	json_array_foreach(list, i, k) {
+		strbuf_append(sb, "<tr>");
+		for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+			value_cell(sb, json_object_get(k, cols[c]));
+		strbuf_append(sb, "</tr>\n");
+	}
+	strbuf_append(sb, "</tbody></table>\n");
+}
+
+static void run_facts(struct strbuf *sb, const json_t *run)
+{
+	const json_t *host = json_object_get(run, "host"), *k = json_object_get(run, "kernel");
+	const json_t *t = json_object_get(run, "timings");
+	const char *tk[] = { "boot_s", "first_workload_s", "workload_s", "total_s" };
+
+	strbuf_append(sb, "<p class=\"facts\">end: ");
+	esc(sb, json_string_value(json_object_get(run, "end")));
+	strbuf_append(sb, " · kernel ");
+	esc(sb, json_string_value(json_object_get(k, "image")));
+	strbuf_append(sb, " (");
+	esc(sb, json_string_value(json_object_get(k, "release")));
+	strbuf_append(sb, ") · ");
+	esc(sb, json_string_value(json_object_get(host, "accel")));
+	strbuf_append(sb, ", QEMU ");
+	esc(sb, json_string_value(json_object_get(host, "qemu_version")));
+	strbuf_append(sb, ", libvirt ");
+	esc(sb, json_string_value(json_object_get(host, "libvirt_version")));
+	for (size_t i = 0; i < sizeof(tk) / sizeof(tk[0]); i++) {
+		json_t *v = json_object_get(t, tk[i]);
+
+		strbuf_append(sb, " · ");
+		strbuf_append(sb, tk[i]);
+		if (json_is_number(v))
+			strbuf_appendf(sb, " %.2f", json_number_value(v));
+		else
+			strbuf_append(sb, " -");
+	}
+	strbuf_append(sb, "</p>\n");
+}
+
+static void run_panel(struct strbuf *sb, const json_t *run)
+{
+	const char *st = json_string_value(json_object_get(run, "status"));
+	const char *excerpt = json_string_value(json_object_get(run, "console_excerpt"));
+	json_t *knobs = json_object_get(run, "knobs");
+	int failed = !st || strcmp(st, "ok");
+	char buf[256];
+
+	strbuf_appendf(sb, "<details class=\"run\"%s><summary><span class=\"st-", failed ? " open" : "");
+	esc(sb, st);
+	strbuf_append(sb, "\">");
+	esc(sb, st);
+	strbuf_append(sb, "</span> ");
+	escf(sb, "run %lld (repeat %lld) · %s · ",
+	     (long long)json_integer_value(json_object_get(run, "index")),
+	     (long long)json_integer_value(json_object_get(run, "repeat")),
+	     series_run_label(run, buf, sizeof(buf)));
+	esc(sb, json_string_value(json_object_get(run, "reason")));
+	strbuf_append(sb, "</summary>\n");
+	run_facts(sb, run);
+	topology_table(sb, json_object_get(run, "topology"));
+	if (json_is_object(knobs))
+		knobs_table(sb, knobs);
+	workloads_table(sb, json_object_get(run, "workloads"));
+	if (failed) {
+		strbuf_append(sb, "<p>console excerpt (");
+		esc(sb, json_string_value(json_object_get(run, "console")));
+		strbuf_append(sb, "):</p><pre class=\"console\">");
+		esc(sb, excerpt ? excerpt : "(no panic, oops or BUG line on the console)");
+		strbuf_append(sb, "</pre>\n");
+	}
+	strbuf_append(sb, "</details>\n");
+}
+
+static void runs_section(struct strbuf *sb, const struct series_set *s)
+{
+	strbuf_append(sb, "<section id=\"runs\"><h2>Runs</h2>\n");
+	for (size_t i = 0; i < s->nr_reports; i++) {
+		const struct series_report *r = &s->reports[i];
+		json_t *runs = json_object_get(r->doc, "runs"), *run;
+		size_t k;
+
+		strbuf_appendf(sb, "<div class=\"report\" id=\"report-%zu\"><h3>", i);
+		esc(sb, r->id);
+		strbuf_append(sb, " <span class=\"meta\">");
+		escf(sb, "%s · job %s · %s", r->created, r->job, r->file);
+		strbuf_append(sb, "</span></h3>\n");
+		json_array_foreach(runs, k, run)
+			run_panel(sb, run);
+		strbuf_append(sb, "</div>\n");
+	}
+	strbuf_append(sb, "</section>\n");
+}
+
+/* ---- the page -------------------------------------------------------------------------- */
+
+static void head(struct strbuf *sb, const struct dashboard_input *in, const char *css,
+		 int trend)
+{
+	strbuf_append(sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+			  "<meta http-equiv=\"Content-Security-Policy\" content=\"" CSP "\">\n"
+			  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+			  "<title>");
+	esc(sb, in->title);
+	strbuf_append(sb, "</title>\n<style>\n");
+	strbuf_append(sb, css);
+	strbuf_append(sb, "</style></head>\n<body data-status=\"loading\">\n<header><h1>");
+	esc(sb, in->title);
+	strbuf_appendf(sb, "</h1><p class=\"meta\">%zu report(s), %zu kernel variant(s), %zu "
+			   "series.</p>\n<nav><a href=\"#reports\">reports</a> <a href=\"#ab\">A/B</a>"
+			   " <a href=\"#scaling\">scaling</a>%s <a href=\"#runs\">runs</a></nav>"
+			   "</header>\n",
+		       in->set->nr_reports, in->set->nr_variants, in->set->nr_keys,
+		       trend ? " <a href=\"#trend\">trend</a>" : "");
+}
+
+static void scripts(struct strbuf *sb, const json_t *charts, const struct dashboard_assets *a)
+{
+	_cleanup_free_ char *data = json_dumps(charts, JSON_COMPACT | JSON_SORT_KEYS);
+
+	if (!data) {
+		sb->err = sb->err ? sb->err : -ENOMEM;
+		return;
+	}
+	strbuf_append(sb, "<noscript><p>The charts need JavaScript.</p></noscript>\n"
+			  "<script type=\"application/json\" id=\"lab-data\">");
+	dashboard_script_json(sb, data);
+	strbuf_append(sb, "</script>\n<script>\n");
+	strbuf_append(sb, a->chart_js);
+	strbuf_append(sb, "\n</script>\n<script>\n");
+	strbuf_append(sb, a->errorbars_js);
+	strbuf_append(sb, "\n</script>\n<script>\n");
+	strbuf_append(sb, a->page_js);
+	strbuf_append(sb, "\n</script>\n");
+}
+
+int dashboard_html(const struct dashboard_input *in, const struct dashboard_assets *a,
+		   char **out)
+{
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	_cleanup_json_ json_t *charts = NULL;
+
+	if (!embeddable(a->chart_js, "</script") || !embeddable(a->errorbars_js, "</script") ||
+	    !embeddable(a->page_js, "</script") || !embeddable(a->css, "</style"))
+		return -EINVAL;
+	charts = charts_json(in->set);
+	if (!charts)
+		return -ENOMEM;
+	head(&sb, in, a->css, charts_distinct_dates(in->set) >= 2);
+	reports_section(&sb, in->set);
+	ab_section(&sb, in);
+	chart_sections(&sb, json_object_get(charts, "charts"));
+	runs_section(&sb, in->set);
+	scripts(&sb, charts, a);
+	strbuf_append(&sb, "</body></html>\n");
+	return strbuf_take(&sb, out);
+}

@@ -1,0 +1,15 @@
+/* The job's "knobs": kernel settings the guest agent applies before the workloads (THP modes,
+ * per-size mTHP, huge pages, NUMA balancing) and reads back for the report.  Pure: validation
+ * and normalisation only; runners/rt_knobs.c applies them. */
+#pragma once
+#include <jansson.h>
+
+#include "core/topology.h"
+#include "util/error.h"
+
+/* Validate the job's "knobs" object (v may be NULL: no knobs) against the topology (per-node
+ * huge page counts need one entry per node) and return in *out the normalised object the
+ * guest receives (numa_balancing as an integer, "required" as an array of knob names), or
+ * NULL when there are no knobs.  Errors name the JSON path ("knobs.thp_enabled: ..."). */
+int knobs_parse(const json_t *v, const struct topology *topo, json_t **out,
+		struct lab_error *err);

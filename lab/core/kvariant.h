@@ -1,0 +1,150 @@
+/* Kernel variants (kernels/NAME.json) and Kconfig text: parsing, merging config fragments,
+ * checking what stuck after olddefconfig, the cache keys, known confounds.  Pure: callers
+ * read the files; nothing here touches the file system or spawns anything. */
+#pragma once
+#include <jansson.h>
+#include <limits.h>
+#include <stddef.h>
+
+#include "util/error.h"
+
+#define KVARIANT_MAX_PATCHES 64
+#define KVARIANT_MAX_FRAGMENTS 16
+#define KVARIANT_URL_MAX 2048
+/* A .config of the lean kernel is ~40 KiB, a distribution one ~300 KiB. */
+#define KCONFIG_MAX_TEXT (2u << 20)
+#define KCONFIG_MAX_OPTIONS 20000
+
+enum ksrc_type {
+	KSRC_DEBIAN = 0, /* {"debian": "linux-source-6.12"}: /usr/src/linux-source-6.12.tar.xz */
+	KSRC_GIT,        /* {"git": "/path/to/linux", "ref": "v6.12"} */
+	KSRC_URL,        /* {"url": "https://... or file://...", "sha256": "..."} */
+};
+
+struct ksrc {
+	enum ksrc_type type;
+	char package[64];             /* debian */
+	char path[PATH_MAX];          /* debian: the tarball; git: the tree (absolute or as given) */
+	char ref[256];                /* git */
+	char url[KVARIANT_URL_MAX];   /* url */
+	char sha256[65];              /* url: expected, lower-case hex */
+};
+
+struct kpatch {
+	char path[PATH_MAX];          /* local patch or mbox, resolved against the variant's dir */
+	char url[KVARIANT_URL_MAX];   /* or fetched from here ... */
+	char sha256[65];              /* ... and checked against this (required with url) */
+};
+
+struct kvariant {
+	char name[64];
+	char description[256];
+	struct ksrc src;
+	char base[32];                /* make target the fragments go onto: "tinyconfig", ... */
+	unsigned nr_patches;
+	struct kpatch *patches;
+	unsigned nr_fragments;
+	char (*fragments)[PATH_MAX];  /* resolved against the variant's dir */
+};
+
+/* j is the parsed kernels/NAME.json; name its base name; dir the directory relative paths
+ * resolve against.  Errors name the JSON path ("source.sha256: must be 64 hex digits"). */
+int kvariant_from_json(const json_t *j, const char *name, const char *dir, struct kvariant *v,
+		       struct lab_error *err);
+void kvariant_free(struct kvariant *v);
+/* [a-z0-9][a-z0-9._-]{0,62}: goes into directory names. */
+int kvariant_name_ok(const char *s);
+
+/* ---- Kconfig text -------------------------------------------------------------------------- */
+
+struct kopt {
+	char *name;     /* without the CONFIG_ prefix */
+	char *value;    /* "y", "m", "n" (from "# CONFIG_X is not set"), a number or "\"str\"" */
+	unsigned line;  /* 1-based line in the text it came from */
+};
+
+struct kconfig {
+	unsigned n;
+	struct kopt *opts;  /* in file order; a later line for the same name replaces an earlier */
+};
+
+/* Parse .config or fragment text.  Blank lines and other comments are skipped; any other
+ * line is an error naming it ("line 3: expected CONFIG_NAME=VALUE or # CONFIG_NAME is not
+ * set").  strict = 0 (for a kernel-written .config) ignores such lines instead. */
+int kconfig_parse(const char *text, int strict, struct kconfig *out, struct lab_error *err);
+void kconfig_free(struct kconfig *c);
+/* Value of NAME (no CONFIG_ prefix) or NULL when the .config does not mention it. */
+const char *kconfig_get(const struct kconfig *c, const char *name);
+/* base with every option of the fragments applied in order (a later one wins), as .config
+ * text: base lines whose option a fragment sets are dropped, fragment assignments appended.
+ * Caller frees *out. */
+int kconfig_merge(const char *base, const struct kconfig *frags, unsigned nfrags, char **out);
+
+/* One requested option that did not stick. */
+struct kmismatch {
+	char name[128];
+	char wanted[128];
+	char got[128];      /* "n (absent: dependencies not met)" when .config lacks it */
+	char where[PATH_MAX + 16]; /* "fragment:line" */
+};
+
+/* Compare every option requested by frags (names[i] labels fragment i, e.g. its path) with
+ * final.  Fills up to max mismatches; returns how many there are in total. */
+unsigned kconfig_check(const struct kconfig *frags, const char *const *names, unsigned nfrags,
+		       const struct kconfig *final, struct kmismatch *out, unsigned max);
+/* "CONFIG_X: wanted y, got n (kernels/base.config:12)". */
+void kmismatch_format(const struct kmismatch *m, char *buf, size_t len);
+
+/* ---- cache keys ---------------------------------------------------------------------------- */
+
+/* What a build depends on.  Each member is a string the caller computed (identity of the
+ * source, sha256 of each patch's bytes, of the final .config, the compiler's version line). */
+struct kkey_input {
+	const char *source_id;          /* "debian:linux-source-6.12:sha256:..." | "git:SHA" | ... */
+	const char *const *patch_sha256; /* nr_patches entries, in series order */
+	unsigned nr_patches;
+	const char *config_sha256;      /* artifact key: of the final .config */
+	const char *base;               /* recipe key: base target */
+	const char *const *fragment_sha256; /* recipe key: of each fragment's bytes */
+	unsigned nr_fragments;
+	const char *compiler;           /* `gcc --version` first line */
+};
+
+/* The artifact's key: sha256 over (source, patches, final .config, compiler); 64 hex + NUL. */
+int kkey_artifact(const struct kkey_input *in, char out[65]);
+/* The recipe's key, known without configuring: (source, patches, base, fragments, compiler).
+ * Maps to an artifact key in the cache index so that a cache hit needs no `make`. */
+int kkey_recipe(const struct kkey_input *in, char out[65]);
+/* Source tree key: (source, patches). */
+int kkey_source(const struct kkey_input *in, char out[65]);
+/* sha256 of a buffer as 64 lower-case hex digits. */
+int ksha256_hex(const void *data, size_t len, char out[65]);
+
+/* ---- what the report says about a kernel ---------------------------------------------------- */
+
+/* Known confounds of a final .config: options that change together with the one a variant
+ * switches ([{"option", "value", "also": ["HUGETLB_PMD_PAGE_TABLE_SHARING=n"], "note"}]).
+ * Always an array (empty when none). */
+json_t *kconfig_confounds(const struct kconfig *final);
+/* {"CONFIG_X": "y", ...} for the options the report shows: every option the fragments name,
+ * those of the known confounds and a fixed list relevant to MM scaling; "n" when absent. */
+json_t *kconfig_subset(const struct kconfig *c, const struct kconfig *frags, unsigned nfrags);
+
+/* What the guest said about its kernel on the results channel (runners/rt_kconfig.c): the
+ * {"t":"kernel"} line after boot and the {"t":"vmstat"} line before power-off.  Untrusted:
+ * sizes bounded, types checked, anything malformed ignored (and counted). */
+struct kguest {
+	int seen;               /* a kernel line arrived */
+	char *config;           /* the guest's /proc/config.gz, decompressed; NULL when none */
+	char config_error[256]; /* why there is none, as the guest said */
+	json_t *vm_start;       /* {"vma_lock_success": N, ...} at boot, or NULL */
+	json_t *vm_end;         /* the same before power-off, or NULL */
+	unsigned bad;           /* kernel/vmstat lines that failed validation */
+};
+
+/* Scan a results channel (JSON lines) for those two lines. */
+int kguest_scan(const char *jsonl, size_t len, struct kguest *out);
+void kguest_free(struct kguest *g);
+/* The report's view: {"start": {...}, "end": {...}, "delta": {...}} or null when the guest
+ * had no vma_lock counters (kernel without PER_VMA_LOCK_STATS). */
+json_t *kguest_vma_lock_json(const struct kguest *g);

@@ -1,0 +1,49 @@
+/* Stage 1 of a disk boot (runners/PROTOCOL.md, "Booting from a disk image"): the lab's small
+ * per-run initramfs whose /init (the agent) loads the disk and file-system drivers, mounts the
+ * image's root and hands over to the image's own init.  This module decides which kernel
+ * modules it must carry, from the kernel's modules.dep, and writes the config the agent reads.
+ * Pure: callers read the kernel and /lib/modules. */
+#pragma once
+#include <jansson.h>
+#include <stddef.h>
+
+#define STAGE1_ROOT_DEVICE "/dev/vda1"
+#define STAGE1_ROOT_FSTYPE "ext4"
+#define STAGE1_INIT "/sbin/init"
+#define STAGE1_CONFIG_PATH "numalab/stage1.json"
+#define STAGE1_MODULE_DIR "numalab/modules"
+#define STAGE1_MAX_MODULES 64
+/* How long stage 1 waits for the root device once the drivers are loaded. */
+#define STAGE1_DEVICE_TIMEOUT_S 30.0
+
+struct stage1_want {
+	const char *name;
+	int optional;
+};
+
+/* virtio_pci and virtio_blk (the disk), crc32c_generic (ext4's metadata checksums ask the
+ * crypto API for crc32c, and stage 1 has no modprobe to load it on demand; optional because a
+ * kernel may have it built in under another name) and ext4. */
+extern const struct stage1_want stage1_default_modules[];
+extern const unsigned stage1_nr_default_modules;
+
+/* The release in a bzImage's setup header ("6.1.0-57-amd64" from "6.1.0-57-amd64 (debian-...)
+ * #1 SMP ..."), the directory name under /lib/modules.  -EINVAL when buf is not a bzImage
+ * with a version string. */
+int stage1_kernel_release(const void *buf, size_t len, char *rel, size_t rlen);
+
+/* The modules to load, from the texts of modules.dep and modules.builtin (NULL = the kernel
+ * has no such file), as paths relative to the modules directory.  *out gets an array of
+ * groups: each group (an array of strings) in load order, dependencies first, and no module
+ * in two groups, so that stage 1 loads the groups in parallel (under TCG each module costs
+ * ~0.2 s, mostly its signature check).  A wanted module that is neither a module nor built in
+ * is an error (-ENOENT, why says which) unless it is optional. */
+int stage1_modules(const char *modules_dep, const char *modules_builtin,
+		   const struct stage1_want *want, unsigned nr_want, json_t **out, char *why,
+		   size_t len);
+/* The name a module gets in the archive: its index (counting through the groups in order)
+ * and base name ("03-ext4.ko"). */
+void stage1_module_file(unsigned index, const char *relpath, char *buf, size_t len);
+/* What the agent reads from STAGE1_CONFIG_PATH: {"device", "fstype", "init", "modules":
+ * [[archive file names of a group, in load order], ...], "timeout_s"}. */
+json_t *stage1_config(const json_t *groups);

@@ -1,0 +1,165 @@
+/* lab report dashboard: draws the charts described by the JSON in #lab-data with Chart.js and
+ * chartjs-chart-error-bars (embedded before this script), then records on <body> how it went,
+ * for people and for tests that load the page headless:
+ *   data-status        "ok" when every chart was drawn and no script error happened, else "error"
+ *   data-charts        how many charts the data describes
+ *   data-charts-drawn  how many were drawn: one canvas element per point, at finite pixel
+ *                      positions, and paint on the canvas
+ *   data-render-ms     time spent in this script
+ *   data-errors        script errors and console.error messages, " | "-separated
+ * Every string shown comes from the JSON and reaches the page only through Chart.js canvas text,
+ * never as HTML. */
+(function () {
+  'use strict';
+  var t0 = performance.now();
+  var body = document.body;
+  var errors = [];
+  var palette = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2',
+    '#7f7f7f', '#bcbd22', '#17becf'];
+
+  function fail(msg) {
+    errors.push(String(msg));
+    body.setAttribute('data-errors', errors.join(' | '));
+    body.setAttribute('data-status', 'error');
+  }
+  window.addEventListener('error', function (e) { fail(e.message); });
+  var consoleError = console.error;
+  console.error = function () {
+    fail(Array.prototype.join.call(arguments, ' '));
+    consoleError.apply(console, arguments);
+  };
+
+  function fmt(v) {
+    return typeof v === 'number' && isFinite(v) ? String(Number(v.toPrecision(4))) : '-';
+  }
+  function isoMinute(ms) {
+    return new Date(ms).toISOString().replace('T', ' ').slice(0, 16);
+  }
+
+  // Scaling: a colour per variant.  Trend: a colour per task count, solid for the first
+  // variant and dashed for the others, so A and B of one task count sit side by side.
+  function style(spec, line, i) {
+    if (spec.kind !== 'trend')
+      return { color: palette[i % palette.length], dash: [] };
+    var tasks = [];
+    spec.lines.forEach(function (l) { if (tasks.indexOf(l.tasks) < 0) tasks.push(l.tasks); });
+    return { color: palette[tasks.indexOf(line.tasks) % palette.length],
+             dash: line.variant === spec.lines[0].variant ? [] : [6, 3] };
+  }
+
+  function dataset(spec, line, i) {
+    var st = style(spec, line, i);
+    var color = st.color;
+    return {
+      label: line.label,
+      data: line.points.map(function (p) {
+        return {
+          x: p.x, y: p.y, n: p.n, lo: p.lo, hi: p.hi, report: p.report,
+          // No bar where there is no interval (one sample) or no upper bound.
+          yMin: p.lo === null ? p.y : p.lo,
+          yMax: p.hi === null ? p.y : p.hi
+        };
+      }),
+      borderColor: color,
+      backgroundColor: color,
+      errorBarColor: color,
+      errorBarWhiskerColor: color,
+      borderDash: st.dash,
+      pointRadius: 3,
+      tension: 0,
+      fill: false
+    };
+  }
+
+  function tooltipLabel(spec) {
+    return function (ctx) {
+      var p = ctx.raw;
+      var s = ctx.dataset.label + ': ' + fmt(p.y) + ' ' + spec.unit;
+      if (p.lo !== null)
+        s += ' (95% CI ' + fmt(p.lo) + ' to ' + (p.hi === null ? 'unbounded' : fmt(p.hi)) + ')';
+      s += ', n=' + p.n;
+      if (p.report)
+        s += ', ' + p.report;
+      return s;
+    };
+  }
+
+  function config(spec) {
+    var trend = spec.kind === 'trend';
+    return {
+      type: 'lineWithErrorBars',
+      data: { datasets: spec.lines.map(function (l, i) { return dataset(spec, l, i); }) },
+      options: {
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        scales: {
+          x: {
+            type: 'linear',
+            title: { display: true, text: trend ? 'report created (UTC)' : 'tasks' },
+            ticks: trend ? { callback: isoMinute, maxRotation: 30 } : { precision: 0 }
+          },
+          y: { title: { display: true, text: spec.unit + ' (' + spec.better + ' is better)' } }
+        },
+        plugins: {
+          legend: { position: 'bottom' },
+          tooltip: { callbacks: { label: tooltipLabel(spec) } }
+        }
+      }
+    };
+  }
+
+  function painted(canvas) {
+    var ctx = canvas.getContext('2d');
+    if (!canvas.width || !canvas.height)
+      return false;
+    var px = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+    for (var i = 3; i < px.length; i += 4)
+      if (px[i] !== 0)
+        return true;
+    return false;
+  }
+
+  function drawn(chart, spec) {
+    for (var i = 0; i < spec.lines.length; i++) {
+      var els = chart.getDatasetMeta(i).data;
+      if (els.length !== spec.lines[i].points.length)
+        return false;
+      for (var k = 0; k < els.length; k++)
+        if (!isFinite(els[k].x) || !isFinite(els[k].y))
+          return false;
+    }
+    return painted(chart.canvas);
+  }
+
+  var specs = [];
+  var done = 0;
+  try {
+    specs = JSON.parse(document.getElementById('lab-data').textContent).charts;
+    if (typeof Chart === 'undefined' || typeof ChartErrorBars === 'undefined')
+      throw new Error('the embedded chart library did not load');
+    specs.forEach(function (spec) {
+      try {
+        var canvas = document.getElementById(spec.id);
+        if (!canvas)
+          throw new Error('no canvas for chart ' + spec.id);
+        var chart = new Chart(canvas, config(spec));
+        if (drawn(chart, spec))
+          done++;
+        else
+          fail('chart ' + spec.id + ' (' + spec.title + ') was not drawn');
+      } catch (e) {
+        fail('chart ' + spec.id + ': ' + e.message);
+      }
+    });
+  } catch (e) {
+    fail(e.message);
+  }
+  body.setAttribute('data-charts', String(specs.length));
+  body.setAttribute('data-charts-drawn', String(done));
+  body.setAttribute('data-render-ms', (performance.now() - t0).toFixed(1));
+  if (errors.length === 0 && done === specs.length)
+    body.setAttribute('data-status', 'ok');
+  else
+    body.setAttribute('data-status', 'error');
+})();

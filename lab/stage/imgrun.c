@@ -1,0 +1,120 @@
+#include "stage/imgrun.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/stage1.h"
+#include "stage/diskboot.h"
+#include "stage/postmortem.h"
+#include "util/cleanup.h"
+#include "util/fs.h"
+
+int imgrun_resolve(const struct job *job, const char *job_dir, const char *runners_dir,
+		   struct imgrun *ir, struct lab_error *err)
+{
+	char saved[sizeof(err->file)];
+	int r;
+
+	memset(ir, 0, sizeof(*ir));
+	if (!job->image.recipe[0])
+		return 0;
+	ir->on = 1;
+	ir->opts.runners_dir = runners_dir;
+	snprintf(saved, sizeof(saved), "%s", err->file);
+	r = image_recipe_path(job->image.recipe, job_dir, ir->recipe_path, sizeof(ir->recipe_path),
+			      err);
+	if (r < 0) {
+		char msg[sizeof(err->msg)];
+
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		return error_set(err, "image.recipe", "%s", msg);
+	}
+	r = image_precheck(ir->recipe_path, &ir->opts, &ir->info, err);
+	if (r < 0)
+		return r;
+	error_set_file(err, saved);
+	if (job->image.nr_perf_events && !ir->info.has_perf)
+		return error_set(err, "image.perf_stat", "recipe %s does not install linux-perf",
+				 ir->recipe_path);
+	return 0;
+}
+
+int imgrun_build(struct imgrun *ir, int kvm, void (*progress)(void *, const char *), void *ud,
+		 struct lab_error *err)
+{
+	if (!ir->on)
+		return 0;
+	ir->kvm = kvm;
+	ir->opts.kvm = kvm;
+	ir->opts.progress = progress;
+	ir->opts.progress_ud = ud;
+	return image_ensure(ir->recipe_path, &ir->opts, &ir->info, err);
+}
+
+int imgrun_guest_keys(const struct job *job, json_t *gj)
+{
+	json_t *ev;
+
+	if (job->fault_after_workloads &&
+	    json_object_set_new(gj, "fault_after", json_string("workloads")) < 0)
+		return -ENOMEM;
+	if (!job->image.nr_perf_events)
+		return 0;
+	ev = json_array();
+	for (unsigned i = 0; ev && i < job->image.nr_perf_events; i++)
+		json_array_append_new(ev, json_string(job->image.perf_events[i]));
+	return json_object_set_new(gj, "perf_stat", ev) < 0 ? -ENOMEM : 0;
+}
+
+const char *imgrun_before(struct imgrun *ir, const char *run_dir, char *why, size_t len)
+{
+	_cleanup_free_ char *abs = NULL;
+	int r;
+
+	ir->overlay[0] = '\0';
+	if (!ir->on)
+		return NULL;
+	r = fs_mkdir_p(run_dir, 0755);
+	abs = r == 0 ? realpath(run_dir, NULL) : NULL;
+	if (!abs) {
+		snprintf(why, len, "cannot create %s: %s", run_dir, strerror(r < 0 ? -r : errno));
+		return NULL;
+	}
+	snprintf(ir->overlay, sizeof(ir->overlay), "%s/%s", abs, IMGRUN_OVERLAY);
+	if (diskboot_overlay_create(ir->info.disk, ir->overlay, why, len) < 0) {
+		ir->overlay[0] = '\0';
+		return NULL;
+	}
+	return ir->overlay;
+}
+
+json_t *imgrun_after(struct imgrun *ir, const struct job *job, enum outcome outcome,
+		     int interrupted, const char *run_dir, const char *run_rel)
+{
+	const char *collect[JOB_MAX_COLLECT];
+	json_t *pm = json_null();
+
+	if (!ir->on)
+		return NULL;
+	for (unsigned i = 0; i < job->image.nr_collect; i++)
+		collect[i] = job->image.collect[i];
+	/* Only failures pay for an appliance launch; an interrupted lab should stop quickly. */
+	if (outcome != OUTCOME_OK && !interrupted && ir->overlay[0]) {
+		struct postmortem_opts po = {
+			.overlay = ir->overlay, .run_dir = run_dir, .run_rel = run_rel,
+			.kvm = ir->kvm, .collect = collect, .nr_collect = job->image.nr_collect,
+			.nr_workloads = job->nr_workloads,
+		};
+
+		json_decref(pm);
+		pm = postmortem_collect(&po);
+	}
+	if (ir->overlay[0])
+		unlink(ir->overlay);
+	ir->overlay[0] = '\0';
+	return json_pack("{s:{s:s,s:s,s:s,s:s,s:b},s:o}", "image", "recipe", ir->info.name,
+			 "key", ir->info.key, "base", ir->info.disk, "root", STAGE1_ROOT_DEVICE,
+			 "built", ir->info.built, "postmortem", pm ? pm : json_null());
+}

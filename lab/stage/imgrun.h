@@ -1,0 +1,41 @@
+/* `lab run` with a job "image": the recipe checked before anything is written, the image built
+ * when the cache lacks it, a throw-away overlay of the base per run, and after a run that did
+ * not end ok the post-mortem (lab/stage/postmortem.h).  The glue between run.c and
+ * image/diskboot/postmortem. */
+#pragma once
+#include <jansson.h>
+#include <limits.h>
+
+#include "core/job.h"
+#include "core/outcome.h"
+#include "stage/image.h"
+
+#define IMGRUN_OVERLAY "overlay.qcow2"
+
+struct imgrun {
+	int on;                      /* the job names an image */
+	int kvm;
+	struct image_opts opts;
+	struct image_info info;
+	char recipe_path[PATH_MAX];
+	char overlay[PATH_MAX];      /* the current run's; "" between runs */
+};
+
+/* Resolve and check the recipe (its files, perf_stat against its packages) with no side
+ * effects; errors name the JSON path ("image.recipe: ...", or the recipe file's own). */
+int imgrun_resolve(const struct job *job, const char *job_dir, const char *runners_dir,
+		   struct imgrun *ir, struct lab_error *err);
+/* Build the image unless cached; kvm is the host's verdict. */
+int imgrun_build(struct imgrun *ir, int kvm, void (*progress)(void *, const char *), void *ud,
+		 struct lab_error *err);
+/* Add what the agent needs to know for this job to the guest job: "fault_after" and
+ * "perf_stat" (PROTOCOL.md). */
+int imgrun_guest_keys(const struct job *job, json_t *guestjob);
+/* Before a run: the overlay run_dir/overlay.qcow2 over the base.  The overlay's path, or NULL
+ * for an initramfs job or a failure (why says which). */
+const char *imgrun_before(struct imgrun *ir, const char *run_dir, char *why, size_t len);
+/* After a run: the post-mortem unless it ended ok or was interrupted, then the overlay is
+ * deleted.  Returns {"image": {...}, "postmortem": {...} | null} for the report, or NULL for
+ * an initramfs job. */
+json_t *imgrun_after(struct imgrun *ir, const struct job *job, enum outcome outcome,
+		     int interrupted, const char *run_dir, const char *run_rel);

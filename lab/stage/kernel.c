@@ -1,0 +1,623 @@
+/* Kernel variants -> cached bzImage: lookup, configure, build, store (kernel.h). */
+#include "stage/kernel.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "stage/kernel_int.h"
+#include "util/cleanup.h"
+#include "util/fs.h"
+#include "util/jsonio.h"
+#include "util/spawn.h"
+
+#define VARIANT_MAX_SIZE (1u << 20)
+
+static const char *const fail_names[] = {
+	[KERNEL_OK] = "ok", [KERNEL_FAIL_SOURCE] = "source", [KERNEL_FAIL_PATCH] = "patch",
+	[KERNEL_FAIL_CONFIG] = "config", [KERNEL_FAIL_BUILD] = "build",
+	[KERNEL_FAIL_INTERRUPTED] = "interrupted", [KERNEL_FAIL_LAB] = "lab",
+};
+
+const char *kernel_fail_name(enum kernel_fail f)
+{
+	return (unsigned)f < sizeof(fail_names) / sizeof(fail_names[0]) ? fail_names[f] : "?";
+}
+
+void kernel_cache_dir(const char *opt, char *buf, size_t len)
+{
+	const char *e = getenv("LAB_KERNEL_CACHE");
+
+	snprintf(buf, len, "%s", opt && opt[0] ? opt : e && e[0] ? e : KERNEL_CACHE_DEFAULT);
+}
+
+int kernel_variants_dir(char *buf, size_t len)
+{
+	const char *root = getenv("LAB_ROOT");
+	char exe[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (root && root[0]) {
+		snprintf(buf, len, "%s/kernels", root);
+		return 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = '\0';
+	snprintf(buf, len, "%s/../kernels", exe);
+	/* Shown in reports and meta.json: say /work/x/kernels, not /work/x/build/../kernels. */
+	char *abs = realpath(buf, NULL);
+
+	if (abs)
+		snprintf(buf, len, "%s", abs);
+	free(abs);
+	return 0;
+}
+
+/* The files a variant names must exist before anything starts. */
+static int check_files(const struct kvariant *v, struct lab_error *err)
+{
+	char p[64];
+
+	if (v->src.type == KSRC_DEBIAN && !fs_exists(v->src.path))
+		return error_set(err, "source.debian", "%s is missing (apt-get install %s, or "
+				 "make deps)", v->src.path, v->src.package);
+	if (v->src.type == KSRC_GIT && !fs_exists(v->src.path))
+		return error_set(err, "source.git", "no such directory: %s", v->src.path);
+	for (unsigned i = 0; i < v->nr_patches; i++) {
+		snprintf(p, sizeof(p), "patches[%u]", i);
+		if (!v->patches[i].url[0] && access(v->patches[i].path, R_OK) < 0)
+			return error_set(err, p, "cannot read %s: %s", v->patches[i].path,
+					 strerror(errno));
+	}
+	for (unsigned i = 0; i < v->nr_fragments; i++) {
+		snprintf(p, sizeof(p), "config[%u]", i);
+		if (access(v->fragments[i], R_OK) < 0)
+			return error_set(err, p, "cannot read %s: %s", v->fragments[i],
+					 strerror(errno));
+	}
+	return 0;
+}
+
+int kernel_variant_load(const char *ref, const char *base_dir, struct kvariant *v,
+			struct lab_error *err)
+{
+	_cleanup_json_ json_t *j = NULL;
+	_cleanup_free_ char *dir = NULL;
+	char path[PATH_MAX + 64], vdir[PATH_MAX], name[128];
+	size_t n = strlen(ref);
+	const char *base;
+	int r;
+
+	memset(v, 0, sizeof(*v));
+	if (strchr(ref, '/') || (n > 5 && !strcmp(ref + n - 5, ".json"))) {
+		snprintf(path, sizeof(path), "%s%s%s", ref[0] == '/' ? "" : base_dir,
+			 ref[0] == '/' ? "" : "/", ref);
+	} else {
+		if (kernel_variants_dir(vdir, sizeof(vdir)) < 0)
+			return error_set(err, "", "cannot find the kernels/ directory");
+		snprintf(path, sizeof(path), "%s/%s.json", vdir, ref);
+		if (!fs_exists(path))
+			return error_set(err, "", "no kernel variant \"%s\" (looked for %s; see 'lab "
+					 "kernel list')", ref, path);
+	}
+	error_set_file(err, path);
+	if ((r = jsonio_load_file(path, VARIANT_MAX_SIZE, &j, err)) < 0)
+		return r;
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	snprintf(name, sizeof(name), "%.*s", (int)(strlen(base) > 5 ? strlen(base) - 5 : 0), base);
+	dir = fs_dirname(path);
+	if (!dir)
+		return -ENOMEM;
+	if ((r = kvariant_from_json(j, name, dir, v, err)) < 0)
+		return r;
+	if ((r = check_files(v, err)) < 0)
+		kvariant_free(v);
+	return r;
+}
+
+/* ---- context ---------------------------------------------------------------------------- */
+
+int kctx_fail(struct kctx *c, enum kernel_fail f, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	c->a->fail = f;
+	va_start(ap, fmt);
+	vsnprintf(c->a->error, sizeof(c->a->error), fmt, ap);
+	va_end(ap);
+	return r < 0 ? r : -EINVAL;
+}
+
+void kctx_progress(struct kctx *c, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	if (!c->o->progress)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	c->o->progress(c->o->progress_ud, buf);
+}
+
+static void kctx_free(struct kctx *c)
+{
+	for (unsigned i = 0; c->frag_text && i < c->v->nr_fragments; i++)
+		free(c->frag_text[i]);
+	for (unsigned i = 0; c->frags && i < c->v->nr_fragments; i++)
+		kconfig_free(&c->frags[i]);
+	free(c->frag_text);
+	free(c->frags);
+	free(c->frag_sha);
+	free(c->patch_file);
+	free(c->patch_sha);
+}
+
+static int compiler_version(struct kctx *c)
+{
+	static char cached[256];
+	char *argv[] = { "gcc", "--version", NULL };
+	_cleanup_free_ char *out = NULL;
+	int st = 0, r;
+
+	if (!cached[0]) {
+		r = spawn_capture(argv, 4096, 30, &out, &st);
+		if (r < 0 || st != 0)
+			return kctx_fail(c, KERNEL_FAIL_LAB, r < 0 ? r : -ENOENT, "cannot run gcc "
+					 "--version (install build-essential)");
+		snprintf(cached, sizeof(cached), "%.*s", (int)strcspn(out, "\n"), out);
+	}
+	snprintf(c->compiler, sizeof(c->compiler), "%s", cached);
+	return 0;
+}
+
+static int read_fragments(struct kctx *c)
+{
+	for (unsigned i = 0; i < c->v->nr_fragments; i++) {
+		struct lab_error err = { 0 };
+		size_t len = 0;
+		int r = fs_read_file(c->v->fragments[i], KERNEL_FRAGMENT_MAX, &c->frag_text[i], &len);
+
+		if (r < 0)
+			return kctx_fail(c, KERNEL_FAIL_CONFIG, r, "config[%u]: cannot read %s: %s", i,
+					 c->v->fragments[i], strerror(-r));
+		if ((r = kconfig_parse(c->frag_text[i], 1, &c->frags[i], &err)) < 0)
+			return kctx_fail(c, KERNEL_FAIL_CONFIG, r, "%s: %s", c->v->fragments[i],
+					 err.msg);
+		if ((r = ksha256_hex(c->frag_text[i], len, c->frag_sha[i])) < 0)
+			return kctx_fail(c, KERNEL_FAIL_LAB, r, "sha256 failed");
+	}
+	return 0;
+}
+
+static struct kkey_input key_input(struct kctx *c, const char *const *psha,
+				   const char *const *fsha, const char *config_sha)
+{
+	return (struct kkey_input){ .source_id = c->source_id, .patch_sha256 = psha,
+				    .nr_patches = c->v->nr_patches, .config_sha256 = config_sha,
+				    .base = c->v->base, .fragment_sha256 = fsha,
+				    .nr_fragments = c->v->nr_fragments, .compiler = c->compiler };
+}
+
+/* Everything the recipe key needs: source identity, patches, fragments, compiler. */
+static int kctx_init(struct kctx *c, const struct kvariant *v, const struct kernel_build_opts *o,
+		     struct kernel_artifact *a)
+{
+	unsigned np = v->nr_patches ? v->nr_patches : 1, nf = v->nr_fragments;
+	const char **psha, **fsha;
+	int r;
+
+	memset(a, 0, sizeof(*a));
+	memset(c, 0, sizeof(*c));
+	c->v = v, c->o = o, c->a = a;
+	kernel_cache_dir(o->cache_dir, c->cache, sizeof(c->cache));
+	c->patch_file = calloc(np, sizeof(*c->patch_file));
+	c->patch_sha = calloc(np, sizeof(*c->patch_sha));
+	c->frag_text = calloc(nf, sizeof(*c->frag_text));
+	c->frags = calloc(nf, sizeof(*c->frags));
+	c->frag_sha = calloc(nf, sizeof(*c->frag_sha));
+	psha = calloc(np, sizeof(*psha));
+	fsha = calloc(nf, sizeof(*fsha));
+	if (!c->patch_file || !c->patch_sha || !c->frag_text || !c->frags || !c->frag_sha ||
+	    !psha || !fsha) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if ((r = compiler_version(c)) < 0 || (r = ksource_identity(c)) < 0 ||
+	    (r = ksource_patches(c)) < 0 || (r = read_fragments(c)) < 0)
+		goto out;
+	for (unsigned i = 0; i < v->nr_patches; i++)
+		psha[i] = c->patch_sha[i];
+	for (unsigned i = 0; i < nf; i++)
+		fsha[i] = c->frag_sha[i];
+	struct kkey_input in = key_input(c, psha, fsha, NULL);
+
+	if ((r = kkey_recipe(&in, c->recipe)) == 0)
+		r = kkey_source(&in, c->srckey);
+out:
+	free(psha);
+	free(fsha);
+	if (r < 0 && !a->fail)
+		kctx_fail(c, KERNEL_FAIL_LAB, r, "%s", strerror(-r));
+	return r;
+}
+
+/* ---- the cache ------------------------------------------------------------------------------ */
+
+static void fill_paths(struct kctx *c, const char *key)
+{
+	struct kernel_artifact *a = c->a;
+	_cleanup_free_ char *rel = NULL, *path = NULL;
+
+	snprintf(a->key, sizeof(a->key), "%s", key);
+	snprintf(a->dir, sizeof(a->dir), "%s/artifacts/%s", c->cache, key);
+	snprintf(a->image, sizeof(a->image), "%s/bzImage", a->dir);
+	snprintf(a->config, sizeof(a->config), "%s/config", a->dir);
+	snprintf(a->log, sizeof(a->log), "%s/build.log", a->dir);
+	path = fs_join(a->dir, "release");
+	if (path && fs_read_file(path, 256, &rel, NULL) == 0)
+		snprintf(a->release, sizeof(a->release), "%.*s", (int)strcspn(rel, "\n"), rel);
+}
+
+static int index_path(struct kctx *c, char *buf, size_t len)
+{
+	return snprintf(buf, len, "%s/index/%s", c->cache, c->recipe) < (int)len ? 0 : -ENAMETOOLONG;
+}
+
+/* 1 when the recipe maps to a complete artifact. */
+static int lookup(struct kctx *c)
+{
+	_cleanup_free_ char *key = NULL;
+	char idx[PATH_MAX + 96];
+
+	if (index_path(c, idx, sizeof(idx)) < 0 || fs_read_file(idx, 128, &key, NULL) < 0)
+		return 0;
+	key[strcspn(key, "\n")] = '\0';
+	if (strlen(key) != 64 || strspn(key, "0123456789abcdef") != 64)
+		return 0;
+	fill_paths(c, key);
+	if (!fs_exists(c->a->image))
+		return 0;
+	c->a->cached = 1;
+	return 1;
+}
+
+static int write_index(struct kctx *c)
+{
+	char idx[PATH_MAX + 96], dir[PATH_MAX + 16], line[80];
+	int r;
+
+	snprintf(dir, sizeof(dir), "%s/index", c->cache);
+	if ((r = fs_mkdir_p(dir, 0755)) < 0 || (r = index_path(c, idx, sizeof(idx))) < 0)
+		return r;
+	snprintf(line, sizeof(line), "%s\n", c->a->key);
+	return fs_write_atomic(idx, line, strlen(line));
+}
+
+int kernel_lookup(const struct kvariant *v, const struct kernel_build_opts *o,
+		  struct kernel_artifact *a)
+{
+	struct kctx c;
+	int r = kctx_init(&c, v, o, a);
+
+	if (r == 0)
+		r = lookup(&c);
+	kctx_free(&c);
+	return r;
+}
+
+void kernel_artifact_free(struct kernel_artifact *a)
+{
+	free(a->log_tail);
+	a->log_tail = NULL;
+}
+
+/* ---- building ------------------------------------------------------------------------------- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* An flock on locks/NAME; waits (saying so) when another lab holds it. */
+static int take_lock(struct kctx *c, const char *name, int *fd)
+{
+	char path[PATH_MAX + 96];
+
+	snprintf(path, sizeof(path), "%s/locks/%s.lock", c->cache, name);
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (*fd < 0)
+		return kctx_fail(c, KERNEL_FAIL_LAB, -errno, "cannot open %s: %s", path,
+				 strerror(errno));
+	if (flock(*fd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	kctx_progress(c, "%s: waiting for another build of it to finish", c->v->name);
+	while (flock(*fd, LOCK_EX) < 0)
+		if (errno != EINTR || (c->o->interrupt && *c->o->interrupt))
+			return kctx_fail(c, KERNEL_FAIL_INTERRUPTED, -EINTR, "interrupted");
+	return 0;
+}
+
+static int write_synced(const char *path, const void *data, size_t len)
+{
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	const char *p = data;
+
+	if (fd < 0)
+		return -errno;
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		p += w, len -= (size_t)w;
+	}
+	return fsync(fd) < 0 ? -errno : 0;
+}
+
+static int copy_synced(const char *from, const char *to)
+{
+	_cleanup_free_ char *data = NULL;
+	size_t len = 0;
+	int r = fs_read_file(from, 256u << 20, &data, &len);
+
+	return r < 0 ? r : write_synced(to, data, len);
+}
+
+/* How many of the variant's requested options a sibling's .config lacks: the fewer, the
+ * less Kbuild rebuilds after copying it.  -1 when the sibling is not usable (other source,
+ * never built). */
+static long sibling_distance(struct kctx *c, const char *sib)
+{
+	_cleanup_free_ char *m = NULL, *vml = fs_join(sib, "vmlinux"), *cfg = fs_join(sib, ".config");
+	_cleanup_free_ char *text = NULL, *mpath = fs_join(sib, ".numalab-src");
+	const char **names = calloc(c->v->nr_fragments + 1, sizeof(*names));
+	struct lab_error err = { 0 };
+	struct kmismatch mm[1];
+	struct kconfig k;
+	long d = -1;
+
+	if (names && vml && cfg && mpath && fs_exists(vml) &&
+	    fs_read_file(mpath, 128, &m, NULL) == 0 && !strcmp(m, c->srckey) &&
+	    fs_read_file(cfg, KCONFIG_MAX_TEXT, &text, NULL) == 0 &&
+	    kconfig_parse(text, 0, &k, &err) == 0) {
+		for (unsigned i = 0; i < c->v->nr_fragments; i++)
+			names[i] = c->v->fragments[i];
+		d = kconfig_check(c->frags, names, c->v->nr_fragments, &k, mm, 1);
+		kconfig_free(&k);
+	}
+	free(names);
+	return d;
+}
+
+/* Start a new variant's O= tree from the sibling built from the same source whose config is
+ * nearest: Kbuild then only rebuilds what the config difference touches. */
+static void seed_obj(struct kctx *c)
+{
+	char dir[PATH_MAX + 16], sib[PATH_MAX + 300], best[256] = "", tmp[PATH_MAX + 128];
+	char lpath[PATH_MAX + 300];
+	_cleanup_close_ int lk = -1;
+	long best_d = -1;
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/obj", c->cache);
+	d = opendir(dir);
+	while (d && (e = readdir(d)) != NULL) {
+		long dist;
+
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, c->v->name) || strstr(e->d_name, ".tmp-"))
+			continue;
+		snprintf(sib, sizeof(sib), "%s/%s", dir, e->d_name);
+		dist = sibling_distance(c, sib);
+		if (dist >= 0 && (best_d < 0 || dist < best_d)) {
+			best_d = dist;
+			snprintf(best, sizeof(best), "%s", e->d_name);
+		}
+	}
+	if (d)
+		closedir(d);
+	if (!best[0])
+		return;
+	/* Never copy a tree that another lab is building right now. */
+	snprintf(lpath, sizeof(lpath), "%s/locks/obj-%s.lock", c->cache, best);
+	lk = open(lpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (lk < 0 || flock(lk, LOCK_SH | LOCK_NB) < 0)
+		return;
+	snprintf(sib, sizeof(sib), "%s/%s", dir, best);
+	snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", c->obj_dir, (long)getpid());
+	char *argv[] = { "cp", "-a", "--reflink=auto", sib, tmp, NULL };
+	struct kspawn s = { .argv = argv, .log_fd = -1, .interrupt = c->o->interrupt };
+	int st = 0;
+
+	kctx_progress(c, "%s: starting from %s's build tree (same source, %ld option(s) apart)",
+		      c->v->name, best, best_d);
+	if (kspawn_run(&s, &st) < 0 || st != 0 || rename(tmp, c->obj_dir) < 0)
+		kbuild_rm_rf(tmp); /* no seed: the build starts from scratch, still correct */
+}
+
+static int prepare_obj(struct kctx *c)
+{
+	char marker[PATH_MAX + 128];
+	_cleanup_free_ char *m = NULL;
+	int r;
+
+	snprintf(c->obj_dir, sizeof(c->obj_dir), "%s/obj/%s", c->cache, c->v->name);
+	snprintf(marker, sizeof(marker), "%s/.numalab-src", c->obj_dir);
+	if (fs_exists(c->obj_dir) && (fs_read_file(marker, 128, &m, NULL) < 0 ||
+				       strcmp(m, c->srckey))) {
+		kctx_progress(c, "%s: the source changed, starting a clean build tree", c->v->name);
+		if ((r = kbuild_rm_rf(c->obj_dir)) < 0)
+			return kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot remove %s", c->obj_dir);
+	}
+	if (!fs_exists(c->obj_dir))
+		seed_obj(c);
+	if ((r = fs_mkdir_p(c->obj_dir, 0755)) < 0 ||
+	    (r = fs_write_atomic(marker, c->srckey, strlen(c->srckey))) < 0)
+		return kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot prepare %s", c->obj_dir);
+	return 0;
+}
+
+static json_t *meta_json(struct kctx *c, double build_s)
+{
+	json_t *patches = json_array(), *frags = json_array();
+
+	for (unsigned i = 0; patches && i < c->v->nr_patches; i++)
+		json_array_append_new(patches, json_pack("{s:s,s:s}", "file",
+			c->v->patches[i].url[0] ? c->v->patches[i].url : c->v->patches[i].path,
+			"sha256", c->patch_sha[i]));
+	for (unsigned i = 0; frags && i < c->v->nr_fragments; i++)
+		json_array_append_new(frags, json_pack("{s:s,s:s}", "file", c->v->fragments[i],
+						       "sha256", c->frag_sha[i]));
+	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:o,s:s,s:s,s:f}", "schema",
+			 "numalab.kernel/1", "variant", c->v->name, "key", c->a->key, "recipe",
+			 c->recipe, "source", c->source_id, "patches", patches, "base",
+			 c->v->base, "fragments", frags, "compiler", c->compiler, "release",
+			 c->a->release, "build_s", build_s);
+}
+
+/* artifacts/.tmp-KEY-PID with every file synced, then one rename. */
+static int store(struct kctx *c, const char *final, const char *log, double build_s)
+{
+	char stage[PATH_MAX + 128], f[PATH_MAX + 160], from[PATH_MAX + 160];
+	_cleanup_free_ char *rel = NULL, *meta = NULL;
+	_cleanup_json_ json_t *mj = NULL;
+	int r;
+
+	snprintf(from, sizeof(from), "%s/include/config/kernel.release", c->obj_dir);
+	if (fs_read_file(from, 256, &rel, NULL) == 0)
+		snprintf(c->a->release, sizeof(c->a->release), "%.*s", (int)strcspn(rel, "\n"),
+			 rel);
+	mj = meta_json(c, build_s);
+	meta = mj ? jsonio_dumps(mj) : NULL;
+	if (!meta)
+		return kctx_fail(c, KERNEL_FAIL_LAB, -ENOMEM, "out of memory");
+	snprintf(stage, sizeof(stage), "%s/artifacts/.tmp-%s-%ld", c->cache, c->a->key,
+		 (long)getpid());
+	kbuild_rm_rf(stage);
+	r = fs_mkdir_p(stage, 0755);
+#define STAGE(name) (snprintf(f, sizeof(f), "%s/%s", stage, name), f)
+	snprintf(from, sizeof(from), "%s/arch/x86/boot/bzImage", c->obj_dir);
+	if (r == 0)
+		r = copy_synced(from, STAGE("bzImage"));
+	if (r == 0)
+		r = write_synced(STAGE("config"), final, strlen(final));
+	if (r == 0)
+		r = copy_synced(log, STAGE("build.log"));
+	if (r == 0)
+		r = write_synced(STAGE("release"), c->a->release, strlen(c->a->release));
+	if (r == 0)
+		r = write_synced(STAGE("meta.json"), meta, strlen(meta));
+#undef STAGE
+	if (r == 0 && rename(stage, c->a->dir) < 0 && errno != ENOTEMPTY && errno != EEXIST)
+		r = -errno;
+	kbuild_rm_rf(stage); /* gone after the rename; left only when another lab was first */
+	if (r < 0)
+		return kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot store the artifact in %s: %s",
+				 c->a->dir, strerror(-r));
+	return write_index(c);
+}
+
+static int failed_build(struct kctx *c, const char *log)
+{
+	char keep[PATH_MAX + 160], stamp[32];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	snprintf(keep, sizeof(keep), "%s/logs/%s-%s.log", c->cache, c->v->name, stamp);
+	if (copy_synced(log, keep) < 0)
+		snprintf(keep, sizeof(keep), "%s", log);
+	snprintf(c->a->log, sizeof(c->a->log), "%s", keep);
+	c->a->log_tail = kbuild_log_tail(keep, KERNEL_LOG_TAIL_LINES);
+	return -EIO;
+}
+
+static int configure_and_build(struct kctx *c, double t0)
+{
+	_cleanup_free_ char *final = NULL;
+	const char **psha = calloc(c->v->nr_patches + 1, sizeof(*psha));
+	char cfg_sha[65], key[65], log[PATH_MAX + 128];
+	struct kkey_input in;
+	int r;
+
+	if (!psha)
+		return -ENOMEM;
+	for (unsigned i = 0; i < c->v->nr_patches; i++)
+		psha[i] = c->patch_sha[i];
+	if ((r = ksource_tree(c)) < 0 || (r = prepare_obj(c)) < 0 ||
+	    (r = kbuild_configure(c, &final)) < 0)
+		goto out;
+	in = key_input(c, psha, NULL, cfg_sha);
+	if ((r = ksha256_hex(final, strlen(final), cfg_sha)) < 0 || (r = kkey_artifact(&in, key)) < 0)
+		goto out;
+	fill_paths(c, key);
+	if (fs_exists(c->a->image) && !c->o->force) {
+		/* Same final .config as a build we have (e.g. an edited fragment that changed
+		 * nothing): reuse it. */
+		c->a->cached = 1;
+		r = write_index(c);
+		goto out;
+	}
+	snprintf(log, sizeof(log), "%s/numalab-build.log", c->obj_dir);
+	r = kbuild_make(c, log);
+	if (r < 0 && c->a->fail == KERNEL_FAIL_BUILD)
+		r = failed_build(c, log);
+	if (r == 0)
+		r = store(c, final, log, now_s() - t0);
+	if (r == 0)
+		snprintf(c->a->log, sizeof(c->a->log), "%s/build.log", c->a->dir);
+out:
+	free(psha);
+	return r;
+}
+
+int kernel_build(const struct kvariant *v, const struct kernel_build_opts *o,
+		 struct kernel_artifact *a)
+{
+	static const char *const dirs[] = { "locks", "obj", "src", "artifacts", "logs", NULL };
+	char lockname[128], d[PATH_MAX + 32];
+	_cleanup_close_ int lk = -1;
+	double t0 = now_s();
+	struct kctx c;
+	int r = kctx_init(&c, v, o, a);
+
+	if (r == 0 && !o->force && lookup(&c))
+		goto out;
+	for (unsigned i = 0; r == 0 && dirs[i]; i++) {
+		snprintf(d, sizeof(d), "%s/%s", c.cache, dirs[i]);
+		if ((r = fs_mkdir_p(d, 0755)) < 0)
+			kctx_fail(&c, KERNEL_FAIL_LAB, r, "cannot create %s: %s (set "
+				  "LAB_KERNEL_CACHE or --cache)", d, strerror(-r));
+	}
+	snprintf(lockname, sizeof(lockname), "obj-%s", v->name);
+	if (r == 0)
+		r = take_lock(&c, lockname, &lk);
+	/* Another lab may have built it while we waited for the lock. */
+	if (r == 0 && !(!o->force && lookup(&c)))
+		r = configure_and_build(&c, t0);
+	a->build_s = a->cached ? 0 : now_s() - t0;
+out:
+	kctx_free(&c);
+	return r;
+}

@@ -1,0 +1,212 @@
+/* The kernels of one `lab run` (krun.h). */
+#include "stage/krun.h"
+
+#include <errno.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/collect.h"
+#include "util/cleanup.h"
+#include "util/fs.h"
+#include "util/jsonpath.h"
+
+static int cmp_version(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A path or a glob (the highest version wins), as `kernel.image` always worked. */
+static int resolve_image(const char *image, const char *path, char *out, size_t len,
+			 struct lab_error *err)
+{
+	glob_t g;
+
+	if (!strpbrk(image, "*?[")) {
+		_cleanup_free_ char *abs = realpath(image, NULL);
+
+		if (!abs || access(abs, R_OK) < 0)
+			return error_set(err, path, "cannot read %s: %s", image, strerror(errno));
+		snprintf(out, len, "%s", abs);
+		return 0;
+	}
+	if (glob(image, 0, NULL, &g) != 0)
+		return error_set(err, path, "no file matches %s", image);
+	qsort(g.gl_pathv, g.gl_pathc, sizeof(char *), cmp_version);
+	snprintf(out, len, "%s", g.gl_pathv[g.gl_pathc - 1]);
+	globfree(&g);
+	return 0;
+}
+
+int krun_resolve(const struct job *job, const char *job_dir, struct krun *kr,
+		 struct lab_error *err)
+{
+	char saved[sizeof(err->file)];
+
+	memset(kr, 0, sizeof(*kr));
+	kr->k = calloc(job->nr_kernels ? job->nr_kernels : 1, sizeof(*kr->k));
+	if (!kr->k)
+		return -ENOMEM;
+	kr->n = job->nr_kernels;
+	snprintf(saved, sizeof(saved), "%s", err->file);
+	for (unsigned i = 0; i < kr->n; i++) {
+		struct krun_kernel *k = &kr->k[i];
+		const char *path = job->kernels[i].path;
+		char p[JSONPATH_LEN];
+		int r;
+
+		k->jk = &job->kernels[i];
+		if (!k->jk->variant[0]) {
+			jsonpath_key(p, sizeof(p), path, "image");
+			r = resolve_image(k->jk->image, p, k->image, sizeof(k->image), err);
+		} else {
+			k->is_variant = 1;
+			snprintf(err->file, sizeof(err->file), "%s", saved);
+			r = kernel_variant_load(k->jk->variant, job_dir, &k->v, err);
+			if (r < 0 && !strcmp(err->file, saved)) {
+				/* Not about the variant file: name the job's path. */
+				jsonpath_key(p, sizeof(p), path, "variant");
+				snprintf(err->path, sizeof(err->path), "%s", p);
+			}
+		}
+		if (r < 0)
+			return r;
+	}
+	snprintf(err->file, sizeof(err->file), "%s", saved);
+	return 0;
+}
+
+static int load_fragments(struct krun_kernel *k)
+{
+	k->frags = calloc(k->v.nr_fragments ? k->v.nr_fragments : 1, sizeof(*k->frags));
+	if (!k->frags)
+		return -ENOMEM;
+	for (unsigned i = 0; i < k->v.nr_fragments; i++) {
+		_cleanup_free_ char *text = NULL;
+		struct lab_error err = { 0 };
+
+		if (fs_read_file(k->v.fragments[i], 1u << 20, &text, NULL) == 0)
+			kconfig_parse(text, 0, &k->frags[i], &err);
+	}
+	return 0;
+}
+
+int krun_build(struct krun *kr, const struct kernel_build_opts *o)
+{
+	for (unsigned i = 0; i < kr->n; i++) {
+		struct krun_kernel *k = &kr->k[i];
+		int r;
+
+		if (!k->is_variant)
+			continue;
+		if (o->interrupt && *o->interrupt)
+			return -EINTR;
+		r = kernel_build(&k->v, o, &k->art);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0) {
+			k->fail = k->art.fail == KERNEL_FAIL_INTERRUPTED || k->art.fail == KERNEL_FAIL_LAB
+					  ? OUTCOME_INFRA_ERROR : OUTCOME_BUILD_FAILURE;
+			snprintf(k->reason, sizeof(k->reason), "kernel %s: %s failed: %s", k->v.name,
+				 kernel_fail_name(k->art.fail), k->art.error);
+			if (k->art.fail == KERNEL_FAIL_INTERRUPTED)
+				return -EINTR;
+			continue;
+		}
+		snprintf(k->image, sizeof(k->image), "%s", k->art.image);
+		fs_read_file(k->art.config, KCONFIG_MAX_TEXT, &k->build_config, NULL);
+		if (load_fragments(k) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+const char *krun_first_image(const struct krun *kr)
+{
+	for (unsigned i = 0; i < kr->n; i++)
+		if (kr->k[i].image[0])
+			return kr->k[i].image;
+	return NULL;
+}
+
+static json_t *build_json(const struct krun_kernel *k)
+{
+	const struct kernel_artifact *a = &k->art;
+
+	if (!k->is_variant)
+		return json_null();
+	if (k->fail != OUTCOME_OK)
+		return json_pack("{s:s,s:s,s:s?,s:s?}", "failed", kernel_fail_name(a->fail),
+				 "error", a->error, "log", a->log[0] ? a->log : NULL, "log_tail",
+				 a->log_tail);
+	return json_pack("{s:s,s:b,s:f,s:s,s:s,s:s}", "key", a->key, "cached", a->cached,
+			 "build_s", a->build_s, "log", a->log, "source", a->source_id, "image",
+			 a->image);
+}
+
+/* "config": which options the kernel had, from the guest (its /proc/config.gz) when it sent
+ * it, else from the build; "verified" says the guest's config is the build's, byte for
+ * byte, i.e. the guest runs this variant. */
+static json_t *config_json(const struct krun_kernel *k, const struct kguest *g, json_t **conf)
+{
+	const char *text = g && g->config ? g->config : k->build_config;
+	struct lab_error err = { 0 };
+	struct kconfig c;
+	json_t *o;
+
+	*conf = json_array();
+	if (!text || kconfig_parse(text, 0, &c, &err) < 0)
+		return json_pack("{s:n,s:n,s:n,s:s?}", "source", "verified", "options",
+				 "guest_error", g && g->config_error[0] ? g->config_error : NULL);
+	json_decref(*conf);
+	*conf = kconfig_confounds(&c);
+	o = json_pack("{s:s,s:o,s:o,s:s?}", "source", g && g->config ? "guest" : "build",
+		      "verified", g && g->config && k->build_config
+					  ? json_boolean(!strcmp(g->config, k->build_config))
+					  : json_null(),
+		      "options", kconfig_subset(&c, k->frags, k->frags ? k->v.nr_fragments : 0),
+		      "guest_error", g && !g->config && g->config_error[0] ? g->config_error : NULL);
+	kconfig_free(&c);
+	if (json_is_null(json_object_get(o, "guest_error")))
+		json_object_del(o, "guest_error"); /* only when the guest sent none */
+	return o;
+}
+
+json_t *krun_report(const struct krun_kernel *k, const char *run_dir)
+{
+	_cleanup_free_ char *path = run_dir ? fs_join(run_dir, "results.jsonl") : NULL;
+	_cleanup_free_ char *jsonl = NULL;
+	struct kguest g;
+	size_t len = 0;
+	json_t *conf = NULL, *cfg, *out;
+	int have = path && fs_read_file(path, COLLECT_MAX_TOTAL, &jsonl, &len) == 0;
+
+	memset(&g, 0, sizeof(g));
+	if (have)
+		kguest_scan(jsonl, len, &g);
+	cfg = config_json(k, have && g.seen ? &g : NULL, &conf);
+	out = json_pack("{s:s,s:s?,s:o,s:o,s:o,s:o}", "label", k->jk->label, "variant",
+			k->is_variant ? k->v.name : NULL, "build", build_json(k), "config", cfg,
+			"confounds", conf ? conf : json_array(), "vma_lock",
+			have ? kguest_vma_lock_json(&g) : json_null());
+	kguest_free(&g);
+	return out;
+}
+
+void krun_free(struct krun *kr)
+{
+	for (unsigned i = 0; kr->k && i < kr->n; i++) {
+		struct krun_kernel *k = &kr->k[i];
+
+		for (unsigned f = 0; k->frags && f < k->v.nr_fragments; f++)
+			kconfig_free(&k->frags[f]);
+		free(k->frags);
+		free(k->build_config);
+		kernel_artifact_free(&k->art);
+		kvariant_free(&k->v);
+	}
+	free(kr->k);
+	memset(kr, 0, sizeof(*kr));
+}

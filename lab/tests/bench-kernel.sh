@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Kernel-build benchmark (not a test: nothing passes or fails on a timing).  In a fresh,
+# empty cache directory (source extraction, ccache and O= trees all cold):
+#  1. cold build of `baseline` (extract + patch + configure + make), niced, -j$(nproc);
+#  2. `no-per-vma-lock` after it (one Kconfig switch apart: starts from baseline's O= tree);
+#  3. a cache hit (`lab kernel build baseline` again).
+# Targets (issue): cold <= 8 min, second <= 25% of cold, hit <= 1 s.  Prints the figures and
+# the ratios measured in this run.  Needs ~2.5 GB in $TMPDIR (default /var/tmp).
+# Usage: lab/tests/bench-kernel.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+B=${B:-build}
+lab=$B/lab
+tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/numalab-bench-kernel.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+export LAB_KERNEL_CACHE="$tmp/cache"
+now() { date +%s.%N; }
+made() { grep -o 'built in [0-9]* s ([0-9]* steps)' "$1" | tail -1; }
+
+echo "kernel builds on $(nproc) CPU(s), cache $LAB_KERNEL_CACHE (empty), $(gcc --version | head -1)"
+t0=$(now); $lab kernel build baseline >"$tmp/cold.out" 2>"$tmp/cold.err"; t1=$(now)
+cold=$(echo "$t1 - $t0" | bc -l)
+t0=$(now); $lab kernel build no-per-vma-lock >"$tmp/second.out" 2>"$tmp/second.err"; t1=$(now)
+second=$(echo "$t1 - $t0" | bc -l)
+t0=$(now); $lab kernel build baseline >"$tmp/hit.out" 2>"$tmp/hit.err"; t1=$(now)
+hit=$(echo "$t1 - $t0" | bc -l)
+grep -q '^baseline: cached ' "$tmp/hit.out" || echo "warning: the third build was not a cache hit" >&2
+
+printf '\n'
+printf '  cold build, baseline          %7.1f s  (make: %s)   target <= 480 s\n' "$cold" "$(made "$tmp/cold.err")"
+printf '  second variant, no-per-vma-lock %5.1f s  (make: %s)\n' "$second" "$(made "$tmp/second.err")"
+printf '  ratio second/cold             %7.3f    target <= 0.25\n' "$(echo "$second / $cold" | bc -l)"
+printf '  cache hit                     %7.3f s  target <= 1 s\n' "$hit"
+printf '  ccache after both: %s\n' "$(CCACHE_DIR=$LAB_KERNEL_CACHE/ccache ccache -s 2>/dev/null | grep -E '^ *(Hits|Misses):' | tr -s ' ' | paste -sd' ')"

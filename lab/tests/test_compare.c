@@ -1,0 +1,409 @@
+/* Reports -> series -> A/B comparison -> JSON, text, chart data and dashboard HTML.
+ *
+ * Inputs are synthetic reports in lab/tests/data/compare/ (written once by
+ * lab/tests/make-reports.py; B's faults_per_s is 10% below A's).  Outputs are compared byte for
+ * byte with lab/tests/golden/{compare-ab.json,compare-ab.txt,charts-ab.json,dashboard-ab.html};
+ * UPDATE_GOLDEN=1 rewrites them.  Reader errors are data-driven: lab/tests/data/series-errors/
+ * NAME.json must fail with the "path: reason" line in NAME.expected. */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "core/charts.h"
+#include "core/compare.h"
+#include "core/dashboard.h"
+#include "testutil.h"
+#include "util/strbuf.h"
+
+#define DATA "lab/tests/data/compare/"
+
+static const struct dashboard_assets test_assets = {
+	.chart_js = "/* chart.js */", .errorbars_js = "/* error bars */",
+	.page_js = "/* page */", .css = "/* css */",
+};
+
+static json_t *load(const char *rel)
+{
+	_cleanup_free_ char *path = fs_join(testutil_root(), rel);
+	struct lab_error err = { 0 };
+	json_t *j = NULL;
+
+	if (!path || jsonio_load_file(path, TESTUTIL_MAX_FILE, &j, &err) < 0)
+		printf("# cannot load %s: %s\n", rel, err.msg);
+	return j;
+}
+
+static void golden(const char *name, const char *got)
+{
+	_cleanup_free_ char *rel = NULL, *path = NULL, *want = NULL;
+	const char *u = getenv("UPDATE_GOLDEN");
+
+	if (!got) {
+		tap_ok(0, "%s: produced", name);
+		return;
+	}
+	if (asprintf(&rel, "lab/tests/golden/%s", name) < 0 || !(path = fs_join(testutil_root(), rel)))
+		return;
+	if (u && u[0] == '1') {
+		tap_ok(fs_write_atomic(path, got, strlen(got)) == 0, "%s rewritten (UPDATE_GOLDEN=1)",
+		       name);
+		return;
+	}
+	if (fs_read_file(path, 4u << 20, &want, NULL) < 0) {
+		tap_ok(0, "golden %s missing (run with UPDATE_GOLDEN=1)", name);
+		return;
+	}
+	if (!tap_ok(!strcmp(want, got), "matches golden %s", name)) {
+		size_t i = 0;
+
+		while (want[i] && want[i] == got[i])
+			i++;
+		printf("# first difference at byte %zu: want \"%.60s\" got \"%.60s\"\n", i, want + i,
+		       got + i);
+	}
+}
+
+/* A set of two reports, each under a forced variant label. */
+static int two(struct series_set *s, json_t *a, json_t *b)
+{
+	struct lab_error err = { 0 };
+	int r;
+
+	series_init(s);
+	r = series_add_report(s, a, "a.json", "base", &err);
+	if (r == 0)
+		r = series_add_report(s, b, "b.json", "patched", &err);
+	if (r < 0)
+		printf("# %s: %s: %s\n", err.file, err.path, err.msg);
+	return r;
+}
+
+static const struct series_what *row_what(const struct series_set *s, const struct compare_row *r)
+{
+	return &s->groups[s->keys[r->key].group];
+}
+
+static void test_regression(void)
+{
+	_cleanup_json_ json_t *a = load(DATA "a.json"), *b = load(DATA "b.json");
+	_cleanup_free_ char *text = NULL, *js = NULL, *cj = NULL, *html = NULL;
+	_cleanup_json_ json_t *j = NULL, *charts = NULL;
+	struct series_set s;
+	struct comparison c;
+	struct lab_error err = { 0 };
+	int regress_ok = 1, others_ok = 1;
+
+	if (!tap_ok(two(&s, a, b) == 0, "10%%: reports load"))
+		return;
+	if (!tap_ok(compare_variants(&s, 0, 1, 0, &c, &err) == 0, "10%%: compared")) {
+		series_free(&s);
+		return;
+	}
+	tap_ok(c.nr_rows == 6 && !c.nr_only_a && !c.nr_only_b, "10%%: 2 task counts x 3 metrics");
+	for (size_t i = 0; i < c.nr_rows; i++) {
+		const struct compare_row *r = &c.rows[i];
+
+		if (!strcmp(row_what(&s, r)->metric, "faults_per_s"))
+			regress_ok &= r->verdict == VERDICT_REGRESSION && r->beyond_threshold &&
+				      r->mean == STATS_HARMONIC && r->ci_pct_lo < -10 + 5 &&
+				      r->ci_pct_hi > -10 - 5 && r->change_pct < 0;
+		else
+			others_ok &= r->verdict != VERDICT_REGRESSION && r->mean == STATS_ARITHMETIC;
+	}
+	tap_ok(regress_ok, "10%%: faults_per_s is a harmonic-mean regression around -10%%");
+	tap_ok(others_ok, "10%%: no other metric regressed; times are arithmetic");
+	tap_ok(compare_failed(&c), "10%%: the comparison fails (exit 1)");
+	j = compare_json(&s, &c, 1);
+	js = j ? jsonio_dumps(j) : NULL;
+	golden("compare-ab.json", js);
+	golden("compare-ab.txt", compare_text(&s, &c, 1, &text) == 0 ? text : NULL);
+	charts = charts_json(&s);
+	cj = charts ? jsonio_dumps(charts) : NULL;
+	tap_ok(json_array_size(json_object_get(charts, "charts")) == 6,
+	       "charts: 3 scaling + 3 trend (two creation dates)");
+	golden("charts-ab.json", cj);
+	struct dashboard_input in = { .set = &s, .cmp = &c, .nr_cmp = 1, .title = "test" };
+
+	golden("dashboard-ab.html", dashboard_html(&in, &test_assets, &html) == 0 ? html : NULL);
+	compare_free(&c);
+	series_free(&s);
+}
+
+static void test_threshold(void)
+{
+	_cleanup_json_ json_t *a = load(DATA "a.json"), *b = load(DATA "b.json");
+	struct series_set s;
+	struct comparison c;
+	struct lab_error err = { 0 };
+
+	if (two(&s, a, b) < 0)
+		return;
+	if (compare_variants(&s, 0, 1, 15, &c, &err) == 0) {
+		tap_ok(c.count[VERDICT_REGRESSION] == 2 && c.beyond == 0 && !compare_failed(&c),
+		       "threshold 15%%: a 10%% regression is reported but does not fail");
+		compare_free(&c);
+	}
+	if (compare_variants(&s, 0, 1, 5, &c, &err) == 0) {
+		tap_ok(c.beyond == 2 && compare_failed(&c), "threshold 5%%: it fails");
+		compare_free(&c);
+	}
+	series_free(&s);
+}
+
+static void test_identical(void)
+{
+	_cleanup_json_ json_t *a = load(DATA "a.json");
+	struct series_set s;
+	struct comparison c;
+	struct lab_error err = { 0 };
+	int same = 1;
+
+	if (two(&s, a, a) < 0 || compare_variants(&s, 0, 1, 0, &c, &err) < 0) {
+		tap_ok(0, "identical: compared");
+		series_free(&s);
+		return;
+	}
+	for (size_t i = 0; i < c.nr_rows; i++)
+		same &= c.rows[i].verdict == VERDICT_NO_CHANGE && c.rows[i].d.p == 1 &&
+			c.rows[i].change_pct == 0;
+	tap_ok(c.nr_rows == 6 && same && !compare_failed(&c),
+	       "identical: every row no-change with p = 1, exit 0");
+	compare_free(&c);
+	series_free(&s);
+}
+
+static void test_one_report(void)
+{
+	_cleanup_json_ json_t *ab = load(DATA "ab.json");
+	struct series_set s;
+	struct comparison c;
+	struct lab_error err = { 0 };
+	int ok = 1;
+
+	series_init(&s);
+	if (!tap_ok(series_add_report(&s, ab, "ab.json", NULL, &err) == 0 && s.nr_variants == 2 &&
+			    !strcmp(s.variants[0].label, "base") &&
+			    !strcmp(s.variants[1].label, "patched"),
+		    "one report, two variants labelled by kernel.label in run order")) {
+		series_free(&s);
+		return;
+	}
+	if (compare_variants(&s, 0, 1, 0, &c, &err) == 0) {
+		for (size_t i = 0; i < c.nr_rows; i++)
+			ok &= (c.rows[i].verdict == VERDICT_IMPROVEMENT) ==
+			      !strcmp(row_what(&s, &c.rows[i])->metric, "sys_s");
+		tap_ok(c.nr_rows == 2 && ok && c.rows[0].a.n == 2,
+		       "interleaved A/B: 20%% less sys_s is an improvement, the rest unchanged");
+		compare_free(&c);
+	}
+	series_free(&s);
+}
+
+static void test_insufficient_and_outcome(void)
+{
+	_cleanup_json_ json_t *one = load(DATA "one.json"), *a = load(DATA "a.json");
+	_cleanup_json_ json_t *b = json_deep_copy(a);
+	struct series_set s;
+	struct comparison c;
+	struct lab_error err = { 0 };
+
+	if (two(&s, one, one) == 0 && compare_variants(&s, 0, 1, 0, &c, &err) == 0) {
+		tap_ok(c.count[VERDICT_INSUFFICIENT] == c.nr_rows && c.nr_rows && !compare_failed(&c),
+		       "one run a side: insufficient-data, exit 0");
+		compare_free(&c);
+	}
+	series_free(&s);
+	json_object_set_new(json_array_get(json_object_get(b, "runs"), 2), "status",
+			    json_string("panic"));
+	if (two(&s, a, b) == 0 && compare_variants(&s, 0, 1, 0, &c, &err) == 0) {
+		tap_ok(c.outcome_regression && c.beyond == 0 && compare_failed(&c),
+		       "B panicked where A did not: outcome regression, exit 1");
+		compare_free(&c);
+	}
+	series_free(&s);
+}
+
+static void expect_error(const char *what, json_t *a, json_t *b, const char *want)
+{
+	struct series_set s;
+	struct comparison c;
+	struct lab_error err = { 0 };
+	int r = two(&s, a, b);
+
+	if (r == 0)
+		r = compare_variants(&s, 0, 1, 0, &c, &err);
+	if (!tap_ok(r == -EINVAL && strstr(err.msg, want), "%s: error says \"%s\"", what, want))
+		printf("# got r=%d: %s\n", r, err.msg);
+	if (r == 0)
+		compare_free(&c);
+	series_free(&s);
+}
+
+static void test_bad_pairs(void)
+{
+	_cleanup_json_ json_t *a = load(DATA "a.json");
+	_cleanup_json_ json_t *b = json_deep_copy(a), *d = json_deep_copy(a);
+	json_t *run, *res;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(b, "runs"), i, run)
+		json_object_set_new(json_object_get(json_array_get(json_object_get(run, "workloads"), 0),
+						    "params"),
+				    "memory_mib", json_integer(128));
+	expect_error("different params", a, b,
+		     "A (base) and B (patched) ran different workloads: only A ran 8 vCPUs (4s x 1d "
+		     "x 2c x 1t), 4 nodes / pft {\"memory_mib\":64,");
+	json_array_foreach(json_object_get(d, "runs"), i, run)
+		json_array_foreach(json_object_get(json_array_get(json_object_get(run, "workloads"), 0),
+						   "results"),
+				   k, res)
+			json_object_set_new(res, "tasks", json_integer(16));
+	expect_error("no common task count", a, d,
+		     "A (base) and B (patched) share no series: A has 6 (first: pft");
+}
+
+static void test_reader_errors(void)
+{
+	_cleanup_json_dir_ struct testutil_json_dir d;
+
+	testutil_json_dir_open(&d, "lab/tests/data/series-errors");
+	if (!tap_ok(d.n > 0, "series-errors: cases found"))
+		return;
+	for (int i = 0; i < d.n; i++) {
+		_cleanup_free_ char *path = fs_join(d.dir, d.ents[i]->d_name);
+		_cleanup_free_ char *want = testutil_read_expected(path, d.ents[i]->d_name);
+		_cleanup_json_ json_t *j = NULL;
+		struct lab_error err = { 0 };
+		struct series_set s;
+		char got[1200];
+		int r;
+
+		if (!want || jsonio_load_file(path, TESTUTIL_MAX_FILE, &j, &err) < 0)
+			continue;
+		series_init(&s);
+		r = series_add_report(&s, j, "f.json", NULL, &err);
+		snprintf(got, sizeof(got), "%s%s%s", err.path, err.path[0] ? ": " : "", err.msg);
+		testutil_check_error(d.ents[i]->d_name, r, got, want);
+		tap_ok(!strcmp(err.file, "f.json"), "%s: the error names the file", d.ents[i]->d_name);
+		series_free(&s);
+	}
+}
+
+static json_t *hostile_report(void)
+{
+	_cleanup_json_ json_t *a = load(DATA "one.json");
+	const char *evil = "</script><script>alert(1)</script>\"><img src=x onerror=alert(2)>\x01";
+	json_t *run = json_array_get(json_object_get(a, "runs"), 0);
+	json_t *wl = json_array_get(json_object_get(run, "workloads"), 0);
+	json_t *res = json_array_get(json_object_get(wl, "results"), 0);
+	json_t *metrics = json_object_get(res, "metrics");
+
+	if (!run)
+		return NULL;
+	json_object_set_new(a, "id", json_string(evil));
+	json_object_set_new(json_object_get(a, "job"), "name", json_string(evil));
+	json_object_set_new(run, "status", json_string("panic"));
+	json_object_set_new(run, "reason", json_string(evil));
+	json_object_set_new(run, "console_excerpt", json_string(evil));
+	json_object_set_new(run, "knobs", json_pack("{s:b,s:s,s:[{s:s,s:s,s:i,s:n,s:s}]}", "ok", 0,
+						    "error", evil, "knobs", "name", evil,
+						    "requested", evil, "before", 1, "after",
+						    "status", evil));
+	json_object_set_new(json_object_get(run, "kernel"), "label", json_string(evil));
+	json_object_set_new(json_object_get(wl, "params"), "mode", json_string(evil));
+	json_object_set(metrics, "<!--x</script>", json_object_get(metrics, "sys_s"));
+	return json_incref(a);
+}
+
+static void test_dashboard_escaping(void)
+{
+	_cleanup_json_ json_t *h = hostile_report();
+	_cleanup_free_ char *html = NULL;
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	struct series_set s;
+	struct lab_error err = { 0 };
+	struct dashboard_input in = { .title = "<b>t</b>" };
+	struct dashboard_assets bad = test_assets;
+	const char *data, *end;
+	int r;
+
+	series_init(&s);
+	in.set = &s;
+	if (!tap_ok(h && series_add_report(&s, h, "<evil>.json", NULL, &err) == 0,
+		    "hostile report loads"))
+		goto out;
+	r = dashboard_html(&in, &test_assets, &html);
+	if (!tap_ok(r == 0, "hostile report: page written"))
+		goto out;
+	tap_ok(!strstr(html, "<script>alert") && !strstr(html, "<img") && !strstr(html, "<b>t") &&
+		       !strstr(html, "\x01"),
+	       "hostile report: no markup from report data reaches the page");
+	tap_ok(strstr(html, "&lt;/script&gt;&lt;script&gt;alert(1)") != NULL,
+	       "hostile report: its text is shown escaped");
+	tap_ok(strstr(html, "<table class=\"knobs\">") != NULL, "knobs shown as a table");
+	data = strstr(html, "id=\"lab-data\">");
+	end = data ? strstr(data, "</script>") : NULL;
+	tap_ok(data && end && !memchr(data + 14, '<', (size_t)(end - data - 14)),
+	       "hostile report: the chart data holds no '<'");
+	bad.chart_js = "x = '</SCRIPT>';";
+	tap_ok(dashboard_html(&in, &bad, &html) == -EINVAL, "a script holding </script is refused");
+	bad = test_assets;
+	bad.page_js = "/* <!-- */";
+	tap_ok(dashboard_html(&in, &bad, &html) == -EINVAL, "a script holding <!-- is refused");
+	bad = test_assets;
+	bad.css = "</style>";
+	tap_ok(dashboard_html(&in, &bad, &html) == -EINVAL, "a style holding </style is refused");
+	dashboard_escape(&sb, "a<b>&\"'\x01\xc3\xa9");
+	tap_ok(sb.buf && !strcmp(sb.buf, "a&lt;b&gt;&amp;&quot;&#39;\xef\xbf\xbd\xc3\xa9"),
+	       "dashboard_escape: markup characters, control characters, UTF-8 kept");
+	strbuf_free(&sb);
+	dashboard_script_json(&sb, "[\"</script>&\"]");
+	tap_ok(sb.buf && !strcmp(sb.buf, "[\"\\u003c/script\\u003e\\u0026\"]"),
+	       "dashboard_script_json: < > & as \\u escapes");
+out:
+	series_free(&s);
+}
+
+/* Labels and metric names with control characters cannot reach the terminal table raw. */
+static void test_text_control_chars(void)
+{
+	_cleanup_json_ json_t *a = hostile_report();
+	_cleanup_json_ json_t *b = json_deep_copy(a);
+	_cleanup_free_ char *text = NULL;
+	struct series_set s;
+	struct comparison c;
+	struct lab_error err = { 0 };
+	int clean = 1;
+
+	json_object_set_new(json_object_get(json_array_get(json_object_get(b, "runs"), 0), "kernel"),
+			    "label", json_string("\x1b[2Jfake\nline"));
+	series_init(&s);
+	if (!a || series_add_report(&s, a, "a", NULL, &err) < 0 ||
+	    series_add_report(&s, b, "b", NULL, &err) < 0 ||
+	    compare_variants(&s, 0, 1, 0, &c, &err) < 0) {
+		tap_ok(0, "control characters: compared (%s)", err.msg);
+		series_free(&s);
+		return;
+	}
+	if (compare_text(&s, &c, 1, &text) == 0)
+		for (const char *p = text; *p; p++)
+			clean &= (unsigned char)*p >= 0x20 || *p == '\n';
+	tap_ok(text && clean && strstr(text, "B: ?[2Jfake?line") && strstr(text, "<!--x</script>"),
+	       "control characters in labels and metric names are shown as '?' in the text table");
+	compare_free(&c);
+	series_free(&s);
+}
+
+int main(void)
+{
+	test_regression();
+	test_threshold();
+	test_identical();
+	test_one_report();
+	test_insufficient_and_outcome();
+	test_bad_pairs();
+	test_reader_errors();
+	test_dashboard_escaping();
+	test_text_control_chars();
+	return tap_done();
+}

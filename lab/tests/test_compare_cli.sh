@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# TAP test of `lab compare` on synthetic report sets (lab/tests/make-reports.py): a 10%
+# regression exits 1, identical sets exit 0, thresholds, one report holding both variants, an
+# outcome regression, and bad input exiting 2 with a message naming what differs.  Every
+# synthetic report is also validated against reports/report.schema.json, so the generator
+# cannot drift from what `lab run` writes.  Ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+B=${B:-build}
+LAB=$B/lab
+PY=/usr/bin/python3   # Debian's, with python3-jsonschema; another python3 may be first on PATH
+GEN="$PY lab/tests/make-reports.py"
+T=$(mktemp -d /tmp/numalab-test-compare.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+n=0 failed=0
+ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
+# expect STATUS DESCRIPTION CMD...: the command exits STATUS (output in $T/out, $T/err).
+expect() {
+	local want=$1 desc=$2; shift 2
+	"$@" >"$T/out" 2>"$T/err"
+	local got=$?
+	ok $([ "$got" = "$want" ] && echo 0 || echo 1) "$desc (exit $want)"
+	[ "$got" = "$want" ] || { echo "# exit $got"; sed 's/^/# /' "$T/err" | head -5; }
+}
+has() { grep -qF -- "$2" "$1"; ok $? "$3"; }
+# pyjson EXPR: evaluates EXPR with d = the JSON in $T/out; ok when true.
+pyjson() { $PY -c "import json,sys; d=json.load(open('$T/out')); sys.exit(0 if ($1) else 1)"; ok $? "$2"; }
+
+[ -x "$LAB" ] || { ok 1 "$LAB is built (run make first)"; echo "1..$n"; echo "0 passed, 1 failed"; exit 1; }
+
+# Two sets of 2 reports x 3 runs; B's faults_per_s is 10% lower.
+$GEN "$T/A" --reports 2 --runs 3 --seed 1
+$GEN "$T/B" --reports 2 --runs 3 --seed 2 --factor faults_per_s=0.9
+$GEN "$T/ab" --runs 4 --variant base,patched --factor faults_per_s=0.9 --factor-on patched --seed 3
+$GEN "$T/single" --runs 2 --variant base --seed 4
+$GEN "$T/panic" --reports 2 --runs 3 --seed 1 --fail-run panic
+$GEN "$T/v2" --schema numalab.report/2
+$GEN "$T/mem128" --workload-param memory_mib=128
+$GEN "$T/t16" --tasks 16 --topology 4,1,4,1
+$GEN "$T/t16same" --tasks 16
+$PY lab/tests/validate-reports.py $(find "$T" -name report.json ! -path '*/v2/*') >"$T/val" 2>&1
+ok $? "every synthetic report validates against reports/report.schema.json"
+grep '^not ok' "$T/val" | head -5 | sed 's/^/# /'
+
+expect 1 "10% lower faults/s: regression" $LAB compare "$T/A" "$T/B"
+has "$T/out" "regression" "text table names the verdict"
+has "$T/out" "summary: 4 regressions (4 beyond the 0% threshold)" "text summary counts the 4 task counts"
+expect 1 "--json: regression" $LAB compare "$T/A" "$T/B" --json
+pyjson "d['schema'] == 'numalab.compare/1' and d['regression'] is True" "JSON: schema and regression flag"
+pyjson "all((r['verdict'] == 'regression') == (r['metric'] == 'faults_per_s') for r in d['comparisons'][0]['rows'])" \
+	"JSON: exactly the faults_per_s rows regressed"
+pyjson "all(r['mean'] == 'harmonic' and r['a']['n'] == 6 and r['ci95_pct'][0] < -10 < r['ci95_pct'][1] + 3 for r in d['comparisons'][0]['rows'] if r['metric'] == 'faults_per_s')" \
+	"JSON: harmonic means over 2 reports x 3 runs, CI around -10%"
+$PY -c "
+import json, sys
+bad = []
+def hook(pairs):
+    keys = [k for k, _ in pairs]
+    if keys != sorted(keys): bad.append(keys)
+    return dict(pairs)
+json.load(open('$T/out'), object_pairs_hook=hook)
+sys.exit(1 if bad else 0)"
+ok $? "JSON keys are sorted"
+
+expect 0 "identical sets: no change" $LAB compare "$T/A" "$T/A" --json
+pyjson "all(r['verdict'] == 'no-change' and r['p'] == 1 for r in d['comparisons'][0]['rows']) and not d['regression']" \
+	"identical sets: every row no-change, p = 1"
+expect 0 "--threshold 15: a 10% regression passes" $LAB compare "$T/A" "$T/B" --threshold 15
+expect 1 "--threshold 5: it fails" $LAB compare "$T/A" "$T/B" --threshold 5
+expect 1 "one report holding both variants (interleaved)" $LAB compare "$T/ab"
+has "$T/out" "B: patched" "variants labelled by kernel.label"
+expect 1 "B panicked where A did not: outcome regression" $LAB compare "$T/A" "$T/panic"
+has "$T/out" "outcome regression: 2 of B's 6 runs failed" "the outcome regression is said"
+expect 0 "a real A/B report of lab run (two labelled kernels, interleaved)" \
+	$LAB compare lab/tests/data/compare/real-ab.json
+has "$T/out" "B: deb-b  (1 report, 2 runs: ok 2)" "... compares deb-b against deb-a"
+expect 0 "A/B of report files, not directories" $LAB compare "$T/A/r-000/report.json" "$T/A/r-001/report.json"
+expect 0 "--help" $LAB compare --help
+
+# Bad input: exit 2 and a message naming what differs.
+expect 2 "one report, one variant" $LAB compare "$T/single"
+has "$T/err" "holds one kernel variant (base)" "... says so"
+expect 2 "another schema version" $LAB compare "$T/A" "$T/v2"
+has "$T/err" 'schema: is "numalab.report/2"; this lab reads "numalab.report/1"' "... names the schema"
+expect 2 "different workload params" $LAB compare "$T/A" "$T/mem128"
+has "$T/err" 'ran different workloads: only A ran 8 vCPUs (4s x 1d x 2c x 1t), 4 nodes / pft {"memory_mib":64' "... names the workloads"
+expect 2 "different topology" $LAB compare "$T/A" "$T/t16"
+has "$T/err" "only B ran 16 vCPUs (4s x 1d x 4c x 1t), 4 nodes" "... names the topology"
+expect 2 "no series in common" $LAB compare "$T/A" "$T/t16same"
+has "$T/err" "share no series: A has 16 (first: pft" "... says so"
+expect 2 "missing file" $LAB compare "$T/A" "$T/nope"
+has "$T/err" "$T/nope: no such file or directory" "... names it"
+mkdir -p "$T/empty/sub"
+expect 2 "directory without reports" $LAB compare "$T/A" "$T/empty"
+has "$T/err" "no report.json in it or in its subdirectories" "... says so"
+printf '{"schema": "numalab.report/1", "runs": [' >"$T/trunc.json"
+expect 2 "invalid JSON" $LAB compare "$T/A" "$T/trunc.json"
+printf '{"schema": "numalab.report/1", "runs": [], "runs": []}' >"$T/dup.json"
+expect 2 "duplicate keys" $LAB compare "$T/A" "$T/dup.json"
+jq '.runs[1].workloads[0].results[2].metrics.sys_s.better = "up"' "$T/B/r-000/report.json" >"$T/badmetric.json"
+expect 2 "invalid metric" $LAB compare "$T/A" "$T/badmetric.json"
+has "$T/err" 'badmetric.json: runs[1].workloads[0].results[2].metrics.sys_s.better: must be "higher" or "lower"' "... names file and JSON path"
+expect 2 "negative threshold" $LAB compare "$T/A" "$T/B" --threshold -1
+expect 2 "no arguments" $LAB compare
+expect 2 "three arguments" $LAB compare "$T/A" "$T/B" "$T/A"
+
+echo "1..$n"
+echo "$((n - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]

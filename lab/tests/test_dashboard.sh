@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# TAP test of `lab report`: a dashboard of synthetic dated A/B report sets, a report with a
+# panicked run and real reports written by `lab run` (lab/tests/data/compare/real-*.json),
+# opened in headless Chromium (Debian's chromium): the page must report every chart drawn
+# (body data-status="ok", data-charts == data-charts-drawn, set by lab/report/dashboard.js),
+# print nothing on the console (the page logs nothing; script errors, CSP violations and
+# Chart.js warnings would show there), and a screenshot is kept in $B/test-artifacts/.
+# Ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+B=${B:-build}
+LAB=$B/lab
+PY=/usr/bin/python3
+GEN="$PY lab/tests/make-reports.py"
+ART=$B/test-artifacts
+T=$(mktemp -d /tmp/numalab-test-dashboard.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+mkdir -p "$ART"
+
+n=0 failed=0
+ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
+has() { grep -qF -- "$2" "$1"; ok $? "$3"; }
+hasnt() { ! grep -qF -- "$2" "$1"; ok $? "$3"; }
+finish() { echo "1..$n"; echo "$((n - failed)) passed, $failed failed"; [ "$failed" -eq 0 ]; exit; }
+# Chromium as the brief of this test says: no sandbox (root), no GPU, nothing from the network,
+# a fresh profile each time.
+chrome() {
+	local profile
+	profile=$(mktemp -d "$T/profile.XXXXXX")
+	chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--disable-component-update --disable-sync --no-first-run --user-data-dir="$profile" \
+		--enable-logging=stderr --v=0 "$@"
+}
+
+[ -x "$LAB" ] || { ok 1 "$LAB is built (run make first)"; finish; }
+command -v chromium >/dev/null || { ok 1 "chromium is installed (make deps)"; finish; }
+
+$GEN "$T/A" --reports 3 --runs 3 --variant base --seed 1 --start 2026-11-01T00:00:00Z
+$GEN "$T/B" --reports 3 --runs 3 --variant patched --seed 2 --factor faults_per_s=0.9 \
+	--start 2026-11-01T06:00:00Z
+$GEN "$T/P" --reports 1 --runs 2 --variant patched --seed 3 --fail-run panic \
+	--start 2026-11-04T06:00:00Z
+page=$ART/dashboard.html
+$LAB report "$T/A" "$T/B" "$T/P" lab/tests/data/compare/real-quick.json \
+	lab/tests/data/compare/real-ab.json -o "$page" \
+	--title 'A/B <test>' >"$T/out" 2>"$T/err"
+ok $? "lab report writes the page (exit 0)"
+sed 's/^/# /' "$T/err" | head -5
+has "$T/out" "dashboard: $page (9 reports, 5 kernel variants" "it says what it wrote"
+
+has "$page" '<tr class="v-regression">' "A/B table with verdict classes"
+has "$page" '6.1.0-57-amd64: no variant before it ran the same workloads; not compared.' \
+	"a kernel of unrelated reports is not compared, and the page says why"
+has "$page" '<h3>B: deb-b against A: deb-a</h3>' "the real A/B pair is compared"
+has "$page" '<h3>B: patched against A: base</h3>' "the synthetic A/B pair is compared"
+has "$page" '<section id="trend">' "several dated reports: a trend section"
+has "$page" '<details class="run" open>' "failed runs are shown open"
+has "$page" 'Kernel panic - not syncing: synthetic &lt;script&gt;alert(1)&lt;/script&gt;' "console excerpt of the failed run, escaped"
+hasnt "$page" '<script>alert(1)' "no markup from report data"
+has "$page" 'A/B &lt;test&gt;' "title escaped"
+has "$page" 'Content-Security-Policy' "a CSP forbids loading anything"
+! grep -qiE '<(link|img|iframe)|src="(https?:)?//' "$page"
+ok $? "nothing outside the page is referenced"
+
+chrome --virtual-time-budget=10000 --dump-dom "file://$(realpath "$page")" >"$T/dom" 2>"$T/chrome.err"
+ok $? "chromium loads the page"
+body=$(grep -o '<body[^>]*>' "$T/dom" | head -1)
+echo "# $body"
+[[ $body == *'data-status="ok"'* ]]
+ok $? "the page says every chart was drawn without error (data-status=ok)"
+charts=$(sed -n 's/.*data-charts="\([0-9]*\)".*/\1/p' <<<"$body")
+drawn=$(sed -n 's/.*data-charts-drawn="\([0-9]*\)".*/\1/p' <<<"$body")
+ok $([ -n "$charts" ] && [ "$charts" -gt 0 ] && [ "$charts" = "$drawn" ] && echo 0 || echo 1) \
+	"charts drawn: ${drawn:-?} of ${charts:-?}"
+canvases=$(grep -o '<canvas id=' "$page" | wc -l)
+ok $([ "$canvases" = "$charts" ] && echo 0 || echo 1) "one chart per canvas ($canvases)"
+! grep -q 'CONSOLE' "$T/chrome.err"
+ok $? "no console messages"
+grep 'CONSOLE' "$T/chrome.err" | head -5 | sed 's/^/# /'
+
+rm -f "$ART/dashboard.png"
+chrome --hide-scrollbars --window-size=1400,2400 --virtual-time-budget=10000 \
+	--screenshot="$(realpath "$ART")/dashboard.png" "file://$(realpath "$page")" >/dev/null 2>&1
+head -c 8 "$ART/dashboard.png" 2>/dev/null | grep -q 'PNG'
+ok $? "screenshot saved as $ART/dashboard.png"
+
+$LAB report "$T/nope" -o "$T/x.html" >/dev/null 2>"$T/err"
+ok $([ $? = 2 ] && echo 0 || echo 1) "a missing input exits 2"
+has "$T/err" "$T/nope: no such file or directory" "... and names it"
+printf '{"schema": "numalab.report/1", "runs": {}}' >"$T/bad.json"
+$LAB report "$T/bad.json" -o "$T/x.html" >/dev/null 2>"$T/err"
+ok $([ $? = 2 ] && echo 0 || echo 1) "an invalid report exits 2"
+has "$T/err" "bad.json: runs: must be an array" "... naming file and JSON path"
+ok $([ ! -e "$T/x.html" ] && echo 0 || echo 1) "nothing written on bad input"
+$LAB report --help >/dev/null
+ok $? "--help"
+finish

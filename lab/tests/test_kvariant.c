@@ -1,0 +1,372 @@
+/* Kernel variants and Kconfig text (lab/core/kvariant.c, kconfig.c, kkey.c, kguest.c).
+ *
+ * Data-driven:
+ *  - lab/tests/data/kvariant/NAME.json: a variant; NAME.expected is either the parsed variant
+ *    as JSON (relative paths resolve against "/K") or, for err-*, the one error line.
+ *  - lab/tests/data/kconfig/frag-NAME.config: a fragment checked against the recorded .config
+ *    named on its first line ("# against: baseline.config"); NAME.expected holds the mismatch
+ *    lines, or "ok".  Every shipped variant is checked against its recorded .config.
+ *  - lab/tests/data/kguest/NAME.jsonl: a results channel; NAME.expected what the report shows.
+ * Golden (UPDATE_GOLDEN=1 rewrites): the merge of fragments onto a base, the report's config
+ * subset and confounds for each recorded .config, and the cache keys of a fixed input. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/kvariant.h"
+#include "tap.h"
+#include "testutil.h"
+#include "util/strbuf.h"
+
+static int update;
+
+/* Compare text with lab/tests/golden/NAME (or rewrite it). */
+static void golden(const char *name, const char *text)
+{
+	_cleanup_free_ char *path = NULL, *want = NULL;
+
+	if (asprintf(&path, "%s/lab/tests/golden/%s", testutil_root(), name) < 0)
+		return;
+	if (update) {
+		tap_ok(fs_write_atomic(path, text, strlen(text)) == 0, "golden %s rewritten", name);
+		return;
+	}
+	if (fs_read_file(path, TESTUTIL_MAX_FILE, &want, NULL) < 0) {
+		tap_ok(0, "golden %s missing (run with UPDATE_GOLDEN=1)", name);
+		return;
+	}
+	if (!tap_ok(!strcmp(want, text), "matches golden %s", name))
+		printf("# got:\n%s\n", text);
+}
+
+static json_t *variant_dump(const struct kvariant *v)
+{
+	static const char *const types[] = {"debian", "git", "url"};
+	json_t *p = json_array(), *f = json_array();
+
+	for (unsigned i = 0; i < v->nr_patches; i++)
+		json_array_append_new(p, json_pack("{s:s,s:s,s:s}", "path", v->patches[i].path,
+						   "url", v->patches[i].url, "sha256",
+						   v->patches[i].sha256));
+	for (unsigned i = 0; i < v->nr_fragments; i++)
+		json_array_append_new(f, json_string(v->fragments[i]));
+	return json_pack("{s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s,s:s},s:s,s:o,s:o}", "name", v->name,
+			 "description", v->description, "source", "type", types[v->src.type],
+			 "package", v->src.package, "path", v->src.path, "ref", v->src.ref, "url",
+			 v->src.url, "sha256", v->src.sha256, "base", v->base, "patches", p,
+			 "config", f);
+}
+
+static void variant_cases(void)
+{
+	_cleanup_json_dir_ struct testutil_json_dir d;
+
+	testutil_json_dir_open(&d, "lab/tests/data/kvariant");
+	tap_ok(d.n > 0, "kvariant data directory has cases");
+	for (int i = 0; i < d.n; i++) {
+		const char *name = d.ents[i]->d_name;
+		_cleanup_free_ char *jpath = fs_join(d.dir, name), *expected = NULL;
+		_cleanup_json_ json_t *j = NULL;
+		struct lab_error err = {0};
+		struct kvariant v;
+		char base[64], got[1024];
+		int r;
+
+		expected = testutil_read_expected(jpath, name);
+		if (!expected)
+			continue;
+		snprintf(base, sizeof(base), "%.*s", (int)strlen(name) - 5, name);
+		r = jsonio_load_file(jpath, TESTUTIL_MAX_FILE, &j, &err);
+		if (r == 0)
+			r = kvariant_from_json(j, strstr(base, "name-bad") ? "Bad Name" : base, "/K",
+					       &v, &err);
+		if (!strncmp(name, "err-", 4)) {
+			/* The loader names the file; the case is about path and reason. */
+			snprintf(got, sizeof(got), "%s%s%s", err.path, err.path[0] ? ": " : "",
+				 err.msg);
+			testutil_check_error(name, r, got, expected);
+			tap_ok(r < 0 && !v.patches && !v.fragments, "%s: nothing left allocated", name);
+			continue;
+		}
+		if (!tap_ok(r == 0, "%s: parses%s%s", name, r ? ": " : "", r ? err.msg : ""))
+			continue;
+		_cleanup_json_ json_t *have = variant_dump(&v);
+
+		testutil_check_json(name, "variant", have, expected);
+		kvariant_free(&v);
+	}
+}
+
+static int load_config(const char *rel, struct kconfig *c, char **text)
+{
+	_cleanup_free_ char *path = NULL;
+	struct lab_error err = {0};
+
+	if (asprintf(&path, "%s/%s", testutil_root(), rel) < 0 ||
+	    fs_read_file(path, KCONFIG_MAX_TEXT, text, NULL) < 0)
+		return -ENOENT;
+	return kconfig_parse(*text, 0, c, &err);
+}
+
+/* The mismatch lines of fragments (files, relative to the root) against a recorded config. */
+static char *check_lines(const char *const *frag_files, unsigned n, const char *recorded)
+{
+	_cleanup_free_ char *ftext = NULL;
+	struct kconfig fin, frags[8];
+	struct kmismatch mm[16];
+	struct strbuf sb = STRBUF_INIT;
+	char *out = NULL;
+	unsigned bad;
+
+	if (load_config(recorded, &fin, &ftext) < 0)
+		return strdup("cannot read the recorded config");
+	for (unsigned i = 0; i < n; i++) {
+		_cleanup_free_ char *path = fs_join(testutil_root(), frag_files[i]), *t = NULL;
+		struct lab_error err = {0};
+
+		if (fs_read_file(path, TESTUTIL_MAX_FILE, &t, NULL) < 0 ||
+		    kconfig_parse(t, 1, &frags[i], &err) < 0) {
+			strbuf_appendf(&sb, "%s: %s", frag_files[i], err.msg);
+			n = i;
+			break;
+		}
+	}
+	bad = kconfig_check(frags, frag_files, n, &fin, mm, 16);
+	for (unsigned i = 0; i < bad && i < 16; i++) {
+		char line[1024];
+
+		kmismatch_format(&mm[i], line, sizeof(line));
+		strbuf_appendf(&sb, "%s%s", sb.len ? "\n" : "", line);
+	}
+	if (!sb.len && !bad)
+		strbuf_append(&sb, "ok");
+	for (unsigned i = 0; i < n; i++)
+		kconfig_free(&frags[i]);
+	kconfig_free(&fin);
+	strbuf_take(&sb, &out);
+	return out;
+}
+
+static int filter_frag(const struct dirent *d)
+{
+	return !strncmp(d->d_name, "frag-", 5) && strstr(d->d_name, ".config") &&
+	       !strcmp(d->d_name + strlen(d->d_name) - 7, ".config");
+}
+
+static void fragment_cases(void)
+{
+	_cleanup_free_ char *dir = fs_join(testutil_root(), "lab/tests/data/kconfig");
+	struct dirent **ents = NULL;
+	int n = dir ? scandir(dir, &ents, filter_frag, alphasort) : -1;
+
+	tap_ok(n > 0, "fragment cases present");
+	for (int i = 0; i < n; i++) {
+		_cleanup_free_ char *rel = NULL, *text = NULL, *got = NULL, *exp = NULL, *ep = NULL;
+		char against[128] = "";
+		const char *files[1];
+
+		if (asprintf(&rel, "lab/tests/data/kconfig/%s", ents[i]->d_name) < 0)
+			break;
+		_cleanup_free_ char *path = fs_join(testutil_root(), rel);
+
+		if (fs_read_file(path, TESTUTIL_MAX_FILE, &text, NULL) == 0)
+			sscanf(text, "# against: %127s", against);
+		files[0] = rel;
+		_cleanup_free_ char *recorded = NULL;
+
+		if (asprintf(&recorded, "lab/tests/data/kconfig/%s", against) < 0)
+			break;
+		got = check_lines(files, 1, recorded);
+		if (asprintf(&ep, "%.*s.expected", (int)strlen(path) - 7, path) < 0 ||
+		    fs_read_file(ep, TESTUTIL_MAX_FILE, &exp, NULL) < 0) {
+			tap_ok(0, "%s: read its .expected", ents[i]->d_name);
+			free(ents[i]);
+			continue;
+		}
+		testutil_chomp(exp);
+		if (!tap_ok(got && !strcmp(got, exp), "%s against %s: as expected", ents[i]->d_name,
+			    against))
+			printf("# got: %s\n", got ? got : "(null)");
+		free(ents[i]);
+	}
+	free(ents);
+}
+
+/* The shipped variants' requests all stick on the recorded configs of those variants. */
+static void shipped_variants(void)
+{
+	static const struct {
+		const char *variant, *recorded;
+		const char *frags[3];
+		unsigned n;
+	} v[] = {
+		{ "baseline", "baseline.config", { "kernels/base.config" }, 1 },
+		{ "no-per-vma-lock", "no-per-vma-lock.config",
+		  { "kernels/base.config", "kernels/fragments/no-per-vma-lock.config" }, 2 },
+		{ "no-split-pmd-ptlock", "no-split-pmd-ptlock.config",
+		  { "kernels/base.config", "kernels/fragments/no-split-pmd-ptlock.config" }, 2 },
+	};
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		_cleanup_free_ char *rec = NULL, *got = NULL;
+
+		if (asprintf(&rec, "lab/tests/data/kconfig/%s", v[i].recorded) < 0)
+			return;
+		got = check_lines(v[i].frags, v[i].n, rec);
+		if (!tap_ok(got && !strcmp(got, "ok"), "kernels/%s.json: every option sticks on %s",
+			    v[i].variant, v[i].recorded))
+			printf("# got: %s\n", got ? got : "(null)");
+	}
+}
+
+static void parse_errors(void)
+{
+	static const struct {
+		const char *text, *err;
+	} c[] = {
+		{ "CONFIG_A=y\nCONFIG_B\n", "line 2: expected CONFIG_NAME=VALUE or \"# CONFIG_NAME is "
+		  "not set\"" },
+		{ "CONFIG_A=\n", "line 1: expected CONFIG_NAME=VALUE or \"# CONFIG_NAME is not set\"" },
+		{ "A=y\n", "line 1: expected CONFIG_NAME=VALUE or \"# CONFIG_NAME is not set\"" },
+		{ "CONFIG_A-B=y\n", "line 1: expected CONFIG_NAME=VALUE or \"# CONFIG_NAME is not "
+		  "set\"" },
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct kconfig k;
+		struct lab_error err = {0};
+		int r = kconfig_parse(c[i].text, 1, &k, &err);
+
+		tap_ok(r == -EINVAL && !strcmp(err.msg, c[i].err) && k.n == 0 && !k.opts,
+		       "fragment parse error %zu: %s", i, c[i].err);
+	}
+	struct kconfig k;
+	struct lab_error err = {0};
+
+	tap_ok(kconfig_parse("# comment\n\nCONFIG_A=\"x y\"\n# CONFIG_B is not set\nCONFIG_A=2\n",
+			     1, &k, &err) == 0 && k.n == 3 && !strcmp(kconfig_get(&k, "A"), "2") &&
+		       !strcmp(kconfig_get(&k, "B"), "n") && !kconfig_get(&k, "C"),
+	       "comments skipped, not-set is n, a later line wins");
+	kconfig_free(&k);
+}
+
+static void merge_golden(void)
+{
+	const char *base = "CONFIG_A=y\n# CONFIG_B is not set\nCONFIG_C=1\n# a comment\nCONFIG_D=y\n";
+	const char *f1 = "CONFIG_B=y\n# CONFIG_D is not set\nCONFIG_E=m\n";
+	const char *f2 = "CONFIG_C=2\nCONFIG_E=y\n";
+	struct kconfig fr[2];
+	struct lab_error err = {0};
+	_cleanup_free_ char *out = NULL;
+
+	kconfig_parse(f1, 1, &fr[0], &err);
+	kconfig_parse(f2, 1, &fr[1], &err);
+	tap_ok(kconfig_merge(base, fr, 2, &out) == 0, "merge runs");
+	golden("kconfig-merge.config", out ? out : "");
+	kconfig_free(&fr[0]);
+	kconfig_free(&fr[1]);
+}
+
+static void report_golden(void)
+{
+	static const char *const recs[] = {"baseline", "no-per-vma-lock", "no-split-pmd-ptlock"};
+	_cleanup_free_ char *btext = NULL, *bpath = fs_join(testutil_root(), "kernels/base.config");
+	struct kconfig base;
+	struct lab_error err = {0};
+
+	if (!bpath || fs_read_file(bpath, TESTUTIL_MAX_FILE, &btext, NULL) < 0 ||
+	    kconfig_parse(btext, 1, &base, &err) < 0) {
+		tap_ok(0, "kernels/base.config parses");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
+		_cleanup_free_ char *rel = NULL, *text = NULL, *dump = NULL, *gname = NULL;
+		_cleanup_json_ json_t *j = NULL;
+		struct kconfig c;
+
+		if (asprintf(&rel, "lab/tests/data/kconfig/%s.config", recs[i]) < 0 ||
+		    load_config(rel, &c, &text) < 0 ||
+		    asprintf(&gname, "kconfig-report-%s.json", recs[i]) < 0)
+			continue;
+		j = json_pack("{s:o,s:o}", "options", kconfig_subset(&c, &base, 1), "confounds",
+			      kconfig_confounds(&c));
+		dump = j ? json_dumps(j, JSON_SORT_KEYS | JSON_INDENT(2)) : NULL;
+		golden(gname, dump ? dump : "");
+		kconfig_free(&c);
+	}
+	kconfig_free(&base);
+}
+
+static void key_cases(void)
+{
+	const char *p[] = {"1111111111111111111111111111111111111111111111111111111111111111",
+			   "2222222222222222222222222222222222222222222222222222222222222222"};
+	const char *p_rev[] = {p[1], p[0]};
+	const char *f[] = {"3333333333333333333333333333333333333333333333333333333333333333"};
+	struct kkey_input in = { .source_id = "debian:linux-source-6.12:sha256:abc",
+				 .patch_sha256 = p, .nr_patches = 2, .config_sha256 = "cfg",
+				 .base = "tinyconfig", .fragment_sha256 = f, .nr_fragments = 1,
+				 .compiler = "gcc (Debian 12.2.0-14) 12.2.0" };
+	char a[65], r[65], s[65], a2[65], txt[512];
+
+	tap_ok(kkey_artifact(&in, a) == 0 && kkey_recipe(&in, r) == 0 && kkey_source(&in, s) == 0,
+	       "keys computed");
+	snprintf(txt, sizeof(txt), "artifact %s\nrecipe %s\nsource %s\n", a, r, s);
+	golden("kkey.txt", txt);
+	tap_ok(kkey_artifact(&in, a2) == 0 && !strcmp(a, a2), "same input, same key");
+	in.patch_sha256 = p_rev;
+	tap_ok(kkey_artifact(&in, a2) == 0 && strcmp(a, a2), "patch order changes the key");
+	in.patch_sha256 = p;
+	in.config_sha256 = "cfg2";
+	tap_ok(kkey_artifact(&in, a2) == 0 && strcmp(a, a2), "the final .config changes it");
+	kkey_recipe(&in, a2);
+	tap_ok(!strcmp(r, a2), "the recipe key does not depend on the final .config");
+	in.config_sha256 = "cfg";
+	in.compiler = "gcc 13";
+	tap_ok(kkey_artifact(&in, a2) == 0 && strcmp(a, a2), "the compiler changes it");
+	in.compiler = "gcc\n13";
+	tap_ok(kkey_artifact(&in, a2) == -EINVAL, "an input with a newline is refused");
+}
+
+static void guest_cases(void)
+{
+	_cleanup_free_ char *dir = fs_join(testutil_root(), "lab/tests/data/kguest");
+	const char *names[] = {"ok", "no-config", "hostile"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		_cleanup_free_ char *path = NULL, *text = NULL, *exp = NULL, *ep = NULL;
+		_cleanup_json_ json_t *have = NULL;
+		struct kguest g;
+		size_t len = 0;
+
+		if (asprintf(&path, "%s/%s.jsonl", dir, names[i]) < 0 ||
+		    asprintf(&ep, "%s/%s.expected", dir, names[i]) < 0 ||
+		    fs_read_file(path, TESTUTIL_MAX_FILE, &text, &len) < 0 ||
+		    fs_read_file(ep, TESTUTIL_MAX_FILE, &exp, NULL) < 0) {
+			tap_ok(0, "kguest %s: read the case", names[i]);
+			continue;
+		}
+		kguest_scan(text, len, &g);
+		have = json_pack("{s:b,s:s?,s:s,s:o,s:i}", "seen", g.seen, "config", g.config,
+				 "config_error", g.config_error, "vma_lock", kguest_vma_lock_json(&g),
+				 "bad", (int)g.bad);
+		testutil_chomp(exp);
+		testutil_check_json(names[i], "guest kernel view", have, exp);
+		kguest_free(&g);
+	}
+}
+
+int main(void)
+{
+	update = getenv("UPDATE_GOLDEN") && getenv("UPDATE_GOLDEN")[0] == '1';
+	variant_cases();
+	parse_errors();
+	fragment_cases();
+	shipped_variants();
+	merge_golden();
+	report_golden();
+	key_cases();
+	guest_cases();
+	return tap_done();
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# TAP test of reports/report.schema.json (JSON Schema of numalab.report/1): the schema itself
+# is valid draft 2020-12, the run golden of lab/core/report.c and the committed reports (a real
+# one written by `lab run`, synthetic ones) validate, and reports broken in typical ways do not,
+# so the schema is not vacuous.  Reports that `lab run` writes in the integration tests are
+# validated there (lab/tests/integration/guests.sh).  Ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+PY=/usr/bin/python3   # Debian's, with python3-jsonschema
+V="$PY lab/tests/validate-reports.py"
+T=$(mktemp -d /tmp/numalab-test-schema.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+n=0 failed=0
+ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
+valid() { local d=$1; shift; "$@" >"$T/out" 2>&1; local r=$?; ok $r "$d"; [ $r = 0 ] || sed 's/^/# /' "$T/out" | head -5; }
+# invalid DESCRIPTION JQ-FILTER PATTERN: the real report changed by the filter must fail
+# validation with an error matching PATTERN.
+real=lab/tests/data/compare/real-quick.json
+invalid() {
+	jq "$2" "$real" >"$T/bad.json" || { ok 1 "$1: jq"; return; }
+	$V "$T/bad.json" >"$T/out" 2>&1
+	local r=$?
+	ok $([ $r = 1 ] && grep -qE -- "$3" "$T/out" && echo 0 || echo 1) "$1 is refused"
+	[ $r = 1 ] || sed 's/^/# /' "$T/out" | head -3
+}
+
+valid "schema is valid draft 2020-12 and the run goldens validate" \
+	$V --run lab/tests/golden/report-run-*.json
+valid "committed reports validate (real and synthetic)" $V lab/tests/data/compare/*.json
+
+invalid "another schema version" '.schema = "numalab.report/2"' 'schema: .* was expected'
+invalid "an unknown run key" '.runs[0].color = "red"' "Additional properties are not allowed \\('color'"
+invalid "an unknown status" '.runs[0].status = "fine"' "runs\\[0\\]\\.status: 'fine' is not one of"
+invalid "a metric without direction" 'del(.runs[0].workloads[0].results[0].metrics.sys_s.better)' \
+	"metrics\\.sys_s: 'better' is a required property"
+invalid "a metric value as a string" '.runs[0].workloads[0].results[0].metrics.sys_s.value = "1"' \
+	"metrics\\.sys_s\\.value: '1' is not of type 'number'"
+invalid "tasks 0" '.runs[0].workloads[0].results[0].tasks = 0' "tasks: 0 is less than the minimum"
+invalid "a negative repetition" '.runs[0].workloads[0].results[0].repetition = -1' "repetition: -1"
+invalid "a missing topology" 'del(.runs[0].topology)' "'topology' is a required property"
+invalid "distances above 255" '.runs[0].topology.requested.distances[0][1] = 300' "distances\\[0\\]\\[1\\]: 300"
+invalid "a bad created time" '.created = "yesterday"' "created: 'yesterday' does not match"
+invalid "results of a missing workload" \
+	'.runs[0].workloads[0].status = "missing"' "results: .*\\(maxItems\\)"
+
+echo "1..$n"
+echo "$((n - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Host test of the guest's "kernel" line (runners/rt_kconfig.c) through `agent --kernel ROOT`
+# on fake /proc trees: the .config from config.gz, the vma_lock_* counters of vmstat, and
+# what happens without them, with a broken gzip and with a config that is too large.
+# TAP; ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../.."
+agent=${B:-build}/runners/agent
+tmp=$(mktemp -d /tmp/numalab-rtk.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+n=0 fail=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=$((fail + 1)); fi; }
+line() { "$agent" --kernel "$tmp/$1" 2>/dev/null; }
+is() { local desc=$1 root=$2 expr=$3; line "$root" | jq -e "$expr" >/dev/null 2>&1; ok $? "$desc"; }
+
+mkdir -p "$tmp/full/proc" "$tmp/none/proc" "$tmp/badgz/proc" "$tmp/big/proc"
+gzip -c lab/tests/data/kconfig/baseline.config >"$tmp/full/proc/config.gz"
+printf 'nr_free_pages 1000\nvma_lock_success 12\nvma_lock_abort 1\nvma_lock_retry 2\nvma_lock_miss 0\npgfault 99\n' >"$tmp/full/proc/vmstat"
+printf 'nr_free_pages 1000\npgfault 99\n' >"$tmp/none/proc/vmstat"
+echo "not gzip" >"$tmp/badgz/proc/config.gz"
+head -c 900000 /dev/zero | tr '\0' 'x' | gzip -c >"$tmp/big/proc/config.gz"
+
+is "the .config arrives whole" full '.t == "kernel" and (.config | length) == '"$(wc -c <lab/tests/data/kconfig/baseline.config)"
+ok "$(line full | jq -j .config | cmp -s - lab/tests/data/kconfig/baseline.config; echo $?)" "byte for byte"
+is "vma_lock counters only, as integers" full '.vmstat == {"vma_lock_success": 12, "vma_lock_abort": 1, "vma_lock_retry": 2, "vma_lock_miss": 0}'
+is "no config.gz: null with the reason" none '.config == null and (.config_error | test("IKCONFIG_PROC"))'
+is "no vma_lock counters: vmstat null" none '.vmstat == null'
+is "not gzip: null with the reason" badgz '.config == null and (.config_error | test("gzip"))'
+is "too large: refused" big '.config == null and (.config_error | test("too large"))'
+is "one line, well under the 1 MiB channel limit" full '. != null'
+ok "$([ "$(line full | wc -l)" = 1 ] && echo 0 || echo 1)" "exactly one line"
+
+echo "1..$n"
+echo "$((n - fail)) passed, $fail failed"
+[ $fail = 0 ]

@@ -1,0 +1,269 @@
+/* Result entries (PROTOCOL.md "Runner output"): the harness's share of each entry (perf
+ * counters, placement, vmstat), the sweep over task counts and repetitions, and printing. */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "rt_bench.h"
+#include "util/fs.h"
+
+void rt_team_sum(const struct rt_team *t, unsigned from, unsigned to, struct rt_sum *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->wall_min = -1;
+	double first = 0, last = 0;
+
+	for (unsigned i = from; i < to && i < t->n; i++) {
+		const struct rt_task *k = &t->tasks[i];
+		double w = k->t1 - k->t0;
+
+		s->wall_max = w > s->wall_max ? w : s->wall_max;
+		s->wall_min = (s->wall_min < 0 || w < s->wall_min) ? w : s->wall_min;
+		first = (s->n == 0 || k->t0 < first) ? k->t0 : first;
+		last = k->t1 > last ? k->t1 : last;
+		s->user += k->user_s;
+		s->sys += k->sys_s;
+		s->minflt += k->minflt;
+		s->majflt += k->majflt;
+		s->ops += k->ops;
+		s->n++;
+	}
+	s->span = s->n ? last - first : 0;
+	if (s->wall_min < 0)
+		s->wall_min = 0;
+}
+
+json_t *rt_result_new(unsigned tasks, unsigned rep)
+{
+	return json_pack("{s:I, s:I, s:{}, s:{}}", "tasks", (json_int_t)tasks, "repetition",
+			 (json_int_t)rep, "metrics", "info");
+}
+
+int rt_result_metric(json_t *res, const char *name, double v, const char *unit,
+		     const char *better)
+{
+	json_t *m = json_object_get(res, "metrics");
+
+	/* A rate over a zero-length window is not a number: report 0 rather than inf/nan, which
+	 * JSON cannot carry (the host rejects non-finite metrics). */
+	if (!isfinite(v))
+		v = 0;
+	return m ? json_object_set_new(m, name, rt_metric(v, unit, better)) : -ENOMEM;
+}
+
+int rt_result_info(json_t *res, const char *name, json_t *v)
+{
+	json_t *i = json_object_get(res, "info");
+
+	if (!i) {
+		json_decref(v);
+		return -ENOMEM;
+	}
+	return json_object_set_new(i, name, v);
+}
+
+static const char *rt_perf_unit(enum rt_perf_id id)
+{
+	switch (id) {
+	case RT_PERF_TASK_CLOCK: return "s";
+	case RT_PERF_PAGE_FAULTS:
+	case RT_PERF_MINOR_FAULTS:
+	case RT_PERF_MAJOR_FAULTS: return "faults";
+	case RT_PERF_CONTEXT_SWITCHES: return "switches";
+	case RT_PERF_CPU_MIGRATIONS: return "migrations";
+	case RT_PERF_INSTRUCTIONS: return "instructions";
+	default: return "cycles";
+	}
+}
+
+/* A counter is reported only when every task counted it; otherwise it is unavailable, with
+ * the first task's reason. */
+static int rt_result_perf(json_t *res, const struct rt_team *t, unsigned from, unsigned to)
+{
+	json_t *unavail = json_array(), *why = json_object(), *mux = json_array();
+
+	for (int i = 0; i < RT_PERF_NR; i++) {
+		double sum = 0;
+		int err = 0, muxed = 0;
+
+		for (unsigned k = from; k < to && !err; k++) {
+			err = t->tasks[k].perf.err[i];
+			muxed |= !!(t->tasks[k].perf.multiplexed & (1u << i));
+			sum += (double)t->tasks[k].perf.v[i];
+		}
+		if (err) {
+			json_array_append_new(unavail, json_string(rt_perf_name(i)));
+			json_object_set_new(why, rt_perf_name(i),
+					    json_string(err == -ENOENT
+							? "not supported here (no PMU?): ENOENT"
+							: strerror(-err)));
+			continue;
+		}
+		if (muxed)
+			json_array_append_new(mux, json_string(rt_perf_name(i)));
+		if (i == RT_PERF_TASK_CLOCK)
+			sum /= 1e9;
+		rt_result_metric(res, rt_perf_name(i), sum, rt_perf_unit(i), "lower");
+	}
+	return rt_result_info(res, "perf",
+			      json_pack("{s:o, s:o, s:o, s:s}", "unavailable", unavail, "reasons",
+					why, "multiplexed", mux, "scope",
+					"per task, its measured window, summed over tasks"));
+}
+
+/* Local fraction of the sampled pages, per node the tasks ran on and overall. */
+static int rt_result_place(json_t *res, const struct rt_team *t, unsigned from, unsigned to)
+{
+	unsigned long s[RT_MAX_NODES] = { 0 }, l[RT_MAX_NODES] = { 0 }, tasks[RT_MAX_NODES] = { 0 };
+	unsigned long all_s = 0, all_l = 0, absent = 0, unknown = 0;
+	json_t *per = json_array();
+	int err = 0;
+
+	for (unsigned i = from; i < to; i++) {
+		const struct rt_task *k = &t->tasks[i];
+
+		if (k->place.err && !err)
+			err = k->place.err;
+		absent += k->place.absent;
+		if (k->node < 0 || k->node >= RT_MAX_NODES) {
+			unknown += k->place.sampled;
+			continue;
+		}
+		s[k->node] += k->place.sampled;
+		l[k->node] += k->place.local;
+		tasks[k->node]++;
+	}
+	if (err) {
+		json_decref(per);
+		return rt_result_info(res, "placement",
+				      json_pack("{s:s}", "unavailable", strerror(-err)));
+	}
+	for (unsigned nd = 0; per && nd < RT_MAX_NODES; nd++) {
+		if (!tasks[nd])
+			continue;
+		all_s += s[nd];
+		all_l += l[nd];
+		json_array_append_new(per, json_pack("{s:I, s:I, s:I, s:I, s:f}", "node",
+						     (json_int_t)nd, "tasks", (json_int_t)tasks[nd],
+						     "sampled_pages", (json_int_t)s[nd],
+						     "local_pages", (json_int_t)l[nd],
+						     "local_fraction",
+						     s[nd] ? (double)l[nd] / (double)s[nd] : 0.0));
+	}
+	return rt_result_info(res, "placement",
+			      json_pack("{s:o, s:I, s:I, s:I, s:I, s:o}", "per_node", per,
+					"sampled_pages", (json_int_t)all_s, "local_pages",
+					(json_int_t)all_l, "absent_pages", (json_int_t)absent,
+					"unknown_node_pages", (json_int_t)unknown, "local_fraction",
+					all_s ? json_real((double)all_l / (double)all_s)
+					      : json_null()));
+}
+
+int rt_result_common(json_t *res, const struct rt_team *t, unsigned from, unsigned to)
+{
+	json_t *absent = NULL, *delta;
+	int pinned = t->pin;
+
+	for (unsigned i = from; i < to; i++)
+		pinned = pinned && t->tasks[i].pinned;
+	delta = rt_vmstat_delta_json(&t->vm0, &t->vm1, &absent);
+	if (rt_result_perf(res, t, from, to) < 0 || rt_result_place(res, t, from, to) < 0 ||
+	    rt_result_info(res, "vmstat", delta) < 0 ||
+	    rt_result_info(res, "vmstat_absent", absent) < 0 ||
+	    rt_result_info(res, "pinned", json_boolean(pinned)) < 0 ||
+	    rt_result_info(res, "membind", json_string(rt_membind_names[t->membind])) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+json_t *rt_sysfs_choice(const char *path)
+{
+	_cleanup_free_ char *s = NULL;
+	char *a, *b;
+
+	if (fs_read_file(path, 4096, &s, NULL) < 0)
+		return json_null();
+	a = strchr(s, '[');
+	b = a ? strchr(a, ']') : NULL;
+	if (!b)
+		return json_null();
+	return json_stringn(a + 1, (size_t)(b - a - 1));
+}
+
+json_t *rt_machine_info(const struct rt_cpus *cpus)
+{
+	struct utsname u;
+	long cl = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+	unsigned nodes = 0;
+	uint64_t seen = 0;
+
+	for (size_t i = 0; i < cpus->n; i++)
+		if (cpus->node[i] >= 0 && cpus->node[i] < RT_MAX_NODES &&
+		    !(seen & (1ULL << cpus->node[i]))) {
+			seen |= 1ULL << cpus->node[i];
+			nodes++;
+		}
+	if (uname(&u) < 0)
+		strcpy(u.release, "unknown");
+	return json_pack("{s:I, s:I, s:I, s:I, s:s, s:o, s:o, s:o}", "page_size",
+			 (json_int_t)sysconf(_SC_PAGESIZE), "cacheline",
+			 (json_int_t)(cl > 0 ? cl : 64), "cpus_allowed", (json_int_t)cpus->n,
+			 "nodes", (json_int_t)nodes, "kernel", u.release, "thp_system",
+			 rt_sysfs_choice("/sys/kernel/mm/transparent_hugepage/enabled"),
+			 "thp_defrag", rt_sysfs_choice("/sys/kernel/mm/transparent_hugepage/defrag"),
+			 "thp_shmem",
+			 rt_sysfs_choice("/sys/kernel/mm/transparent_hugepage/shmem_enabled"));
+}
+
+int rt_sweep(const struct rt_common *c, json_t *results, rt_one_fn one, void *ctx,
+	     const char *prog)
+{
+	for (size_t i = 0; i < c->tasks.n; i++) {
+		unsigned n = (unsigned)c->tasks.v[i];
+
+		for (long rep = -(long)c->warmup; rep < (long)c->repetitions; rep++) {
+			json_t *res = NULL;
+			int r = one(ctx, n, (int)rep, &res);
+
+			if (r < 0) {
+				fprintf(stderr, "%s: tasks=%u%s: %s\n", prog, n,
+					rep < 0 ? " (warm-up)" : "", strerror(-r));
+				json_decref(res);
+				return r;
+			}
+			if (rep < 0)
+				json_decref(res);
+			else if (json_array_append_new(results, res) < 0)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int rt_doc_print(const json_t *doc, const struct rt_cli *cli,
+		 void (*table)(FILE *f, const json_t *doc, int style))
+{
+	if (cli->table || !cli->json) {
+		table(cli->json ? stderr : stdout, doc, cli->table_style);
+		fflush(cli->json ? stderr : stdout);
+	}
+	if (cli->json && (json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_SORT_KEYS |
+					       JSON_REAL_PRECISION(12)) < 0 ||
+			  fputc('\n', stdout) == EOF))
+		return -EIO;
+	return fflush(stdout) == 0 ? 0 : -EIO;
+}
+
+double rt_res_metric(const json_t *res, const char *name)
+{
+	json_t *v = json_object_get(json_object_get(json_object_get(res, "metrics"), name),
+				    "value");
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+long long rt_res_int(const json_t *res, const char *key)
+{
+	return (long long)json_integer_value(json_object_get(res, key));
+}
