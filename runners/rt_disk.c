@@ -8,7 +8,6 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,7 +18,6 @@
 #define CONFIG_MAX (64 * 1024)
 #define JOB_MAX (1024 * 1024)
 #define MODULE_INIT_COMPRESSED 4 /* MODULE_INIT_COMPRESSED_FILE, Linux 5.17+ */
-#define RT_STAGE1_MAX_GROUPS 16
 
 extern char **environ;
 
@@ -47,8 +45,8 @@ struct stage1_cfg {
 static int cfg_load(struct stage1_cfg *c, char *err, size_t len)
 {
 	_cleanup_free_ char *buf = NULL;
-	size_t n, i, k;
-	json_t *g, *m;
+	size_t n, i;
+	json_t *m;
 	int r = fs_read_file(RT_STAGE1_CONFIG, CONFIG_MAX, &buf, &n);
 
 	if (r < 0)
@@ -64,15 +62,10 @@ static int cfg_load(struct stage1_cfg *c, char *err, size_t len)
 	    !json_is_array(c->modules) || !(c->timeout_s > 0 && c->timeout_s <= 600))
 		return fail(err, len, "%s: needs device, fstype, init, modules and timeout_s",
 			    RT_STAGE1_CONFIG);
-	json_array_foreach(c->modules, i, g) {
-		if (!json_is_array(g) || i >= RT_STAGE1_MAX_GROUPS)
-			return fail(err, len, "%s: modules must be at most %d arrays of file names",
-				    RT_STAGE1_CONFIG, RT_STAGE1_MAX_GROUPS);
-		json_array_foreach(g, k, m)
-			if (!json_is_string(m) || strchr(json_string_value(m), '/'))
-				return fail(err, len, "%s: modules[%zu][%zu] must be a file name",
-					    RT_STAGE1_CONFIG, i, k);
-	}
+	json_array_foreach(c->modules, i, m)
+		if (!json_is_string(m) || strchr(json_string_value(m), '/'))
+			return fail(err, len, "%s: modules[%zu] must be a file name",
+				    RT_STAGE1_CONFIG, i);
 	return 0;
 }
 
@@ -83,12 +76,14 @@ static int has_suffix(const char *s, const char *suf)
 	return a >= b && !strcmp(s + a - b, suf);
 }
 
-static int load_group(const json_t *group, char *err, size_t len)
+/* One after the other, dependencies first: loading independent chains in parallel measured
+ * slower under TCG (lab/core/stage1.h). */
+static int load_modules(const json_t *modules, char *err, size_t len)
 {
 	size_t i;
 	json_t *m;
 
-	json_array_foreach(group, i, m) {
+	json_array_foreach(modules, i, m) {
 		const char *name = json_string_value(m);
 		char path[512];
 		int flags = has_suffix(name, ".xz") || has_suffix(name, ".zst") ||
@@ -109,57 +104,6 @@ static int load_group(const json_t *group, char *err, size_t len)
 		unlink(path); /* the initramfs stays in RAM: give the copy back */
 	}
 	return 0;
-}
-
-/* The groups share no module, so they load in parallel: under TCG each module takes ~0.2 s,
- * mostly checking its signature.  Each child reports a failure through its pipe. */
-static int load_modules(const json_t *groups, char *err, size_t len)
-{
-	size_t n = json_array_size(groups), started = 0;
-	pid_t pids[RT_STAGE1_MAX_GROUPS];
-	int fds[RT_STAGE1_MAX_GROUPS], r = 0;
-
-	for (size_t i = 1; i < n && i < RT_STAGE1_MAX_GROUPS; i++) {
-		int p[2];
-
-		if (pipe2(p, O_CLOEXEC) < 0)
-			break;
-		pids[started] = fork();
-		if (pids[started] == 0) {
-			char msg[512] = "";
-
-			close(p[0]);
-			r = load_group(json_array_get(groups, i), msg, sizeof(msg));
-			rt_write_full(p[1], msg, strlen(msg));
-			_exit(r < 0 ? 1 : 0);
-		}
-		close(p[1]);
-		if (pids[started] < 0) {
-			close(p[0]);
-			break;
-		}
-		fds[started++] = p[0];
-	}
-	/* What could not be forked loads here, after the first group. */
-	for (size_t i = 0; r == 0 && i < n; i++)
-		if (i == 0 || i > started)
-			r = load_group(json_array_get(groups, i), err, len);
-	for (size_t i = 0; i < started; i++) {
-		int st = 0;
-		char msg[512];
-		ssize_t got;
-
-		while (waitpid(pids[i], &st, 0) < 0 && errno == EINTR)
-			;
-		got = read(fds[i], msg, sizeof(msg) - 1);
-		close(fds[i]);
-		if (r == 0 && (!WIFEXITED(st) || WEXITSTATUS(st) != 0)) {
-			msg[got > 0 ? got : 0] = '\0';
-			errno = EIO;
-			r = fail(err, len, "%s", msg[0] ? msg : "a module loader died");
-		}
-	}
-	return r;
 }
 
 static int wait_device(const char *dev, double timeout_s, char *err, size_t len)

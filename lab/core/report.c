@@ -34,7 +34,7 @@ static json_t *perf_stat_json(const json_t *ps)
 		if (json_array_size(ou) < PERF_MAX_COUNTERS && json_is_string(u) &&
 		    json_string_length(u) <= 64)
 			json_array_append(ou, u);
-	return json_pack("{s:o,s:o,s:s?}", "counters", oc, "unsupported", ou, "error",
+	return json_pack("{s:o,s:o,s:s*}", "counters", oc, "unsupported", ou, "error",
 			 err && strlen(err) <= 256 ? err : NULL);
 }
 

@@ -146,72 +146,30 @@ static int add_with_deps(json_t *list, const char *line, size_t n)
 	return list_add(list, line, key);
 }
 
-static int group_has(const json_t *g, const json_t *list)
-{
-	size_t i;
-	json_t *m;
-
-	json_array_foreach(list, i, m)
-		if (list_has(g, json_string_value(m), strlen(json_string_value(m))))
-			return 1;
-	return 0;
-}
-
-/* Put one module's load list into the groups: into the group it shares a module with (groups
- * that it joins are merged: each is in load order and they are disjoint, so their
- * concatenation is too), else into a group of its own.  Groups load in parallel in stage 1. */
-static int add_group(json_t *groups, json_t *list)
-{
-	json_t *into = NULL, *g;
-	size_t i = 0, k;
-
-	while (i < json_array_size(groups)) {
-		g = json_array_get(groups, i);
-		if (!group_has(g, list)) {
-			i++;
-			continue;
-		}
-		if (!into) {
-			into = g;
-			i++;
-			continue;
-		}
-		json_array_extend(into, g);
-		json_array_remove(groups, i);
-	}
-	if (!into)
-		return json_array_append(groups, list) < 0 ? -ENOMEM : 0;
-	json_array_foreach(list, k, g)
-		if (!list_has(into, json_string_value(g), strlen(json_string_value(g))) &&
-		    json_array_append(into, g) < 0)
-			return -ENOMEM;
-	return 0;
-}
-
 int stage1_modules(const char *modules_dep, const char *modules_builtin,
 		   const struct stage1_want *want, unsigned nr_want, json_t **out, char *why,
 		   size_t len)
 {
-	_cleanup_json_ json_t *groups = json_array();
+	_cleanup_json_ json_t *list = json_array();
 	const char *line;
-	size_t n, total = 0;
+	size_t n;
 	int r;
 
 	*out = NULL;
-	if (!groups)
+	if (!list)
 		return -ENOMEM;
 	for (unsigned i = 0; i < nr_want; i++) {
-		_cleanup_json_ json_t *list = NULL;
-
 		if (modules_builtin && find_line(modules_builtin, want[i].name, &line, &n))
 			continue;
 		if (modules_dep && find_line(modules_dep, want[i].name, &line, &n)) {
-			list = json_array();
-			r = list ? add_with_deps(list, line, n) : -ENOMEM;
-			if (r == 0)
-				r = add_group(groups, list);
+			r = add_with_deps(list, line, n);
 			if (r < 0) {
-				snprintf(why, len, "modules.dep: bad line for %s", want[i].name);
+				if (r == -E2BIG)
+					snprintf(why, len, "more than %d modules to load",
+						 STAGE1_MAX_MODULES);
+				else
+					snprintf(why, len, "modules.dep: bad line for %s",
+						 want[i].name);
 				return r;
 			}
 			continue;
@@ -222,13 +180,7 @@ int stage1_modules(const char *modules_dep, const char *modules_builtin,
 			 "from a disk image needs virtio_pci, virtio_blk and ext4)", want[i].name);
 		return -ENOENT;
 	}
-	for (size_t i = 0; i < json_array_size(groups); i++)
-		total += json_array_size(json_array_get(groups, i));
-	if (total > STAGE1_MAX_MODULES) {
-		snprintf(why, len, "more than %d modules to load", STAGE1_MAX_MODULES);
-		return -E2BIG;
-	}
-	*out = TAKE_PTR(groups);
+	*out = TAKE_PTR(list);
 	return 0;
 }
 
@@ -239,22 +191,16 @@ void stage1_module_file(unsigned index, const char *relpath, char *buf, size_t l
 	snprintf(buf, len, "%02u-%s", index, base ? base + 1 : relpath);
 }
 
-json_t *stage1_config(const json_t *groups)
+json_t *stage1_config(const json_t *modules)
 {
-	json_t *files = json_array(), *g, *m;
-	unsigned index = 0;
-	size_t i, k;
+	json_t *files = json_array(), *m;
+	size_t i;
 
-	json_array_foreach(groups, i, g) {
-		json_t *names = json_array();
+	json_array_foreach(modules, i, m) {
+		char name[256];
 
-		json_array_foreach(g, k, m) {
-			char name[256];
-
-			stage1_module_file(index++, json_string_value(m), name, sizeof(name));
-			json_array_append_new(names, json_string(name));
-		}
-		json_array_append_new(files, names);
+		stage1_module_file((unsigned)i, json_string_value(m), name, sizeof(name));
+		json_array_append_new(files, json_string(name));
 	}
 	return json_pack("{s:s,s:s,s:s,s:o,s:f}", "device", STAGE1_ROOT_DEVICE, "fstype",
 			 STAGE1_ROOT_FSTYPE, "init", STAGE1_INIT, "modules", files, "timeout_s",

@@ -32,18 +32,18 @@ extern const unsigned stage1_nr_default_modules;
  * with a version string. */
 int stage1_kernel_release(const void *buf, size_t len, char *rel, size_t rlen);
 
-/* The modules to load, from the texts of modules.dep and modules.builtin (NULL = the kernel
- * has no such file), as paths relative to the modules directory.  *out gets an array of
- * groups: each group (an array of strings) in load order, dependencies first, and no module
- * in two groups, so that stage 1 loads the groups in parallel (under TCG each module costs
- * ~0.2 s, mostly its signature check).  A wanted module that is neither a module nor built in
- * is an error (-ENOENT, why says which) unless it is optional. */
+/* The modules to load, dependencies first, as paths relative to the modules directory, from
+ * the texts of modules.dep and modules.builtin (NULL = the kernel has no such file).  A
+ * wanted module that is neither a module nor built in is an error (-ENOENT, why says which)
+ * unless it is optional.  *out gets a JSON array of strings.  Stage 1 loads them one after
+ * the other: loading the independent chains (virtio, ext4) in parallel measured slower under
+ * TCG (from /init to ext4 mounted, median of 4 boots: 4.2 s in parallel, 3.2 s in turn; 8
+ * vCPUs on 2 busy host cores). */
 int stage1_modules(const char *modules_dep, const char *modules_builtin,
 		   const struct stage1_want *want, unsigned nr_want, json_t **out, char *why,
 		   size_t len);
-/* The name a module gets in the archive: its index (counting through the groups in order)
- * and base name ("03-ext4.ko"). */
+/* The name a module gets in the archive: its index in load order and base name ("03-ext4.ko"). */
 void stage1_module_file(unsigned index, const char *relpath, char *buf, size_t len);
 /* What the agent reads from STAGE1_CONFIG_PATH: {"device", "fstype", "init", "modules":
- * [[archive file names of a group, in load order], ...], "timeout_s"}. */
-json_t *stage1_config(const json_t *groups);
+ * [archive file names in load order], "timeout_s"}. */
+json_t *stage1_config(const json_t *modules);

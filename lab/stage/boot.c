@@ -9,20 +9,25 @@
 #include "core/domain.h"
 #include "stage/diskboot.h"
 #include "stage/initramfs.h"
+#include "stage/kparams.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 
 /* A console log larger than this is read from its end: panics are near the end. */
 #define CONSOLE_READ_MAX (16u << 20)
 
-char *boot_cmdline(const char *extra)
+char *boot_cmdline(const char *kernel_image, const char *extra)
 {
+	char lpj[48] = "";
+	unsigned long v;
 	char *s;
 
+	if (kernel_image && !(extra && strstr(extra, "lpj=")) && kparams_lpj(kernel_image, &v) == 0)
+		snprintf(lpj, sizeof(lpj), " lpj=%lu", v);
 	/* panic=-1 reboots at once and the domain's on_reboot=destroy stops it, so a panic is
 	 * noticed in milliseconds instead of by a timeout; oops=panic does the same for oopses.
 	 * ttyS0 is the console (humans, panic detection); ttyS1 is the results channel. */
-	if (asprintf(&s, "console=ttyS0 panic=-1 oops=panic rdinit=/init%s%s",
+	if (asprintf(&s, "console=ttyS0 panic=-1 oops=panic rdinit=/init%s%s%s", lpj,
 		     extra && extra[0] ? " " : "", extra ? extra : "") < 0)
 		return NULL;
 	return s;

@@ -39,5 +39,6 @@ struct boot_result {
  * negative errno for a lab-side failure (files, XML). res must be freed either way. */
 int boot_run(struct virt_conn *vc, const struct boot_params *bp, struct boot_result *res);
 void boot_result_free(struct boot_result *res);
-/* The kernel command line the lab always uses, plus extra (may be NULL). Caller frees. */
-char *boot_cmdline(const char *extra);
+/* The kernel command line the lab always uses for kernel_image (lpj= when it can be derived,
+ * see kparams.h), plus extra (may be NULL; a user's own lpj= wins). Caller frees. */
+char *boot_cmdline(const char *kernel_image, const char *extra);

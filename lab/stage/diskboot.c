@@ -95,23 +95,20 @@ static int add_file(struct cpio_buf *cb, const char *src, const char *dest, unsi
 	return r < 0 ? r : cpio_add_file(cb, dest, mode, data, n);
 }
 
-static int add_modules(struct cpio_buf *cb, const char *dir, const json_t *groups)
+static int add_modules(struct cpio_buf *cb, const char *dir, const json_t *mods)
 {
-	unsigned index = 0;
-	size_t i, k;
-	json_t *g, *m;
+	size_t i;
+	json_t *m;
 
-	json_array_foreach(groups, i, g) {
-		json_array_foreach(g, k, m) {
-			char src[PATH_MAX + 256], name[256], dest[300];
-			int r;
+	json_array_foreach(mods, i, m) {
+		char src[PATH_MAX + 256], name[256], dest[300];
+		int r;
 
-			snprintf(src, sizeof(src), "%s/%s", dir, json_string_value(m));
-			stage1_module_file(index++, json_string_value(m), name, sizeof(name));
-			snprintf(dest, sizeof(dest), "%s/%s", STAGE1_MODULE_DIR, name);
-			if ((r = add_file(cb, src, dest, 0644, MODULE_MAX)) < 0)
-				return r;
-		}
+		snprintf(src, sizeof(src), "%s/%s", dir, json_string_value(m));
+		stage1_module_file((unsigned)i, json_string_value(m), name, sizeof(name));
+		snprintf(dest, sizeof(dest), "%s/%s", STAGE1_MODULE_DIR, name);
+		if ((r = add_file(cb, src, dest, 0644, MODULE_MAX)) < 0)
+			return r;
 	}
 	return 0;
 }

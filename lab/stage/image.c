@@ -485,7 +485,9 @@ static int build_into(struct image_ctx *c, const char *tmp, struct lab_error *er
 	if (r < 0)
 		return r;
 	c->info->build_s = now_s() - t0;
-	if (chmod(disk, 0444) < 0 || (r = fs_write_atomic(meta, text, strlen(text))) < 0) {
+	/* mkdtemp made the directory 0700; the base is never written again. */
+	if (chmod(tmp, 0755) < 0 || chmod(disk, 0444) < 0 ||
+	    (r = fs_write_atomic(meta, text, strlen(text))) < 0) {
 		r = r < 0 ? r : -errno;
 		error_set(err, "", "cannot finish %s: %s", tmp, strerror(-r));
 	}

@@ -94,7 +94,7 @@ json_t *imgrun_after(struct imgrun *ir, const struct job *job, enum outcome outc
 		     int interrupted, const char *run_dir, const char *run_rel)
 {
 	const char *collect[JOB_MAX_COLLECT];
-	json_t *pm = json_null();
+	json_t *pm = NULL;
 
 	if (!ir->on)
 		return NULL;
@@ -108,13 +108,13 @@ json_t *imgrun_after(struct imgrun *ir, const struct job *job, enum outcome outc
 			.nr_workloads = job->nr_workloads,
 		};
 
-		json_decref(pm);
 		pm = postmortem_collect(&po);
 	}
 	if (ir->overlay[0])
 		unlink(ir->overlay);
 	ir->overlay[0] = '\0';
-	return json_pack("{s:{s:s,s:s,s:s,s:s,s:b},s:o}", "image", "recipe", ir->info.name,
+	/* "postmortem" only when one ran. */
+	return json_pack("{s:{s:s,s:s,s:s,s:s,s:b},s:o*}", "image", "recipe", ir->info.name,
 			 "key", ir->info.key, "base", ir->info.disk, "root", STAGE1_ROOT_DEVICE,
-			 "built", ir->info.built, "postmortem", pm ? pm : json_null());
+			 "built", ir->info.built, "postmortem", pm);
 }

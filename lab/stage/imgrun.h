@@ -35,7 +35,7 @@ int imgrun_guest_keys(const struct job *job, json_t *guestjob);
  * for an initramfs job or a failure (why says which). */
 const char *imgrun_before(struct imgrun *ir, const char *run_dir, char *why, size_t len);
 /* After a run: the post-mortem unless it ended ok or was interrupted, then the overlay is
- * deleted.  Returns {"image": {...}, "postmortem": {...} | null} for the report, or NULL for
- * an initramfs job. */
+ * deleted.  Returns {"image": {...}, "postmortem": {...}} ("postmortem" only when one ran)
+ * for the report, or NULL for an initramfs job. */
 json_t *imgrun_after(struct imgrun *ir, const struct job *job, enum outcome outcome,
 		     int interrupted, const char *run_dir, const char *run_rel);

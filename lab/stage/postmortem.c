@@ -185,9 +185,9 @@ static json_t *results_summary(const struct pm *p)
 	}
 	json_array_foreach(log.workloads, i, w)
 		reported += !json_is_null(w);
-	out = json_pack("{s:s,s:I,s:b,s:I,s:b,s:O}", "file", AGENT_RESULTS, "lines",
+	out = json_pack("{s:s,s:I,s:b,s:I,s:b}", "file", AGENT_RESULTS, "lines",
 			(json_int_t)lines, "hello", log.hello, "workloads_reported",
-			(json_int_t)reported, "done", log.done, "workloads", log.workloads);
+			(json_int_t)reported, "done", log.done);
 	collect_free(&log);
 	return out;
 }
@@ -242,7 +242,7 @@ json_t *postmortem_collect(const struct postmortem_opts *o)
 	}
 	if (p.g)
 		guestfs_close(p.g);
-	return json_pack("{s:b,s:s?,s:o,s:f,s:s,s:o,s:o,s:o}", "ok", r == 0, "error",
+	return json_pack("{s:b,s:s*,s:o,s:f,s:s,s:o,s:o,s:o}", "ok", r == 0, "error",
 			 err[0] ? err : NULL, "launch_s", launch_s < 0 ? json_null()
 								   : json_real(launch_s),
 			 "total_s", now_s() - t0, "dir", rel, "files", p.files, "missing",

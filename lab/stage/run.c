@@ -218,7 +218,7 @@ static int record_unbooted(struct run_ctx *c, struct run_record *rec, struct kru
 
 static int one_run(struct run_ctx *c, unsigned index, unsigned repeat, struct krun_kernel *k)
 {
-	_cleanup_free_ char *cmdline = boot_cmdline(k->jk->cmdline);
+	_cleanup_free_ char *cmdline = boot_cmdline(k->image, k->jk->cmdline);
 	_cleanup_json_ json_t *kextra = NULL, *iextra = NULL;
 	unsigned total = c->job->repeats * c->kr.n;
 	char dir[PATH_MAX + 32], name[64], run_id[192], why[512] = "", rel[32];
@@ -391,7 +391,7 @@ static int prepare(struct run_ctx *c, char *msg, size_t len)
 		error_format(&err, msg, len);
 		return r;
 	}
-	c->cmdline = boot_cmdline(c->job->kernel_cmdline);
+	c->cmdline = boot_cmdline(NULL, c->job->kernel_cmdline);
 	c->runners = initramfs_runners_dir();
 	c->runs = json_array();
 	if (!c->cmdline || !c->runners || !c->runs)

@@ -73,3 +73,7 @@ lab/tests/bench-compare.sh "$rounds"
 # Kernel variant builds (lab/tests/bench-kernel.sh).
 echo
 lab/tests/bench-kernel.sh
+
+# Guest disk images: cold build, cached lookup, disk vs initramfs boot (lab/tests/bench-image.sh).
+echo
+lab/tests/bench-image.sh "$rounds"

@@ -1,0 +1,13 @@
+/* Kernel command-line parameters the lab derives from the host and the guest kernel. */
+#pragma once
+
+/* loops_per_jiffy for `lpj=`: the host's TSC rate over the guest kernel's CONFIG_HZ, read
+ * from the config beside the image (a lab build's `config`, or Debian's /boot/config-VER for
+ * /boot/vmlinuz-VER).  -ENOENT when either is unknown: then no lpj= is passed.
+ *
+ * Why: under TCG every secondary CPU fails calibrate_delay() ("Consider using lpj=") and
+ * retries, which made 64-vCPU boots 5x slower (DESIGN.md: 98 s -> 18 s).  The value only
+ * scales udelay() busy-waits; page-fault paths do not use it. */
+int kparams_lpj(const char *kernel_image, unsigned long *lpj);
+/* Pure: lpj from a TSC rate in kHz and HZ; 0 when either is 0. */
+unsigned long kparams_lpj_from(unsigned long tsc_khz, unsigned long hz);
