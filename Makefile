@@ -14,12 +14,11 @@ SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer,)
 # gsl: Student t quantiles and tail probabilities for `lab compare` (lab/core/stats.c), from a
 # well-kept numerical library rather than hand-written special functions.
 PKGS     := jansson libvirt gsl libcurl libcrypto
-# libcrypto (sha256) for the guest images' cache keys too.
-PKGS     += libcrypto
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-# libguestfs (guest disk images, lab/stage/image.c): headers only, the library is dlopen'ed;
-# linked, its constructor would initialise libvirt too early (lab/stage/gfs.h).
+# libguestfs (guest disk images, lab/stage/image.c; their keys use libcrypto's sha256 too):
+# headers only, the library is dlopen'ed: linked, its constructor would initialise libvirt too
+# early (lab/stage/gfs.h).
 PKG_CFLAGS += $(shell pkg-config --cflags libguestfs 2>/dev/null)
 
 # Sanitized objects must not mix with plain ones: they get their own build directory.

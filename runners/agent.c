@@ -339,7 +339,7 @@ static int agent_job_validate(struct agent_job *job, char *err, size_t len)
 	job->fault_after_workloads = after && !strcmp(json_string_value(after), "workloads");
 	if (perf && !rt_perfstat_events_ok(perf))
 		return job_bad(err, len, "perf_stat: must be an array of 1..%d event names "
-			       "[A-Za-z0-9_.:-]{1,63}", RT_PERF_MAX_EVENTS);
+			       "[A-Za-z0-9][A-Za-z0-9_.:-]{0,62}", RT_PERF_MAX_EVENTS);
 	job->perf_events = perf;
 	if (!json_is_string(schema) || strcmp(json_string_value(schema), JOB_SCHEMA))
 		return job_bad(err, len, "schema: must be \"%s\"", JOB_SCHEMA);

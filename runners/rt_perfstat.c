@@ -1,5 +1,6 @@
 #include "rt_perfstat.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -136,7 +137,8 @@ int rt_perfstat_events_ok(const json_t *events)
 		const char *s = json_string_value(e);
 		size_t l = s ? strlen(s) : 0;
 
-		if (l < 1 || l > 63 ||
+		/* First an alphanumeric: nothing perf could read as an option. */
+		if (l < 1 || l > 63 || !isalnum((unsigned char)s[0]) ||
 		    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:-") != l)
 			return 0;
 	}

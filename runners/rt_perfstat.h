@@ -19,5 +19,5 @@ json_t *rt_perfstat_parse(const char *text);
 /* The "perf_stat" object for the runner's output: the parsed counters of out_file, or
  * {"error": why} when wrapped is 0 (perf missing) or the file is missing or unreadable. */
 json_t *rt_perfstat_result(int wrapped, const char *out_file);
-/* An array of 1..RT_PERF_MAX_EVENTS event names of [A-Za-z0-9_.:-]{1,63}. */
+/* An array of 1..RT_PERF_MAX_EVENTS event names [A-Za-z0-9][A-Za-z0-9_.:-]{0,62}. */
 int rt_perfstat_events_ok(const json_t *events);

@@ -133,6 +133,7 @@ static int image_build(const struct image_args *a)
 	if (r < 0) {
 		error_format(&err, msg, sizeof(msg));
 		cli_err("image: %s", msg[0] ? msg : strerror(-r));
+		/* -EINVAL: the recipe (JSON path in msg); -ENOENT: no such recipe. */
 		return r == -EINVAL || r == -ENOENT ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
 	}
 	if (info.built)

@@ -168,6 +168,8 @@ static int list(const struct kernel_build_opts *o)
 		       v.description);
 		if (hit > 0)
 			printf("%-22s          %s\n", "", a.image);
+		else if (hit < 0)
+			printf("%-22s          %s\n", "", a.error);
 		kernel_artifact_free(&a);
 		kvariant_free(&v);
 	}

@@ -181,9 +181,10 @@ static int hash_programs(struct image_ctx *c, struct lab_error *err)
 	struct dirent **ents = NULL;
 	int n = scandir(c->o->runners_dir, &ents, filter_regular, alphasort), r = 0, agent = 0;
 
+	/* A lab-side problem (not the recipe's): -EIO, so that it is not reported as bad input. */
 	if (n < 0)
 		return error_set(err, "", "cannot read the runners in %s: %s (run make)",
-				 c->o->runners_dir, strerror(errno)), -ENOENT;
+				 c->o->runners_dir, strerror(errno)), -EIO;
 	c->program_names = calloc((size_t)n + 1, sizeof(*c->program_names));
 	c->program_sha = calloc((size_t)n + 1, sizeof(*c->program_sha));
 	for (int i = 0; i < n; i++) {
@@ -206,7 +207,7 @@ static int hash_programs(struct image_ctx *c, struct lab_error *err)
 	if (r < 0)
 		error_set(err, "", "cannot read the agent and runners in %s: %s (run make)",
 			  c->o->runners_dir, strerror(-r));
-	return r;
+	return r < 0 ? -EIO : 0;
 }
 
 static int compute_key(struct image_ctx *c)

@@ -314,8 +314,15 @@ static int apply_patches(struct kctx *c, const char *dir)
 			return kctx_fail(c, KERNEL_FAIL_INTERRUPTED, r, "interrupted");
 		if (r < 0) {
 			failing_file(out, file, sizeof(file));
+			if (file[0] != '(')
+				return kctx_fail(c, KERNEL_FAIL_PATCH, -EINVAL, "patches[%u] %s does "
+						 "not apply: %s fails", i, shown, file);
+			/* Not a hunk that failed: say what patch said (e.g. a malformed patch). */
+			while (strlen(out) && out[strlen(out) - 1] == '\n')
+				out[strlen(out) - 1] = '\0';
 			return kctx_fail(c, KERNEL_FAIL_PATCH, -EINVAL, "patches[%u] %s does not "
-					 "apply: %s fails", i, shown, file);
+					 "apply: %s", i, shown, strrchr(out, '\n') ? strrchr(out, '\n') + 1
+										  : out);
 		}
 	}
 	return 0;

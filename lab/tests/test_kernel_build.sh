@@ -30,7 +30,7 @@ git -C "$tmp/src/linux-fake" init -q && git -C "$tmp/src/linux-fake" add -A &&
 cat >"$tmp/v/good.patch" <<'EOF'
 --- a/mm/Kconfig
 +++ b/mm/Kconfig
-@@ -1,6 +1,7 @@
+@@ -1,5 +1,6 @@
  config SPLIT_PTE_PTLOCKS
 -	def_bool y
 +	bool "Split PTE locks"
@@ -81,6 +81,12 @@ variant nofrag "$(url)" '[]' '["does-not-exist.config"]'
 psha=$(sha256sum "$tmp/v/good.patch" | cut -d' ' -f1)
 variant urlpatch "$(url)" "[{\"url\": \"file://$tmp/v/good.patch\", \"sha256\": \"$psha\"}]" '["a.config"]'
 printf -- '--- a/mm/Kconfig\n+++ b/mm/Kconfig\n@@ -5,2 +5,3 @@\n config PER_VMA_LOCK\n \tdef_bool y\n+\tdepends on MMU\n' >"$tmp/v/second.patch"
+# An mbox holding a series of two patches (as git format-patch --stdout writes it).
+{ printf 'From 1111111111111111111111111111111111111111 Mon Sep 17 00:00:00 2001\nFrom: t <t@t>\nSubject: [PATCH 1/2] one\n\n---\n'
+  cat "$tmp/v/good.patch"; printf -- '-- \n2.39.5\n\n'
+  printf 'From 2222222222222222222222222222222222222222 Mon Sep 17 00:00:00 2001\nFrom: t <t@t>\nSubject: [PATCH 2/2] two\n\n---\n'
+  cat "$tmp/v/second.patch"; printf -- '-- \n2.39.5\n'; } >"$tmp/v/series.mbox"
+variant mbox "$(url)" '["series.mbox"]' '["b.config"]'
 variant urlpatch2 "$(url)" "[{\"url\": \"file://$tmp/v/good.patch\", \"sha256\": \"$psha\"}, \"second.patch\"]" '["a.config"]'
 
 build one; ok "$(rc_is $? 0)" "build from a file:// tarball with a patch: exit 0"
@@ -134,6 +140,8 @@ check "a cache hit does not fetch the patch" test ! -e "$tmp/cache/downloads/$ps
 build urlpatch2; ok "$(rc_is $? 0)" "a new series with a URL patch: exit 0"
 check "the URL patch was fetched and kept by its sha256" test -f "$tmp/cache/downloads/$psha"
 check "both patches applied" bash -c "grep -l 'Split PTE locks' $tmp/cache/src/*/mm/Kconfig | xargs grep -l 'depends on MMU' | xargs grep -c 'depends on MMU' | grep -q 2"
+build mbox; ok "$(rc_is $? 0)" "a series given as one mbox: exit 0"
+check "both of its patches applied" bash -c "grep -l 'Split PTE locks' $tmp/cache/src/*/mm/Kconfig | xargs grep -c 'depends on MMU' | grep -q 2"
 build fromgit; ok "$(rc_is $? 0)" "build from a local git tree at a tag: exit 0"
 check "the source identity is the commit" bash -c "jq -e '.source == \"git:$(git -C "$tmp/src/linux-fake" rev-parse HEAD)\"' \"\$(dirname \"\$(sed -n 's/^image: //p' $tmp/fromgit.out)\")/meta.json\""
 build badref; ok "$(rc_is $? 2)" "a git ref that does not exist: exit 2"
