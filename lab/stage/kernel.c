@@ -388,7 +388,10 @@ static int copy_synced(const char *from, const char *to)
  * never built). */
 static long sibling_distance(struct kctx *c, const char *sib)
 {
-	_cleanup_free_ char *m = NULL, *vml = fs_join(sib, "vmlinux"), *cfg = fs_join(sib, ".config");
+	/* The config the tree's objects were built with: .config may have been rewritten since
+	 * by a configure that found its artifact in the cache. */
+	_cleanup_free_ char *m = NULL, *vml = fs_join(sib, "vmlinux");
+	_cleanup_free_ char *cfg = fs_join(sib, ".numalab-built-config");
 	_cleanup_free_ char *text = NULL, *mpath = fs_join(sib, ".numalab-src");
 	const char **names = calloc(c->v->nr_fragments + 1, sizeof(*names));
 	struct lab_error err = { 0 };
@@ -557,7 +560,7 @@ static int configure_and_build(struct kctx *c, double t0)
 {
 	_cleanup_free_ char *final = NULL;
 	const char **psha = calloc(c->v->nr_patches + 1, sizeof(*psha));
-	char cfg_sha[65], key[65], log[PATH_MAX + 128];
+	char cfg_sha[65], key[65], log[PATH_MAX + 128], built[PATH_MAX + 128];
 	struct kkey_input in;
 	int r;
 
@@ -580,9 +583,13 @@ static int configure_and_build(struct kctx *c, double t0)
 		goto out;
 	}
 	snprintf(log, sizeof(log), "%s/numalab-build.log", c->obj_dir);
+	snprintf(built, sizeof(built), "%s/.numalab-built-config", c->obj_dir);
+	unlink(built); /* the objects are about to change */
 	r = kbuild_make(c, log);
 	if (r < 0 && c->a->fail == KERNEL_FAIL_BUILD)
 		r = failed_build(c, log);
+	if (r == 0)
+		r = fs_write_atomic(built, final, strlen(final));
 	if (r == 0)
 		r = store(c, final, log, now_s() - t0);
 	if (r == 0)

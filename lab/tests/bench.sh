@@ -8,6 +8,7 @@
 #     (lab/tests/bench-compare.sh).
 #  4. Kernel builds: cold, a second variant after it, a cache hit (lab/tests/bench-kernel.sh).
 # Usage: lab/tests/bench.sh [ROUNDS]   (default 5)
+#        BENCH_PARTS="run compare kernel image" selects parts (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${B:-build}
@@ -16,8 +17,10 @@ rounds=${1:-5}
 tmp=$(mktemp -d /tmp/numalab-bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 now() { date +%s.%N; }
+want() { case " ${BENCH_PARTS:-run compare kernel image} " in *" $1 "*) return 0;; esac; return 1; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
+if want run; then
 # Warm-up run: the KVM verdict and libvirt's QEMU capability cache are filled once per host,
 # not per run; it also gives the initrd that the bare runs replay.
 $B/lab run configs/quick.json --out "$tmp/warm" --keep-initrd >/dev/null 2>&1
@@ -65,15 +68,16 @@ printf '  boot (start -> agent hello) %6.2f s\n' "$(median <"$tmp/boot.t")"
 printf '  boot -> first workload      %6.2f s\n' "$(median <"$tmp/first.t")"
 printf '  bare qemu, same guest       %6.2f s\n' "$bare_m"
 printf '  overhead ratio lab/bare     %6.3f   (target <= 1.10, aim 1.02)\n' "$(echo "$lab_m / $bare_m" | bc -l)"
+fi
 
 # lab compare / lab report (lab/tests/bench-compare.sh).
 echo
-lab/tests/bench-compare.sh "$rounds"
+if want compare; then lab/tests/bench-compare.sh "$rounds"; fi
 
 # Kernel variant builds (lab/tests/bench-kernel.sh).
 echo
-lab/tests/bench-kernel.sh
+if want kernel; then lab/tests/bench-kernel.sh; fi
 
 # Guest disk images: cold build, cached lookup, disk vs initramfs boot (lab/tests/bench-image.sh).
 echo
-lab/tests/bench-image.sh "$rounds"
+if want image; then lab/tests/bench-image.sh "$rounds"; fi
