@@ -220,7 +220,7 @@ int main(int argc, char **argv)
 		{ "memory-mib", RT_OPT_ULONG, &o.memory_mib, NULL, 1, MS_MAX_MEMORY_MIB,
 		  "memory each task reserves after the release, MiB (runt's -b; default 64)", 0 },
 		{ "huge", RT_OPT_ENUM, &o.huge, ms_huge_names, 0, 0,
-		  "system (the THP knob decides, as in the seed), thp (MADV_HUGEPAGE), nothp\n"
+		  "system = the THP knob decides, as in the seed, thp (MADV_HUGEPAGE), nothp\n"
 		  "      (MADV_NOHUGEPAGE) or hugetlb (MAP_HUGETLB, 2 MiB pages; needs nr_hugepages)", 0 },
 		{ "stride-kib", RT_OPT_ULONG, &o.stride_kib, NULL, 1, 2048,
 		  "one byte written per this many KiB (default 4, as the seed)", 0 },

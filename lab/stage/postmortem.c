@@ -32,7 +32,7 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Names come from the guest's file system (glob results): absolute, printable, no "." or ".."
+/* Names come from the guest's file system, as glob results: absolute, printable, no "." or ".."
  * components, so that joined under the run directory they stay inside it. */
 static int guest_name_ok(const char *s)
 {

@@ -30,5 +30,10 @@ printf '\n'
 printf '  cold build, baseline          %7.1f s  (make: %s)   target <= 480 s\n' "$cold" "$(made "$tmp/cold.err")"
 printf '  second variant, no-per-vma-lock %5.1f s  (make: %s)\n' "$second" "$(made "$tmp/second.err")"
 printf '  ratio second/cold             %7.3f    target <= 0.25\n' "$(echo "$second / $cold" | bc -l)"
+steps() { grep -o 'built in [0-9]* s ([0-9]* steps)' "$1" | tail -1 | sed 's/.*(\([0-9]*\) steps)/\1/'; }
+printf '  Kbuild steps second/cold      %7.3f    (the share of the work; wall time also moves\n' \
+	"$(echo "$(steps "$tmp/second.err") / $(steps "$tmp/cold.err")" | bc -l)"
+printf '                                           with what else runs on this shared machine)\n'
+printf '  load average now: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf '  cache hit                     %7.3f s  target <= 1 s\n' "$hit"
 printf '  ccache after both: %s\n' "$(CCACHE_DIR=$LAB_KERNEL_CACHE/ccache ccache -s 2>/dev/null | grep -E '^ *(Hits|Misses):' | tr -s ' ' | paste -sd' ')"
