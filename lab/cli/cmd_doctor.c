@@ -178,8 +178,7 @@ int cmd_doctor(int argc, char **argv)
 	struct virt_conn vc;
 	int r;
 
-	if (run_state_dir(d.state, sizeof(d.state)) < 0)
-		snprintf(d.state, sizeof(d.state), "/var/lib/numalab");
+	run_state_dir(d.state, sizeof(d.state));
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--probe"))
 			d.probe = 1;

@@ -59,8 +59,7 @@ static int parse_args(int argc, char **argv, struct image_args *a)
 	int c;
 
 	a->accel = "auto";
-	if (run_state_dir(a->state, sizeof(a->state)) < 0)
-		snprintf(a->state, sizeof(a->state), "/var/lib/numalab");
+	run_state_dir(a->state, sizeof(a->state));
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {

@@ -86,8 +86,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	int c;
 
 	a->accel = "auto";
-	if (run_state_dir(a->state, sizeof(a->state)) < 0)
-		snprintf(a->state, sizeof(a->state), "/var/lib/numalab");
+	run_state_dir(a->state, sizeof(a->state));
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:c:a:s:", opts, NULL)) != -1) {
 		switch (c) {

@@ -32,7 +32,7 @@ int run_state_dir(char *buf, size_t len)
 	else if (h && h[0])
 		snprintf(buf, len, "%s/.local/state/numalab", h);
 	else
-		return -ENOENT;
+		snprintf(buf, len, "/var/lib/numalab"); /* no home: a system service */
 	return 0;
 }
 
@@ -130,7 +130,6 @@ struct run_ctx {
 	struct virt_conn vc;
 	struct run_host host;
 	char kernel[PATH_MAX];
-	char *cmdline;
 	char *runners;
 	char id[128];
 	char created[32];
@@ -391,10 +390,9 @@ static int prepare(struct run_ctx *c, char *msg, size_t len)
 		error_format(&err, msg, len);
 		return r;
 	}
-	c->cmdline = boot_cmdline(NULL, c->job->kernel_cmdline);
 	c->runners = initramfs_runners_dir();
 	c->runs = json_array();
-	if (!c->cmdline || !c->runners || !c->runs)
+	if (!c->runners || !c->runs)
 		return -ENOMEM;
 	r = resolve_image(c, &err);
 	if (r < 0) {
@@ -441,7 +439,6 @@ int run_job(const struct run_opts *o, const struct job *job, struct run_summary 
 	krun_free(&c.kr);
 	virt_close(&c.vc);
 	json_decref(c.runs);
-	free(c.cmdline);
 	free(c.runners);
 	return r;
 }

@@ -31,7 +31,8 @@ struct run_summary {
 int run_resolve_kernel(const struct job *job, char *path, size_t len, struct lab_error *err);
 /* Check the guest fits in host memory; err names the topology on failure. */
 int run_check_memory(const struct job *job, struct lab_error *err);
-/* Default state directory: $LAB_STATE_DIR, $XDG_STATE_HOME/numalab, ~/.local/state/numalab. */
+/* Default state directory: $LAB_STATE_DIR, $XDG_STATE_HOME/numalab, ~/.local/state/numalab,
+ * else /var/lib/numalab. */
 int run_state_dir(char *buf, size_t len);
 /* Timeouts derived from the vCPU count unless the job sets them. */
 double run_boot_timeout(const struct job *job);
