@@ -16,7 +16,7 @@ static const char *const job_keys[] = {
 	"knobs", "image", NULL,
 };
 static const char *const workload_keys[] = {"name", "params", "timeout_s", NULL};
-static const char *const timeouts_keys[] = {"boot_s", "progress_s", NULL};
+static const char *const timeouts_keys[] = {"boot_s", "boot_silence_s", "progress_s", NULL};
 static const char *const debug_keys[] = {"fault", "fault_after", NULL};
 
 static const char *const fault_names[] = {
@@ -230,6 +230,9 @@ static int parse_timeouts(const json_t *j, struct job *job, struct lab_error *er
 	v = json_object_get(t, "boot_s");
 	if (v && !number_ok(v, 1, &job->boot_timeout_s))
 		return error_set(err, "timeouts.boot_s", "must be a non-negative number");
+	v = json_object_get(t, "boot_silence_s");
+	if (v && !number_ok(v, 1, &job->boot_silence_s))
+		return error_set(err, "timeouts.boot_silence_s", "must be a non-negative number");
 	v = json_object_get(t, "progress_s");
 	if (v && !number_ok(v, 1, &job->progress_timeout_s))
 		return error_set(err, "timeouts.progress_s", "must be a non-negative number");

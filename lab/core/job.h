@@ -61,6 +61,7 @@ struct job {
 	unsigned nr_workloads;
 	struct job_workload *workloads;
 	double boot_timeout_s;       /* 0 = derive from vCPU count */
+	double boot_silence_s;       /* 0 = derive: a console silent this long before hello */
 	double progress_timeout_s;   /* 0 = default: silence this long after boot is a hang */
 	enum job_fault fault;
 	int fault_after_workloads;   /* debug.fault_after "workloads" (default: after hello) */

@@ -39,6 +39,7 @@ const char *guest_end_name(enum guest_end e)
 	switch (e) {
 	case GUEST_END_STOPPED: return "stopped";
 	case GUEST_END_BOOT_TIMEOUT: return "boot-timeout";
+	case GUEST_END_BOOT_SILENT: return "boot-silent";
 	case GUEST_END_PROGRESS_TIMEOUT: return "progress-timeout";
 	case GUEST_END_TOTAL_TIMEOUT: return "total-timeout";
 	case GUEST_END_INTERRUPTED: return "interrupted";
@@ -174,6 +175,11 @@ enum outcome outcome_classify(const struct outcome_input *in, char *reason, size
 		return classify_stopped(in, reason, len);
 	case GUEST_END_BOOT_TIMEOUT:
 		snprintf(reason, len, "the agent did not start within %.0f s", in->boot_timeout_s);
+		return OUTCOME_BOOT_FAILURE;
+	case GUEST_END_BOOT_SILENT:
+		snprintf(reason, len,
+			 "the kernel's console was silent for %.0f s before the agent started",
+			 in->boot_silence_s);
 		return OUTCOME_BOOT_FAILURE;
 	case GUEST_END_PROGRESS_TIMEOUT:
 		snprintf(reason, len, "no progress from the guest for %.0f s",

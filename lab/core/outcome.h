@@ -22,6 +22,7 @@ enum guest_end {
 	GUEST_END_INTERRUPTED,      /* SIGINT/SIGTERM */
 	GUEST_END_START_FAILED,     /* libvirt refused to start it */
 	GUEST_END_CHANNEL_OVERFLOW, /* the guest sent more than the channel allows */
+	GUEST_END_BOOT_SILENT,      /* before the first line, the console silent too long */
 };
 
 struct console_scan {
@@ -37,7 +38,7 @@ struct outcome_input {
 	int done;              /* the agent said done */
 	int workloads_failed;  /* workloads that exited non-zero or sent invalid output */
 	int workloads_missing; /* workloads the agent never reported */
-	double boot_timeout_s, progress_timeout_s, total_timeout_s;
+	double boot_timeout_s, boot_silence_s, progress_timeout_s, total_timeout_s;
 	const struct console_scan *console;
 	const char *start_error;
 };

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/memplan.h"
 #include "util/cleanup.h"
 
 static json_t *num_or_null(double v)
@@ -96,6 +97,24 @@ static json_t *guest_json(const struct run_record *r)
 			 "error", r->log->last_error);
 }
 
+/* The memory plan the run was checked against (core/memplan.h) and the host's figures then. */
+static json_t *memory_json(const struct run_record *r)
+{
+	struct memplan p;
+	json_t *j;
+
+	memplan_build(&r->job->topo, &p);
+	j = memplan_to_json(&p);
+	if (j && (json_object_set_new(j, "host_total_mib",
+				      json_integer((json_int_t)r->host.mem_total_mib)) < 0 ||
+		  json_object_set_new(j, "host_available_mib",
+				      json_integer((json_int_t)r->host.mem_available_mib)) < 0)) {
+		json_decref(j);
+		return NULL;
+	}
+	return j;
+}
+
 static json_t *run_json(const struct run_record *r, const char *release, const char *excerpt)
 {
 	return json_pack(
@@ -125,6 +144,8 @@ json_t *report_run_json(const struct run_record *r)
 	const char *excerpt = r->console && r->console->panic ? r->console->excerpt : NULL;
 	json_t *run = run_json(r, release, excerpt);
 
+	if (run && r->host.mem_total_mib)
+		json_object_set_new(json_object_get(run, "host"), "memory", memory_json(r));
 	/* What the agent applied and read back (collect.c on_knobs); null when not reported. */
 	if (run)
 		json_object_set_new(run, "knobs", r->log && r->log->knobs ? json_incref(r->log->knobs)

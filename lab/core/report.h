@@ -15,6 +15,7 @@ struct run_host {
 	char qemu_version[32];
 	char libvirt_version[32];
 	char uri[256];
+	unsigned long mem_total_mib, mem_available_mib; /* 0: not read */
 };
 
 struct run_record {

@@ -16,18 +16,29 @@
 /* A console log larger than this is read from its end: panics are near the end. */
 #define CONSOLE_READ_MAX (16u << 20)
 
-char *boot_cmdline(const char *kernel_image, const char *extra)
+char *boot_cmdline(const char *kernel_image, int kvm, const char *extra)
 {
 	char lpj[48] = "";
+	const char *tcg = "";
 	unsigned long v;
 	char *s;
 
 	if (kernel_image && !(extra && strstr(extra, "lpj=")) && kparams_lpj(kernel_image, &v) == 0)
 		snprintf(lpj, sizeof(lpj), " lpj=%lu", v);
+	/* Under TCG every vCPU's TSC is the host's (QEMU adds one offset to the host counter),
+	 * so it is synchronized, but with qemu64's vendor and no constant_tsc flag the kernel
+	 * marks it unstable and falls back to the HPET: every clock read becomes an MMIO exit
+	 * that takes QEMU's global lock, a convoy with hundreds of vCPU threads, and workload
+	 * timings pay a syscall per clock_gettime.  RCU stall warnings during boot are TCG's
+	 * oversubscription (hundreds of vCPUs on a few host cores), not kernel bugs, and each
+	 * one NMIs and dumps every CPU over the serial port; stalls after boot are still told. */
+	if (!kvm)
+		tcg = extra && strstr(extra, "tsc=") ? " rcupdate.rcu_cpu_stall_suppress_at_boot=1"
+						     : " tsc=reliable rcupdate.rcu_cpu_stall_suppress_at_boot=1";
 	/* panic=-1 reboots at once and the domain's on_reboot=destroy stops it, so a panic is
 	 * noticed in milliseconds instead of by a timeout; oops=panic does the same for oopses.
 	 * ttyS0 is the console (humans, panic detection); ttyS1 is the results channel. */
-	if (asprintf(&s, "console=ttyS0 panic=-1 oops=panic rdinit=/init%s%s%s", lpj,
+	if (asprintf(&s, "console=ttyS0 panic=-1 oops=panic rdinit=/init%s%s%s%s", lpj, tcg,
 		     extra && extra[0] ? " " : "", extra ? extra : "") < 0)
 		return NULL;
 	return s;
@@ -139,6 +150,8 @@ int boot_run(struct virt_conn *vc, const struct boot_params *bp, struct boot_res
 		.name = bp->name,
 		.results_path = results,
 		.boot_timeout_s = bp->boot_timeout_s,
+		.console_path = console,
+		.boot_silence_s = bp->boot_silence_s,
 		.progress_timeout_s = bp->progress_timeout_s,
 		.total_timeout_s = bp->total_timeout_s,
 		.max_line = COLLECT_MAX_LINE,

@@ -24,7 +24,7 @@ struct boot_params {
 				    * stage-1 initramfs (lab/stage/diskboot.h); NULL: initramfs */
 	char *why;                 /* when set, a lab-side failure is explained here */
 	size_t why_len;
-	double boot_timeout_s, progress_timeout_s, total_timeout_s;
+	double boot_timeout_s, boot_silence_s, progress_timeout_s, total_timeout_s;
 	volatile sig_atomic_t *interrupt;
 };
 
@@ -40,5 +40,6 @@ struct boot_result {
 int boot_run(struct virt_conn *vc, const struct boot_params *bp, struct boot_result *res);
 void boot_result_free(struct boot_result *res);
 /* The kernel command line the lab always uses for kernel_image (lpj= when it can be derived,
- * see kparams.h), plus extra (may be NULL; a user's own lpj= wins). Caller frees. */
-char *boot_cmdline(const char *kernel_image, const char *extra);
+ * see kparams.h; under TCG, kvm == 0, tsc=reliable and no boot-time RCU stall dumps), plus
+ * extra (may be NULL; a user's own lpj= or tsc= wins). Caller frees. */
+char *boot_cmdline(const char *kernel_image, int kvm, const char *extra);

@@ -29,13 +29,19 @@ struct run_summary {
 
 /* Resolve kernel.image (which may be a glob: the highest version wins) into path. */
 int run_resolve_kernel(const struct job *job, char *path, size_t len, struct lab_error *err);
-/* Check the guest fits in host memory; err names the topology on failure. */
+/* The memory plan (core/memplan.h) against this host's MemAvailable: -EINVAL with err naming
+ * the JSON path and the numbers when a node is too small for its vCPUs or the whole guest
+ * and QEMU do not fit. */
 int run_check_memory(const struct job *job, struct lab_error *err);
+/* MemTotal and MemAvailable from /proc/meminfo, in MiB. */
+int run_host_memory(unsigned long *total_mib, unsigned long *available_mib);
 /* Default state directory: $LAB_STATE_DIR, $XDG_STATE_HOME/numalab, ~/.local/state/numalab,
  * else /var/lib/numalab. */
 int run_state_dir(char *buf, size_t len);
 /* Timeouts derived from the vCPU count unless the job sets them. */
 double run_boot_timeout(const struct job *job);
+/* Before the agent's hello, console silence this long is a boot hang (job or derived). */
+double run_boot_silence(const struct job *job);
 double run_progress_timeout(const struct job *job);
 
 /* Returns 0 when a report was written (whatever the outcomes; see sum->status), or a

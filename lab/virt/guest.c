@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <stdint.h>
 #include <sys/wait.h>
@@ -33,6 +34,8 @@ struct guest_state {
 	size_t total;
 	int got_line;
 	double t_last_progress;
+	off_t console_size;      /* while booting: the console's size when last seen grow */
+	double t_console;
 };
 
 static double now_s(void)
@@ -186,13 +189,30 @@ static void guest_destroy(virDomainPtr dom)
 	}
 }
 
-static enum guest_end guest_check_timeouts(const struct guest_watch *w,
-					   const struct guest_state *gs, double el)
+/* Before the agent's first line the console is the only sign of life: a big guest may take
+ * many minutes to boot under TCG but prints all along, while a hung kernel goes quiet. */
+static int guest_console_silent(const struct guest_watch *w, struct guest_state *gs, double el)
+{
+	struct stat st;
+
+	if (gs->got_line || !w->console_path || w->boot_silence_s <= 0)
+		return 0;
+	if (stat(w->console_path, &st) == 0 && st.st_size != gs->console_size) {
+		gs->console_size = st.st_size;
+		gs->t_console = el;
+	}
+	return el - gs->t_console > w->boot_silence_s;
+}
+
+static enum guest_end guest_check_timeouts(const struct guest_watch *w, struct guest_state *gs,
+					   double el)
 {
 	if (w->interrupt && *w->interrupt)
 		return GUEST_END_INTERRUPTED;
 	if (!gs->got_line && w->boot_timeout_s > 0 && el > w->boot_timeout_s)
 		return GUEST_END_BOOT_TIMEOUT;
+	if (guest_console_silent(w, gs, el))
+		return GUEST_END_BOOT_SILENT;
 	if (gs->got_line && w->progress_timeout_s > 0 &&
 	    el - gs->t_last_progress > w->progress_timeout_s)
 		return GUEST_END_PROGRESS_TIMEOUT;

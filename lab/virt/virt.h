@@ -42,6 +42,9 @@ struct guest_watch {
 	const char *name;             /* the domain's name in xml (for the guard process) */
 	const char *results_path;     /* the file the guest's results serial port writes */
 	double boot_timeout_s;        /* until the first line */
+	const char *console_path;     /* the console file, watched while booting (may be NULL) */
+	double boot_silence_s;        /* before the first line, console silence this long ends
+				       * the boot; 0 = not watched */
 	double progress_timeout_s;    /* between lines once the first arrived */
 	double total_timeout_s;       /* 0 = none */
 	size_t max_line;              /* longer lines are dropped (counted in lines_dropped) */

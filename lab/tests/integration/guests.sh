@@ -55,11 +55,23 @@ ok $([ $? = 3 ] && echo 0 || echo 1) "no-boot job exits 3"
 check "status boot-failure" jqr "$tmp/noboot" '.runs[0].status == "boot-failure" and .runs[0].end == "boot-timeout"'
 check "no qemu left after boot-failure" no_qemu
 
+# A kernel that prints nothing (loglevel=0) looks like a hung boot to the console watch.
+$lab run lab/tests/data/jobs/silent.json --out "$tmp/silent" >/dev/null 2>&1
+ok $([ $? = 3 ] && echo 0 || echo 1) "silent-console job exits 3"
+check "status boot-failure, end boot-silent" jqr "$tmp/silent" '.runs[0].status == "boot-failure" and .runs[0].end == "boot-silent" and (.runs[0].reason | test("console was silent for 2 s"))'
+check "... caught long before the boot timeout" jqr "$tmp/silent" '.runs[0].timings.total_s < 30'
+check "no qemu left after a silent boot" no_qemu
+
 # A bad job: exit 2, the JSON path in the message, nothing written.
 $lab run lab/tests/data/jobs/bad-memory.json --out "$tmp/bad" >/dev/null 2>"$tmp/bad.err"
 ok $([ $? = 2 ] && echo 0 || echo 1) "bad job exits 2"
 check "error names the JSON path" grep -q 'topology.nodes\[1\].memory_mib: must be a positive integer' "$tmp/bad.err"
 check "bad job writes nothing" test ! -e "$tmp/bad"
+# The memory plan: a guest bigger than the host is a job error before anything boots.
+$lab run lab/tests/data/jobs/too-big.json --out "$tmp/big" >/dev/null 2>"$tmp/big.err"
+ok $([ $? = 2 ] && echo 0 || echo 1) "a guest bigger than the host's memory exits 2"
+check "... naming the topology and the numbers" grep -q "topology: the guest does not fit in this host's memory: it needs [0-9]* MiB (guest RAM 8388608 MiB on 2 nodes" "$tmp/big.err"
+check "... writing nothing" test ! -e "$tmp/big"
 
 # The lab killed with SIGKILL mid-run: the guard process takes the guest down.
 $lab run configs/quick.json --out "$tmp/killed" >/dev/null 2>&1 &

@@ -57,6 +57,10 @@ run_lab lab/tests/data/jobs/image-panic.json --out "$tmp/panic" >"$tmp/panic.out
 ok $([ $? = 3 ] && echo 0 || echo 1) "panic job exits 3"
 p="$tmp/panic"
 check "status panic" jqr "$p" '.runs[0].status == "panic"'
+# When it is not, say what it was: a CI log is all there is to go on.
+jq -r '.runs[0] | "# status \(.status): \(.reason // "")"' "$p/report.json" 2>/dev/null | grep -v '^# status panic'
+[ "$(jq -r '.runs[0].status' "$p/report.json" 2>/dev/null)" = panic ] ||
+	tail -15 "$p/run-0/console.log" 2>/dev/null | sed 's/^/# console: /'
 check "post-mortem ran and mounted the overlay" jqr "$p" '.runs[0].postmortem.ok == true and .runs[0].postmortem.dir == "run-0/postmortem"'
 check "the report lists the agent's log and results" jqr "$p" '[.runs[0].postmortem.files[].path] | contains(["/numalab/out/agent.log", "/numalab/out/results.jsonl"])'
 check "... and the files the job listed" jqr "$p" '[.runs[0].postmortem.files[].path] | index("/etc/motd") != null'

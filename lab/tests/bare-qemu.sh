@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The bare-qemu reference of the benchmarks: replay a `lab run --keep-initrd` run with a hand-run
+# qemu-system-x86_64 (same kernel, initramfs, command line, topology, and the IOMMU/x2APIC
+# devices the lab adds above 255 APIC IDs, lab/core/domain.c), and print the seconds from
+# start to the agent's first "workload-start" line on the results port, then stop QEMU.
+# Benchmarks only: the product never runs qemu by hand.
+# Usage: lab/tests/bare-qemu.sh REPORT_DIR [RUN_INDEX] [TIMEOUT_S]
+#        BARE_ACCEL_OPTS=",thread=single" appends to -accel tcg|kvm, BARE_APPEND to the kernel
+#        command line, BARE_EXTRA to QEMU's arguments (experiments); BARE_CONSOLE=FILE keeps
+#        the console log.
+set -euo pipefail
+dir=$1 idx=${2:-0} limit=${3:-3600}
+rep="$dir/report.json"
+q() { jq -r ".runs[$idx]$1" "$rep"; }
+accel=$(q .host.accel) kernel=$(q .kernel.image) cmdline=$(q .kernel.cmdline)
+initrd="$dir/run-$idx/initrd.cpio"
+[ -f "$initrd" ] || { echo "bare-qemu: $initrd missing (run lab with --keep-initrd)" >&2; exit 2; }
+read -r sockets dies cores threads vcpus < <(q '.topology.requested | "\(.sockets) \(.dies) \(.cores) \(.threads) \(.vcpus)"')
+args=(-machine q35 -accel "$accel${BARE_ACCEL_OPTS:-}")
+mem=0
+while read -r id cpus mib; do
+	args+=(-object "memory-backend-ram,id=ram-node$id,size=${mib}M"
+	       -numa "node,nodeid=$id,cpus=$cpus,memdev=ram-node$id")
+	mem=$((mem + mib))
+done < <(q '.topology.requested.nodes[] | "\(.id) \(.cpus | min)-\(.cpus | max) \(.memory_mib)"')
+n=$(q '.topology.requested.nodes | length')
+for ((i = 0; i < n; i++)); do for ((k = 0; k < n; k++)); do
+	[ "$i" != "$k" ] && args+=(-numa "dist,src=$i,dst=$k,val=$(q ".topology.requested.distances[$i][$k]")")
+done; done
+# The lab's rule (domain_wants_iommu): max APIC ID >= 255 needs x2APIC + interrupt remapping.
+bits() { local b=0; while ((1 << b < $1)); do b=$((b + 1)); done; echo $b; }
+tb=$(bits "$threads") cb=$(bits "$cores") db=$(bits "$dies")
+maxid=$(( ((sockets - 1) << (db + cb + tb)) | ((dies - 1) << (cb + tb)) | ((cores - 1) << tb) | (threads - 1) ))
+cpu=qemu64
+if ((vcpus > 255 || maxid >= 255)); then
+	cpu=qemu64,+x2apic
+	args+=(-machine kernel-irqchip=split -device intel-iommu,intremap=on,eim=on)
+fi
+tmp=$(mktemp -d /tmp/numalab-bare.XXXXXX)
+results="$tmp/results.jsonl"
+: >"$results"
+start=$(date +%s.%N)
+qemu-system-x86_64 "${args[@]}" -cpu "$cpu" -m "$mem" \
+	-smp "$vcpus,sockets=$sockets,dies=$dies,cores=$cores,threads=$threads" \
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline${BARE_APPEND:+ $BARE_APPEND}" \
+	-serial "file:$tmp/console.log" -serial "file:$results" \
+	-display none -nodefaults -no-user-config -no-reboot ${BARE_EXTRA:-} &
+pid=$!
+trap 'kill -9 $pid 2>/dev/null; [ -n "${BARE_CONSOLE:-}" ] && cp "$tmp/console.log" "$BARE_CONSOLE"; rm -rf "$tmp"' EXIT
+first=
+while kill -0 $pid 2>/dev/null; do
+	# Where the time goes before the kernel prints (QEMU set-up, firmware): BARE_VERBOSE=1.
+	if [ -z "$first" ] && [ -s "$tmp/console.log" ]; then
+		first=$(echo "$(date +%s.%N) - $start" | bc -l)
+		[ -n "${BARE_VERBOSE:-}" ] && echo "bare-qemu: first console output at $first s" >&2
+	fi
+	# BARE_TRACE=FILE: host seconds at which each console line appeared (guest clocks lag).
+	if [ -n "${BARE_TRACE:-}" ]; then
+		l=0
+		[ -f "$tmp/console.log" ] && l=$(wc -l <"$tmp/console.log")
+		[ "$l" != "${last_l:-}" ] && { echo "$(echo "$(date +%s.%N) - $start" | bc -l) $l" >>"$BARE_TRACE"; last_l=$l; }
+	fi
+	if grep -q '"t":"workload-start"' "$results"; then
+		echo "$(date +%s.%N) - $start" | bc -l
+		# QEMU's own memory next to the guest's (the lab's memory plan): BARE_VERBOSE=1.
+		[ -n "${BARE_VERBOSE:-}" ] && echo "bare-qemu: QEMU peak RSS $(awk '/VmHWM/ {print int($2 / 1024)}' /proc/$pid/status) MiB" >&2
+		exit 0
+	fi
+	if (($(echo "$(date +%s.%N) - $start > $limit" | bc))); then
+		echo "bare-qemu: no workload started within $limit s" >&2
+		exit 1
+	fi
+	sleep 0.05
+done
+echo "bare-qemu: QEMU exited before the first workload" >&2
+tail -5 "$tmp/console.log" >&2
+exit 1

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Benchmark (a curve, not a test): boot-to-first-workload of the lab kernel (variant
+# "baseline") on the 4-socket topologies of configs/topologies/, through `lab run`, next to
+# a bare qemu-system-x86_64 replaying the same kernel, initramfs, command line and topology
+# (lab/tests/bare-qemu.sh) measured right after it, in this one run.
+# Usage: lab/tests/bench-boot.sh            BOOT_VCPUS="8 64 128 256 512" selects the sizes
+# A 512-vCPU boot takes many minutes under TCG on 2 host cores; the 512 row is last.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+B=${B:-build}
+export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
+tmp=$(mktemp -d /tmp/numalab-bench-boot.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+now() { date +%s.%N; }
+# Warm-up: the KVM verdict and libvirt's capability cache are per host, not per run.
+printf '{"name": "boot-warm", "topology": "4s-8c", "kernel": {"variant": "baseline"},\n "workloads": [{"name": "pft", "params": {"memory_mib": 1, "tasks": [1]}}]}\n' >"$tmp/warm.json"
+$B/lab run "$tmp/warm.json" --out "$tmp/warm" >/dev/null 2>&1
+printf 'boot to first workload, lab kernel (baseline), %s, %s host CPUs\n' "$(uname -m)" "$(nproc)"
+printf '%6s %10s %10s %10s %10s %8s %10s %9s %s\n' vCPUs lab_boot_s lab_first_s lab_total_s bare_first_s lab/bare qemu_rss max_gap_s outcome
+for v in ${BOOT_VCPUS:-8 64 128 256 512}; do
+	topo="4s-${v}c"
+	[ -f "configs/topologies/$topo.json" ] || { echo "no topology $topo" >&2; continue; }
+	printf '{"name": "boot-%s", "topology": "%s", "kernel": {"variant": "baseline"},\n "workloads": [{"name": "pft", "params": {"memory_mib": 1, "tasks": [1]}}]}\n' \
+		"$v" "$topo" >"$tmp/job-$v.json"
+	t0=$(now)
+	$B/lab run "$tmp/job-$v.json" --out "$tmp/r$v" --keep-initrd >"$tmp/lab-$v.out" 2>&1
+	rc=$?
+	t1=$(now)
+	rep="$tmp/r$v/report.json"
+	status=$(jq -r '.runs[0].status // "none"' "$rep" 2>/dev/null || echo none)
+	match=$(jq -r '.runs[0].topology.match // false' "$rep" 2>/dev/null || echo false)
+	boot=$(jq -r '.runs[0].timings.boot_s // -1' "$rep" 2>/dev/null || echo -1)
+	first=$(jq -r '.runs[0].timings.first_workload_s // -1' "$rep" 2>/dev/null || echo -1)
+	bare=-1 rss=? gap=?
+	if [ "$status" = ok ]; then
+		bare=$(BARE_VERBOSE=1 BARE_TRACE="$tmp/trace-$v" lab/tests/bare-qemu.sh "$tmp/r$v" 0 3600 \
+			2>"$tmp/bare-$v.err") || bare=-1
+		rss=$(sed -n 's/.*peak RSS \([0-9]*\) MiB/\1/p' "$tmp/bare-$v.err")MiB
+		# The longest console silence of the bare boot: what the boot-silence watch must allow.
+		gap=$(awk 'NR > 1 && $1 - p > g {g = $1 - p} {p = $1} END {printf "%.1f", g}' "$tmp/trace-$v")
+	fi
+	ratio=$(echo "if ($bare > 0) $first / $bare else -1" | bc -l)
+	printf '%6s %10.1f %10.1f %10.1f %10.1f %8.2f %10s %9s %s%s\n' "$v" "$boot" "$first" \
+		"$(echo "$t1 - $t0" | bc -l)" "$bare" "$ratio" "$rss" "$gap" "$status" \
+		"$([ "$match" = true ] && echo ', observed == requested' || echo ', TOPOLOGY MISMATCH')"
+	[ $rc = 0 ] || tail -3 "$tmp/lab-$v.out" | sed 's/^/    /'
+	# Keep the evidence of the big boots: the console shows where the time went.
+	[ -n "${BENCH_KEEP:-}" ] && mkdir -p "$BENCH_KEEP" && cp -r "$tmp/r$v" "$BENCH_KEEP/" 2>/dev/null
+done
+exit 0
