@@ -57,8 +57,9 @@ static int load_job(const char *file, struct job *job)
 		error_set_file(&err, file);
 		r = job_from_json(j, cli_load_topology, &ctx, job, &err);
 	}
-	if (r == 0)
-		r = run_check_memory(job, &err);
+	/* A job that parsed is the caller's to free, except when the memory plan refuses it. */
+	if (r == 0 && (r = run_check_memory(job, &err)) < 0)
+		job_free(job);
 	if (r < 0) {
 		error_format(&err, msg, sizeof(msg));
 		cli_err("%s", msg);
