@@ -19,7 +19,7 @@
 char *boot_cmdline(const char *kernel_image, int kvm, const char *extra)
 {
 	char lpj[48] = "";
-	const char *tcg = "";
+	const char *tsc = "", *rcu = "";
 	unsigned long v;
 	char *s;
 
@@ -32,13 +32,14 @@ char *boot_cmdline(const char *kernel_image, int kvm, const char *extra)
 	 * timings pay a syscall per clock_gettime.  RCU stall warnings during boot are TCG's
 	 * oversubscription (hundreds of vCPUs on a few host cores), not kernel bugs, and each
 	 * one NMIs and dumps every CPU over the serial port; stalls after boot are still told. */
-	if (!kvm)
-		tcg = extra && strstr(extra, "tsc=") ? " rcupdate.rcu_cpu_stall_suppress_at_boot=1"
-						     : " tsc=reliable rcupdate.rcu_cpu_stall_suppress_at_boot=1";
+	if (!kvm) {
+		tsc = extra && strstr(extra, "tsc=") ? "" : " tsc=reliable";
+		rcu = " rcupdate.rcu_cpu_stall_suppress_at_boot=1";
+	}
 	/* panic=-1 reboots at once and the domain's on_reboot=destroy stops it, so a panic is
 	 * noticed in milliseconds instead of by a timeout; oops=panic does the same for oopses.
 	 * ttyS0 is the console (humans, panic detection); ttyS1 is the results channel. */
-	if (asprintf(&s, "console=ttyS0 panic=-1 oops=panic rdinit=/init%s%s%s%s", lpj, tcg,
+	if (asprintf(&s, "console=ttyS0 panic=-1 oops=panic rdinit=/init%s%s%s%s%s", lpj, tsc, rcu,
 		     extra && extra[0] ? " " : "", extra ? extra : "") < 0)
 		return NULL;
 	return s;

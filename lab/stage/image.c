@@ -16,6 +16,7 @@
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
+#include "util/progress.h"
 #include "util/spawn.h"
 
 #define RECIPE_MAX (1u << 20)
@@ -49,15 +50,11 @@ static void progress(const struct image_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void progress(const struct image_opts *o, const char *fmt, ...)
 {
-	char buf[1024];
 	va_list ap;
 
-	if (!o->progress)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	progress_vemit(o->progress, o->progress_ud, fmt, ap);
 	va_end(ap);
-	o->progress(o->progress_ud, buf);
 }
 
 void image_cache_dir(char *buf, size_t len)

@@ -19,6 +19,7 @@
 #include "core/imgrecipe.h"
 #include "stage/gfs.h"
 #include "util/error.h"
+#include "util/progress.h"
 
 #define IMAGE_DEFAULT_CACHE "/var/cache/numalab/images"
 #define IMAGE_DISK "disk.qcow2"
@@ -39,7 +40,7 @@ struct image_opts {
 	const char *runners_dir;     /* the agent and runners that go in */
 	int kvm;                     /* the host's KVM verdict; 0 gives libguestfs force_tcg */
 	int rebuild;                 /* build even when cached (replaces the entry) */
-	void (*progress)(void *ud, const char *msg);
+	progress_fn *progress;
 	void *progress_ud;
 };
 

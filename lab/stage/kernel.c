@@ -16,6 +16,7 @@
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
+#include "util/progress.h"
 #include "util/spawn.h"
 
 #define VARIANT_MAX_SIZE (1u << 20)
@@ -143,15 +144,11 @@ int kctx_fail(struct kctx *c, enum kernel_fail f, int r, const char *fmt, ...)
 
 void kctx_progress(struct kctx *c, const char *fmt, ...)
 {
-	char buf[1024];
 	va_list ap;
 
-	if (!c->o->progress)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	progress_vemit(c->o->progress, c->o->progress_ud, fmt, ap);
 	va_end(ap);
-	c->o->progress(c->o->progress_ud, buf);
 }
 
 static void kctx_free(struct kctx *c)

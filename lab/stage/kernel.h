@@ -18,6 +18,7 @@
 
 #include "core/kvariant.h"
 #include "util/error.h"
+#include "util/progress.h"
 
 #define KERNEL_CACHE_DEFAULT "/var/cache/numalab/kernels"
 
@@ -62,7 +63,7 @@ struct kernel_build_opts {
 	unsigned jobs;               /* 0: nproc */
 	int force;                   /* configure and build even when the cache has it */
 	volatile sig_atomic_t *interrupt;
-	void (*progress)(void *ud, const char *msg);
+	progress_fn *progress;
 	void *progress_ud;
 };
 

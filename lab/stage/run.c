@@ -18,6 +18,7 @@
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
+#include "util/progress.h"
 
 #define DEFAULT_WORKLOAD_TIMEOUT_S 1800.0
 
@@ -171,15 +172,11 @@ static void progress(const struct run_ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void progress(const struct run_ctx *c, const char *fmt, ...)
 {
-	char buf[1024];
 	va_list ap;
 
-	if (!c->o->progress)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	progress_vemit(c->o->progress, c->o->progress_ud, fmt, ap);
 	va_end(ap);
-	c->o->progress(c->o->progress_ud, buf);
 }
 
 static int write_report(struct run_ctx *c)

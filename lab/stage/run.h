@@ -6,6 +6,7 @@
 #include "core/job.h"
 #include "core/outcome.h"
 #include "stage/accel.h"
+#include "util/progress.h"
 
 struct run_opts {
 	const char *job_file;
@@ -16,7 +17,7 @@ struct run_opts {
 	int keep_initrd;
 	volatile sig_atomic_t *interrupt;
 	/* Progress for people; the module itself never prints. */
-	void (*progress)(void *ud, const char *msg);
+	progress_fn *progress;
 	void *progress_ud;
 };
 

@@ -2,7 +2,8 @@
 # The bare-qemu reference of the benchmarks: replay a `lab run --keep-initrd` run with a hand-run
 # qemu-system-x86_64 (same kernel, initramfs, command line, topology, and the IOMMU/x2APIC
 # devices the lab adds above 255 APIC IDs, lab/core/domain.c), and print the seconds from
-# start to the agent's first "workload-start" line on the results port, then stop QEMU.
+# start to the agent's first "workload-start" line on the results port, then stop QEMU
+# (BARE_UNTIL=poweroff: to QEMU's exit after the agent's "done").
 # Benchmarks only: the product never runs qemu by hand.
 # Usage: lab/tests/bare-qemu.sh REPORT_DIR [RUN_INDEX] [TIMEOUT_S]
 #        BARE_ACCEL_OPTS=",thread=single" appends to -accel tcg|kvm, BARE_APPEND to the kernel
@@ -47,6 +48,17 @@ qemu-system-x86_64 "${args[@]}" -cpu "$cpu" -m "$mem" \
 	-display none -nodefaults -no-user-config -no-reboot ${BARE_EXTRA:-} &
 pid=$!
 trap 'kill -9 $pid 2>/dev/null; [ -n "${BARE_CONSOLE:-}" ] && cp "$tmp/console.log" "$BARE_CONSOLE"; rm -rf "$tmp"' EXIT
+# BARE_UNTIL=poweroff: block until QEMU exits (the agent powers off after its job) and print
+# that time; no polling, so the reference costs the host nothing extra (bench.sh's ratio).
+if [ "${BARE_UNTIL:-}" = poweroff ]; then
+	(sleep "$limit"; kill $pid 2>/dev/null) &
+	watchdog=$!
+	wait $pid
+	echo "$(date +%s.%N) - $start" | bc -l
+	kill $watchdog 2>/dev/null
+	grep -q '"t":"done"' "$results" || { echo "bare-qemu: the guest did not finish its job" >&2; exit 1; }
+	exit 0
+fi
 first=
 while kill -0 $pid 2>/dev/null; do
 	# Where the time goes before the kernel prints (QEMU set-up, firmware): BARE_VERBOSE=1.

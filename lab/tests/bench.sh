@@ -29,29 +29,9 @@ if want run; then
 $B/lab run configs/quick.json --out "$tmp/warm" --keep-initrd >/dev/null 2>&1
 rep="$tmp/warm/report.json"
 accel=$(jq -r '.runs[0].host.accel' "$rep")
-kernel=$(jq -r '.runs[0].kernel.image' "$rep")
-cmdline=$(jq -r '.runs[0].kernel.cmdline' "$rep")
-initrd="$tmp/warm/run-0/initrd.cpio"
-read -r sockets dies cores threads vcpus < <(jq -r '.runs[0].topology.requested | "\(.sockets) \(.dies) \(.cores) \(.threads) \(.vcpus)"' "$rep")
-numa=()
-mem=0
-while read -r id cpus mib; do
-	numa+=(-object "memory-backend-ram,id=ram-node$id,size=${mib}M" -numa "node,nodeid=$id,cpus=$cpus,memdev=ram-node$id")
-	mem=$((mem + mib))
-done < <(jq -r '.runs[0].topology.requested.nodes[] | "\(.id) \(.cpus | min)-\(.cpus | max) \(.memory_mib)"' "$rep")
-n=$(jq '.runs[0].topology.requested.nodes | length' "$rep")
-for ((i = 0; i < n; i++)); do for ((k = 0; k < n; k++)); do
-	d=$(jq ".runs[0].topology.requested.distances[$i][$k]" "$rep")
-	[ "$i" != "$k" ] && numa+=(-numa "dist,src=$i,dst=$k,val=$d")
-done; done
-
-bare() {
-	qemu-system-x86_64 -machine q35,accel="$accel" -cpu qemu64 -m "$mem" \
-		-smp "$vcpus,sockets=$sockets,dies=$dies,cores=$cores,threads=$threads" "${numa[@]}" \
-		-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
-		-serial "file:$tmp/bare-console.log" -serial "file:$tmp/bare-results.jsonl" \
-		-display none -nodefaults -no-user-config -no-reboot
-}
+vcpus=$(jq -r '.runs[0].topology.requested.vcpus' "$rep")
+# The bare reference replays the warm-up run: same kernel, initrd, command line, topology.
+bare() { BARE_UNTIL=poweroff lab/tests/bare-qemu.sh "$tmp/warm" 0 600; }
 
 : >"$tmp/lab.t"; : >"$tmp/bare.t"; : >"$tmp/first.t"; : >"$tmp/boot.t"
 for ((r = 1; r <= rounds; r++)); do
@@ -59,9 +39,7 @@ for ((r = 1; r <= rounds; r++)); do
 	echo "$t1 - $t0" | bc -l >>"$tmp/lab.t"
 	jq -r '.runs[0].timings.first_workload_s' "$tmp/r$r/report.json" >>"$tmp/first.t"
 	jq -r '.runs[0].timings.boot_s' "$tmp/r$r/report.json" >>"$tmp/boot.t"
-	t0=$(now); bare; t1=$(now)
-	grep -q '"t":"done"' "$tmp/bare-results.jsonl" || echo "warning: bare run $r did not finish" >&2
-	echo "$t1 - $t0" | bc -l >>"$tmp/bare.t"
+	bare >>"$tmp/bare.t" || echo "warning: bare run $r did not finish" >&2
 	printf 'round %d: lab %.2f s, bare qemu %.2f s\n' "$r" "$(tail -1 "$tmp/lab.t")" "$(tail -1 "$tmp/bare.t")"
 done
 lab_m=$(median <"$tmp/lab.t"); bare_m=$(median <"$tmp/bare.t")
