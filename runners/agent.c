@@ -27,6 +27,7 @@
 #include "rt_disk.h"
 #include "rt_kconfig.h"
 #include "rt_knobs.h"
+#include "rt_online.h"
 #include "rt_perfstat.h"
 #include "util/fs.h"
 
@@ -55,6 +56,7 @@ struct agent_job {
 	int fault_after_workloads; /* "fault_after": "workloads" */
 	json_t *perf_events;       /* "perf_stat": events, borrowed from root; NULL = none */
 	double heartbeat_s;
+	int online_after_boot; /* "online_after_boot": true (rt_online.c) */
 	size_t nr;
 	struct agent_workload w[JOB_MAX_WORKLOADS];
 };
@@ -320,6 +322,7 @@ static int agent_job_validate(struct agent_job *job, char *err, size_t len)
 	json_t *fault = json_object_get(root, "fault"), *hb = json_object_get(root, "heartbeat_s");
 	json_t *wl = json_object_get(root, "workloads");
 	json_t *after = json_object_get(root, "fault_after"), *perf = json_object_get(root, "perf_stat");
+	json_t *online = json_object_get(root, "online_after_boot");
 	const char *key, *f;
 	size_t i;
 
@@ -328,7 +331,8 @@ static int agent_job_validate(struct agent_job *job, char *err, size_t len)
 	json_object_foreach(root, key, v) {
 		if (strcmp(key, "schema") && strcmp(key, "run_id") && strcmp(key, "fault") &&
 		    strcmp(key, "heartbeat_s") && strcmp(key, "workloads") &&
-		    strcmp(key, "fault_after") && strcmp(key, "perf_stat") && strcmp(key, "knobs"))
+		    strcmp(key, "fault_after") && strcmp(key, "perf_stat") && strcmp(key, "knobs") &&
+		    strcmp(key, "online_after_boot"))
 			return job_bad(err, len, "%s: unknown key", key);
 	}
 	if (rt_knobs_check(json_object_get(root, "knobs"), err, len) < 0)
@@ -341,6 +345,9 @@ static int agent_job_validate(struct agent_job *job, char *err, size_t len)
 		return job_bad(err, len, "perf_stat: must be an array of 1..%d event names "
 			       "[A-Za-z0-9][A-Za-z0-9_.:-]{0,62}", RT_PERF_MAX_EVENTS);
 	job->perf_events = perf;
+	if (online && !json_is_boolean(online))
+		return job_bad(err, len, "online_after_boot: must be true or false");
+	job->online_after_boot = json_is_true(online);
 	if (!json_is_string(schema) || strcmp(json_string_value(schema), JOB_SCHEMA))
 		return job_bad(err, len, "schema: must be \"%s\"", JOB_SCHEMA);
 	if (!json_is_string(run_id) || json_string_length(run_id) > 128)
@@ -656,6 +663,31 @@ static void agent_fault(enum agent_fault f)
 	agent_fatal("fault=panic: sysrq-trigger did not crash the kernel");
 }
 
+static void agent_online_beat(void *ud, unsigned done, unsigned total)
+{
+	(void)ud;
+	agent_emit(json_pack("{s:s, s:f, s:{s:I, s:I}}", "t", "heartbeat", "uptime_s",
+			     agent_uptime(), "online", "done", (json_int_t)done, "total",
+			     (json_int_t)total));
+}
+
+/* The lab booted with maxcpus= and asks for the rest of the CPUs now (rt_online.c says why).
+ * A CPU that stays offline is not fatal here: the topology line shows it and the host
+ * compares the observed topology with the requested one. */
+static void agent_online(const struct agent_job *job)
+{
+	json_t *line;
+	int r = rt_online_all("", job->heartbeat_s, agent_online_beat, NULL, &line);
+
+	if (r < 0)
+		agent_fatal("cannot read the present and online CPUs from /sys: %s", strerror(-r));
+	agent_log("%lld CPU(s) brought online in %.1f s (%lld failed)",
+		  json_integer_value(json_object_get(line, "requested")),
+		  json_real_value(json_object_get(line, "wall_s")),
+		  json_integer_value(json_object_get(line, "failed_count")));
+	agent_emit(line);
+}
+
 static __attribute__((noreturn)) void agent_pid1(void)
 {
 	struct agent_job job = { 0 };
@@ -689,6 +721,8 @@ static __attribute__((noreturn)) void agent_pid1(void)
 		agent_fatal("%s", err);
 	if (agent_job_load(disk ? RT_DISK_JOB : JOB_PATH, &job, err, sizeof(err)) < 0)
 		agent_fatal("%s", err);
+	if (job.online_after_boot)
+		agent_online(&job);
 	if (rt_topology_json("", &topo) < 0)
 		agent_fatal("cannot read the NUMA topology from /sys and /proc/zoneinfo");
 	agent_emit(topo);
@@ -749,6 +783,14 @@ int main(int argc, char **argv)
 		return agent_check_job(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "--knobs"))
 		return rt_knobs_main(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "--online")) {
+		/* Tests only: a fake tree; the guest's own tree is onlined from agent_pid1(). */
+		if (!argv[2][0] || rt_online_all(argv[2], 3600, NULL, NULL, &topo) < 0)
+			return RT_EXIT_FAIL;
+		r = rt_emit_line(STDOUT_FILENO, topo);
+		json_decref(topo);
+		return r < 0 ? RT_EXIT_FAIL : RT_EXIT_OK;
+	}
 	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "--kernel")) {
 		topo = rt_kernel_line(argc == 3 ? argv[2] : "");
 		r = topo ? rt_emit_line(STDOUT_FILENO, topo) : -ENOMEM;
@@ -768,6 +810,7 @@ int main(int argc, char **argv)
 		"                                a fake tree ROOT/sys, ROOT/proc)\n"
 		"       agent --kernel [ROOT]    print the kernel line (.config, vma_lock counters)\n"
 		"       agent --knobs ROOT FILE  apply FILE's knobs under a fake tree ROOT (never /)\n"
+		"       agent --online ROOT      online ROOT's offline CPUs (a fake tree, never /)\n"
 		"As PID 1 (the guest's /init) it runs %s and reports on %s.\n", JOB_PATH,
 		RESULTS_TTY);
 	return argc == 2 && !strcmp(argv[1], "--help") ? RT_EXIT_OK : RT_EXIT_USAGE;

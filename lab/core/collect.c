@@ -27,7 +27,8 @@ void collect_free(struct guest_log *g)
 	json_decref(g->observed);
 	json_decref(g->workloads);
 	json_decref(g->knobs);
-	g->observed = g->workloads = g->knobs = NULL;
+	json_decref(g->online);
+	g->observed = g->workloads = g->knobs = g->online = NULL;
 }
 
 static int get_int(const json_t *o, const char *k, long lo, long hi, long *out)
@@ -234,6 +235,42 @@ static int on_knobs(struct guest_log *g, const json_t *m)
 	return 1;
 }
 
+/* {"t":"cpus-online", present, requested, failed_count, failed:[{cpu, error}], wall_s,
+ * rcu_expedited}: the agent brought the CPUs the lab held back with maxcpus= online. */
+static int on_online(struct guest_log *g, const json_t *m)
+{
+	json_t *list = json_object_get(m, "failed"), *e, *failed, *out;
+	double wall = json_number_value(json_object_get(m, "wall_s"));
+	long present, requested, nfail, cpu;
+	size_t i;
+
+	if (get_int(m, "present", 0, TOPO_MAX_VCPUS, &present) < 0 ||
+	    get_int(m, "requested", 0, present, &requested) < 0 ||
+	    get_int(m, "failed_count", 0, requested, &nfail) < 0 ||
+	    !json_is_number(json_object_get(m, "wall_s")) || !(wall >= 0 && wall < 1e7) ||
+	    !json_is_boolean(json_object_get(m, "rcu_expedited")) || !json_is_array(list) ||
+	    json_array_size(list) > 16 || !(failed = json_array()))
+		return 0;
+	json_array_foreach(list, i, e) {
+		const char *why = json_string_value(json_object_get(e, "error"));
+
+		if (get_int(e, "cpu", 0, TOPO_MAX_VCPUS - 1, &cpu) < 0 || !why || strlen(why) > 128) {
+			json_decref(failed);
+			return 0;
+		}
+		json_array_append_new(failed, json_pack("{s:I,s:s}", "cpu", (json_int_t)cpu,
+							"error", why));
+	}
+	out = json_pack("{s:I,s:I,s:I,s:o,s:f,s:O}", "present", (json_int_t)present, "requested",
+			(json_int_t)requested, "failed_count", (json_int_t)nfail, "failed", failed,
+			"wall_s", wall, "rcu_expedited", json_object_get(m, "rcu_expedited"));
+	if (!out)
+		return 0;
+	json_decref(g->online);
+	g->online = out;
+	return 1;
+}
+
 static int dispatch(struct guest_log *g, const json_t *m, const char *type, double t)
 {
 	if (!strcmp(type, "hello")) {
@@ -263,6 +300,8 @@ static int dispatch(struct guest_log *g, const json_t *m, const char *type, doub
 		return on_workload(g, m, t);
 	if (!strcmp(type, "knobs"))
 		return on_knobs(g, m);
+	if (!strcmp(type, "cpus-online"))
+		return on_online(g, m);
 	if (!strcmp(type, "error")) {
 		copy_str(m, "msg", g->last_error, sizeof(g->last_error));
 		return 1;

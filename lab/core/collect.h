@@ -19,6 +19,7 @@ struct guest_log {
 	json_t *observed;        /* topology in report shape, or NULL */
 	json_t *workloads;       /* array indexed by workload index; null until reported */
 	json_t *knobs;           /* the "knobs" line, rebuilt from checked fields, or NULL */
+	json_t *online;          /* the "cpus-online" line, rebuilt from checked fields, or NULL */
 	int done, done_ok;
 	unsigned bad_lines;      /* unparsable or invalid lines (ignored) */
 	char last_error[256];    /* last `error` message or validation failure */

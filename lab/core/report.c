@@ -92,9 +92,11 @@ static json_t *guest_json(const struct run_record *r)
 {
 	if (!r->log)
 		return json_null();
-	return json_pack("{s:s,s:b,s:b,s:I,s:s}", "agent", r->log->agent, "hello", r->log->hello,
-			 "done", r->log->done, "bad_lines", (json_int_t)r->log->bad_lines,
-			 "error", r->log->last_error);
+	/* cpus_online: the CPUs the agent brought online after a maxcpus= boot, or null. */
+	return json_pack("{s:s,s:b,s:b,s:I,s:s,s:O?}", "agent", r->log->agent, "hello",
+			 r->log->hello, "done", r->log->done, "bad_lines",
+			 (json_int_t)r->log->bad_lines, "error", r->log->last_error, "cpus_online",
+			 r->log->online);
 }
 
 /* The memory plan the run was checked against (core/memplan.h) and the host's figures then. */

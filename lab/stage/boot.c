@@ -16,10 +16,22 @@
 /* A console log larger than this is read from its end: panics are near the end. */
 #define CONSOLE_READ_MAX (16u << 20)
 
-char *boot_cmdline(const char *kernel_image, int kvm, const char *extra)
+int boot_online_after(int kvm, unsigned vcpus, const char *extra)
 {
-	char lpj[48] = "";
-	const char *tsc = "", *rcu = "";
+	static const char *const limits[] = { "maxcpus=", "nr_cpus=", "nosmp" };
+
+	if (kvm || vcpus <= BOOT_EARLY_CPUS)
+		return 0;
+	for (size_t i = 0; extra && i < sizeof(limits) / sizeof(limits[0]); i++)
+		if (strstr(extra, limits[i]))
+			return 0;
+	return 1;
+}
+
+char *boot_cmdline(const char *kernel_image, int kvm, unsigned vcpus, const char *extra)
+{
+	char lpj[48] = "", maxcpus[32] = "";
+	const char *tsc = "", *rcu = "", *cpuhp = "";
 	unsigned long v;
 	char *s;
 
@@ -31,15 +43,27 @@ char *boot_cmdline(const char *kernel_image, int kvm, const char *extra)
 	 * that takes QEMU's global lock, a convoy with hundreds of vCPU threads, and workload
 	 * timings pay a syscall per clock_gettime.  RCU stall warnings during boot are TCG's
 	 * oversubscription (hundreds of vCPUs on a few host cores), not kernel bugs, and each
-	 * one NMIs and dumps every CPU over the serial port; stalls after boot are still told. */
+	 * one NMIs and dumps every CPU over the serial port; stalls after boot are still told.
+	 * Parallel CPU bring-up kicks every AP at once and each then spins (cpu_relax() in
+	 * cpuhp_ap_sync_alive()) until the boot CPU releases it; under TCG a spinning vCPU is a
+	 * busy host thread, so the boot CPU's serial work gets ~1/N of the host: quadratic.
+	 * One AP at a time, the others sleep in HLT (measured: topologies/README.md). */
 	if (!kvm) {
 		tsc = extra && strstr(extra, "tsc=") ? "" : " tsc=reliable";
 		rcu = " rcupdate.rcu_cpu_stall_suppress_at_boot=1";
+		cpuhp = extra && strstr(extra, "cpuhp.parallel=") ? "" : " cpuhp.parallel=0";
 	}
 	/* panic=-1 reboots at once and the domain's on_reboot=destroy stops it, so a panic is
 	 * noticed in milliseconds instead of by a timeout; oops=panic does the same for oopses.
 	 * ttyS0 is the console (humans, panic detection); ttyS1 is the results channel. */
-	if (asprintf(&s, "console=ttyS0 panic=-1 oops=panic rdinit=/init%s%s%s%s%s", lpj, tsc, rcu,
+	/* Until fs_initcall switches to a real clocksource, every online CPU takes a periodic
+	 * tick, idle or not; under TCG that is one host-thread wake-up through QEMU's global
+	 * lock per vCPU per tick, and at 512 vCPUs it starves the boot CPU (rt_online.c).
+	 * Two CPUs, not one: with one the kernel patches itself to uniprocessor code and back. */
+	if (boot_online_after(kvm, vcpus, extra))
+		snprintf(maxcpus, sizeof(maxcpus), " maxcpus=%d", BOOT_EARLY_CPUS);
+	if (asprintf(&s, "console=ttyS0 panic=-1 oops=panic rdinit=/init%s%s%s%s%s%s%s", lpj, tsc,
+		     rcu, cpuhp, maxcpus,
 		     extra && extra[0] ? " " : "", extra ? extra : "") < 0)
 		return NULL;
 	return s;

@@ -39,7 +39,17 @@ struct boot_result {
  * negative errno for a lab-side failure (files, XML). res must be freed either way. */
 int boot_run(struct virt_conn *vc, const struct boot_params *bp, struct boot_result *res);
 void boot_result_free(struct boot_result *res);
+/* CPUs a TCG guest boots with when the agent brings the rest online afterwards. */
+#define BOOT_EARLY_CPUS 2
+
+/* Whether a guest of vcpus boots with maxcpus=BOOT_EARLY_CPUS and has its agent online the
+ * others ("online_after_boot" in the guest job, runners/rt_online.c says why): under TCG,
+ * above BOOT_EARLY_CPUS, unless extra (the job's command line, may be NULL) already limits
+ * the CPUs (maxcpus=, nr_cpus=, nosmp). */
+int boot_online_after(int kvm, unsigned vcpus, const char *extra);
+
 /* The kernel command line the lab always uses for kernel_image (lpj= when it can be derived,
- * see kparams.h; under TCG, kvm == 0, tsc=reliable and no boot-time RCU stall dumps), plus
- * extra (may be NULL; a user's own lpj= or tsc= wins). Caller frees. */
-char *boot_cmdline(const char *kernel_image, int kvm, const char *extra);
+ * see kparams.h; under TCG, kvm == 0: tsc=reliable, no boot-time RCU stall dumps, serial CPU
+ * bring-up, and maxcpus= when boot_online_after()), plus extra (may be NULL; a user's own
+ * lpj=, tsc= or cpuhp.parallel= wins). Caller frees. */
+char *boot_cmdline(const char *kernel_image, int kvm, unsigned vcpus, const char *extra);

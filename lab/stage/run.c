@@ -96,48 +96,34 @@ int run_check_memory(const struct job *job, struct lab_error *err)
 	return memplan_check(&plan, "topology", avail, total, err);
 }
 
-/* Boot under TCG costs about quadratically in vCPUs and varies a lot from run to run on a
- * 2-core host (lab/tests/bench-boot.sh; configs/topologies/README.md has the figures): 128
- * vCPUs took 28-107 s through the lab and once 305 s bare, 512 took 772 s through the lab
- * and 971 s in DESIGN.md.  So the hard cap is generous (about 3x the slowest seen), and a
- * hung boot is caught sooner by the console: a kernel that boots prints all along. */
-double run_boot_timeout(const struct job *job)
+/* From boots measured on 2 host cores under TCG (configs/topologies/README.md, "Big
+ * guests").  The cost that grows with the square of the CPU count is the kernel's, for the
+ * CPUs it brings up while booting: longest console silences 2, 7, 12, 27 s for 8-256 vCPUs
+ * booted at once, and at 512 from 155 s to more than 650 s.  What grows with the vCPU count
+ * alone is QEMU creating them, the firmware and ACPI walking them: hello after 37 s at 512 with
+ * two CPUs booted (its longest console silence: 22 s).  Each bound has several times the
+ * room of the slowest boot seen, and a hung boot is caught by the console watch first: a
+ * kernel that boots prints all along. */
+void run_limits_get(const struct job *job, unsigned boot_cpus, struct run_limits *l)
 {
-	double v = job->topo.vcpus;
+	double v = job->topo.vcpus, b = boot_cpus, online = v > b ? 0.004 * v * v : 0;
 
-	return job->boot_timeout_s > 0 ? job->boot_timeout_s : 120.0 + 0.02 * v * v;
-}
-
-/* Longest console silences before hello, measured: 8 vCPUs 2 s, 64: 7 s, 128: 12 s, 256:
- * 27 s; 512: 155 s in a boot that reached its workload, more than 316 s in one that this
- * watch (then at 60 + v/2 s) ended, and 650 s in a bare-QEMU boot stopped by hand after
- * 1380 s.  Quadratic, with room: 512 vCPUs get 1371 s, 256 get 388 s. */
-double run_boot_silence(const struct job *job)
-{
-	double v = job->topo.vcpus;
-
-	return job->boot_silence_s > 0 ? job->boot_silence_s : 60.0 + v * v / 200.0;
-}
-
-double run_progress_timeout(const struct job *job)
-{
-	return job->progress_timeout_s > 0 ? job->progress_timeout_s
-					   : 60.0 + job->topo.vcpus / 4.0;
-}
-
-static double total_timeout(const struct job *job)
-{
-	double t = run_boot_timeout(job) + 120.0;
-
+	l->boot_s = job->boot_timeout_s > 0 ? job->boot_timeout_s : 120.0 + 0.02 * b * b + v / 2;
+	l->silence_s = job->boot_silence_s > 0 ? job->boot_silence_s
+					       : 60.0 + b * b / 200.0 + v / 8;
+	/* After hello the agent sends a heartbeat every 2 s, also while it onlines CPUs. */
+	l->progress_s = job->progress_timeout_s > 0 ? job->progress_timeout_s : 60.0 + v / 4;
+	/* Onlining after hello: 510 CPUs took about 170 s (each rebuilds the scheduler's
+	 * domains over all online CPUs, so it grows with the square); 0.004 v^2 is 1049 s. */
+	l->total_s = l->boot_s + online + 120.0;
 	for (unsigned i = 0; i < job->nr_workloads; i++)
-		t += job->workloads[i].timeout_s > 0 ? job->workloads[i].timeout_s
-						     : DEFAULT_WORKLOAD_TIMEOUT_S;
-	return t;
+		l->total_s += job->workloads[i].timeout_s > 0 ? job->workloads[i].timeout_s
+							      : DEFAULT_WORKLOAD_TIMEOUT_S;
 }
 
-static json_t *guest_job(const struct job *job, const char *run_id)
+static json_t *guest_job(const struct job *job, const char *run_id, int online_after_boot)
 {
-	json_t *ws = json_array();
+	json_t *ws = json_array(), *gj;
 
 	for (unsigned i = 0; ws && i < job->nr_workloads; i++) {
 		const struct job_workload *w = &job->workloads[i];
@@ -148,9 +134,15 @@ static json_t *guest_job(const struct job *job, const char *run_id)
 									  : DEFAULT_WORKLOAD_TIMEOUT_S));
 	}
 	/* knobs: applied by the agent before the workloads (runners/rt_knobs.c). */
-	return json_pack("{s:s,s:s,s:s,s:i,s:o,s:O*}", "schema", "numalab.guestjob/1", "run_id",
-			 run_id, "fault", job_fault_name(job->fault), "heartbeat_s", 2, "workloads",
-			 ws, "knobs", job->knobs);
+	gj = json_pack("{s:s,s:s,s:s,s:i,s:o,s:O*}", "schema", "numalab.guestjob/1", "run_id",
+		       run_id, "fault", job_fault_name(job->fault), "heartbeat_s", 2, "workloads", ws,
+		       "knobs", job->knobs);
+	/* The CPUs boot_cmdline() held back with maxcpus=, onlined by the agent. */
+	if (gj && online_after_boot && json_object_set_new(gj, "online_after_boot", json_true()) < 0) {
+		json_decref(gj);
+		return NULL;
+	}
+	return gj;
 }
 
 struct run_ctx {
@@ -192,17 +184,16 @@ static double since(double t, double from)
 	return t < 0 || from < 0 ? -1 : t - from;
 }
 
-static void fill_record(const struct run_ctx *c, const struct boot_result *res,
+static void fill_record(const struct run_limits *lim, const struct boot_result *res,
 			struct run_record *rec)
 {
 	int failed, missing;
 	struct outcome_input in = {
 		.end = res->g.end, .crashed = res->g.crashed, .hello = res->log.hello,
 		.done = res->log.done, .console = &res->console,
-		.boot_timeout_s = run_boot_timeout(c->job),
-		.boot_silence_s = run_boot_silence(c->job),
-		.progress_timeout_s = run_progress_timeout(c->job),
-		.total_timeout_s = total_timeout(c->job), .start_error = res->start_error,
+		.boot_timeout_s = lim->boot_s, .boot_silence_s = lim->silence_s,
+		.progress_timeout_s = lim->progress_s, .total_timeout_s = lim->total_s,
+		.start_error = res->start_error,
 	};
 
 	collect_count(&res->log, &failed, &missing);
@@ -243,7 +234,9 @@ static int record_unbooted(struct run_ctx *c, struct run_record *rec, struct kru
 
 static int one_run(struct run_ctx *c, unsigned index, unsigned repeat, struct krun_kernel *k)
 {
-	_cleanup_free_ char *cmdline = boot_cmdline(k->image, !strcmp(c->host.accel, "kvm"), k->jk->cmdline);
+	int kvm = !strcmp(c->host.accel, "kvm");
+	_cleanup_free_ char *cmdline = boot_cmdline(k->image, kvm, c->job->topo.vcpus,
+						    k->jk->cmdline);
 	_cleanup_json_ json_t *kextra = NULL, *iextra = NULL;
 	unsigned total = c->job->repeats * c->kr.n;
 	char dir[PATH_MAX + 32], name[64], run_id[192], why[512] = "", rel[32];
@@ -253,9 +246,10 @@ static int one_run(struct run_ctx *c, unsigned index, unsigned repeat, struct kr
 				  .first_workload_s = -1, .workload_s = -1,
 				  .shutdown_s = -1 };
 	struct boot_result res = { 0 };
+	struct run_limits lim;
 	_cleanup_json_ json_t *gj = NULL;
 	json_t *rj;
-	int r;
+	int online, r;
 
 	snprintf(rel, sizeof(rel), "run-%u", index);
 	snprintf(dir, sizeof(dir), "%s/run-%u", c->sum->out_dir, index);
@@ -266,7 +260,9 @@ static int one_run(struct run_ctx *c, unsigned index, unsigned repeat, struct kr
 	snprintf(rec.kernel_cmdline, sizeof(rec.kernel_cmdline), "%s", cmdline ? cmdline : "");
 	/* The host's memory as this guest starts, beside the plan checked at job load. */
 	run_host_memory(&rec.host.mem_total_mib, &rec.host.mem_available_mib);
-	gj = guest_job(c->job, run_id);
+	online = boot_online_after(kvm, c->job->topo.vcpus, k->jk->cmdline);
+	run_limits_get(c->job, online ? BOOT_EARLY_CPUS : c->job->topo.vcpus, &lim);
+	gj = guest_job(c->job, run_id, online);
 	if (!gj || !cmdline || imgrun_guest_keys(c->job, gj) < 0)
 		return -ENOMEM;
 	if (k->fail != OUTCOME_OK)
@@ -276,10 +272,9 @@ static int one_run(struct run_ctx *c, unsigned index, unsigned repeat, struct kr
 		.run_dir = dir, .name = name, .kernel = k->image, .cmdline = cmdline,
 		.topo = &c->job->topo, .kvm = !strcmp(c->host.accel, "kvm"),
 		.runners_dir = c->runners, .guestjob = gj, .nr_workloads = c->job->nr_workloads,
-		.boot_timeout_s = run_boot_timeout(c->job),
-		.boot_silence_s = run_boot_silence(c->job),
-		.progress_timeout_s = run_progress_timeout(c->job),
-		.total_timeout_s = total_timeout(c->job), .interrupt = c->o->interrupt,
+		.boot_timeout_s = lim.boot_s, .boot_silence_s = lim.silence_s,
+		.progress_timeout_s = lim.progress_s, .total_timeout_s = lim.total_s,
+		.interrupt = c->o->interrupt,
 		.keep_initrd = c->o->keep_initrd, .disk = disk, .why = why, .why_len = sizeof(why),
 	};
 	progress(c, "run %u/%u: booting %s, %u vCPUs, %u nodes (%s)", index + 1, total,
@@ -289,7 +284,7 @@ static int one_run(struct run_ctx *c, unsigned index, unsigned repeat, struct kr
 		rec.outcome = OUTCOME_INFRA_ERROR;
 		snprintf(rec.reason, sizeof(rec.reason), "lab error: %s", why[0] ? why : strerror(-r));
 	} else {
-		fill_record(c, &res, &rec);
+		fill_record(&lim, &res, &rec);
 	}
 	if (c->img.on && rec.outcome != OUTCOME_OK && !(c->o->interrupt && *c->o->interrupt))
 		progress(c, "run %u/%u: %s; post-mortem of its disk with libguestfs", index + 1,

@@ -39,11 +39,16 @@ int run_host_memory(unsigned long *total_mib, unsigned long *available_mib);
 /* Default state directory: $LAB_STATE_DIR, $XDG_STATE_HOME/numalab, ~/.local/state/numalab,
  * else /var/lib/numalab. */
 int run_state_dir(char *buf, size_t len);
-/* Timeouts derived from the vCPU count unless the job sets them. */
-double run_boot_timeout(const struct job *job);
-/* Before the agent's hello, console silence this long is a boot hang (job or derived). */
-double run_boot_silence(const struct job *job);
-double run_progress_timeout(const struct job *job);
+/* A run's time limits in seconds: the job's timeouts, else derived from the vCPU count and
+ * boot_cpus, the CPUs the kernel brings up while booting (BOOT_EARLY_CPUS when the agent
+ * onlines the rest after hello, stage/boot.h; else all of them). */
+struct run_limits {
+	double boot_s;     /* start -> hello */
+	double silence_s;  /* console silence before hello that is a boot hang */
+	double progress_s; /* after hello, without a heartbeat or result */
+	double total_s;    /* start -> stopped */
+};
+void run_limits_get(const struct job *job, unsigned boot_cpus, struct run_limits *l);
 
 /* Returns 0 when a report was written (whatever the outcomes; see sum->status), or a
  * negative errno when the lab itself could not proceed; msg then says why. */

@@ -50,6 +50,14 @@ static void hostile(struct guest_log *g)
 		"{\"t\":\"topology\",\"nodes\":[{\"id\":0,\"cpus\":[0],\"memory_mib\":5}],"
 		"\"distances\":[[10,20]]}",
 		"{\"t\":\"unknown-type\"}",
+		/* more CPUs onlined than present; a negative time; an error list too long */
+		"{\"t\":\"cpus-online\",\"present\":2,\"requested\":3,\"failed_count\":0,"
+		"\"failed\":[],\"wall_s\":1.0,\"rcu_expedited\":true}",
+		"{\"t\":\"cpus-online\",\"present\":8,\"requested\":6,\"failed_count\":0,"
+		"\"failed\":[],\"wall_s\":-1.0,\"rcu_expedited\":true}",
+		"{\"t\":\"cpus-online\",\"present\":8,\"requested\":6,\"failed_count\":1,"
+		"\"failed\":[{\"cpu\":9999,\"error\":\"x\"}],\"wall_s\":1,"
+		"\"rcu_expedited\":false}",
 	};
 	unsigned before = g->bad_lines;
 	json_t *observed = g->observed;
@@ -59,6 +67,8 @@ static void hostile(struct guest_log *g)
 		       lines[i]);
 	tap_ok(g->bad_lines == before + sizeof(lines) / sizeof(lines[0]), "all counted as bad");
 	tap_ok(g->observed == observed, "a bad topology does not replace the good one");
+	tap_ok(g->online && json_integer_value(json_object_get(g->online, "requested")) == 6,
+	       "a bad cpus-online line does not replace the good one");
 }
 
 static void bad_output(void)

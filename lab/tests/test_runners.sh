@@ -156,6 +156,7 @@ badjob "a path in a runner name" "{$H, \"workloads\": [{\"name\": \"../bin/sh\"}
 badjob "nested object params" "{$H, \"workloads\": [{\"name\": \"pft\", \"params\": {\"a\": {}}}]}"
 badjob "a negative timeout" "{$H, \"workloads\": [{\"name\": \"pft\", \"timeout_s\": -1}]}"
 badjob "unknown keys" "{$H, \"workloads\": [], \"extra\": 1}"
+badjob "a non-boolean online_after_boot" "{$H, \"online_after_boot\": 1, \"workloads\": []}"
 badjob "invalid JSON" "{$H, "
 
 # Topology on a fake tree: present pages round to nearest MiB, MemTotal kB to MiB.
@@ -200,6 +201,43 @@ if t != want:
 PY
 ok $? "topology: cpulists, distances, present MiB rounded to nearest, MemTotal in MiB"
 diag "$T/why"
+
+# Onlining on a fake tree: every present CPU not online gets "1" in its online file, in
+# order; one without an online file is a recorded failure; rcu_expedited is restored.
+O=$T/oroot
+C=$O/sys/devices/system/cpu
+mkdir -p "$O/sys/kernel" "$C/cpu2" "$C/cpu3" "$C/cpu5" "$C/cpu7"
+echo "0-3,5-7" >"$C/present"
+echo "0-1,6" >"$C/online"
+for c in 2 3 5 7; do echo 0 >"$C/cpu$c/online"; done
+rm "$C/cpu5/online"
+echo 0 >"$O/sys/kernel/rcu_expedited"
+"$AGENT" --online "$O" >"$T/online" 2>"$T/err"
+ok $? "agent --online on a fake tree exits 0"
+python3 - "$T/online" "$C" "$O/sys/kernel/rcu_expedited" >"$T/why" 2>&1 <<'PY'
+import json, sys
+t = json.loads(open(sys.argv[1]).read())
+bad = []
+for k, v in {"t": "cpus-online", "present": 7, "requested": 4, "failed_count": 1,
+             "rcu_expedited": True}.items():
+    if t.get(k) != v:
+        bad.append("%s: got %r, want %r" % (k, t.get(k), v))
+if [f["cpu"] for f in t.get("failed", [])] != [5] or not t["failed"][0].get("error"):
+    bad.append("failed: %r" % t.get("failed"))
+if not (isinstance(t.get("wall_s"), float) and t["wall_s"] >= 0):
+    bad.append("wall_s: %r" % t.get("wall_s"))
+for c in (2, 3, 7):
+    if open("%s/cpu%d/online" % (sys.argv[2], c)).read().strip() != "1":
+        bad.append("cpu%d not written" % c)
+if open(sys.argv[3]).read().strip() != "0":
+    bad.append("rcu_expedited not restored")
+print("\n".join(bad)); sys.exit(1 if bad else 0)
+PY
+ok $? "online: offline present CPUs written, a missing one recorded, rcu_expedited restored"
+diag "$T/why"
+"$AGENT" --online "$T/nothing-here" >"$T/online" 2>"$T/err"
+[ $? -ne 0 ] && [ ! -s "$T/online" ]
+ok $? "online: a tree without present/online lists fails and prints nothing"
 
 if [ -d /sys/devices/system/node/node0 ]; then
 	"$AGENT" --topology >"$T/topo" 2>"$T/err" &&

@@ -23,9 +23,11 @@ check "lpj= passed, no AP calibration retries" jqr '.runs[0].kernel.cmdline | te
 ok $(grep -q 'calibrate_delay_direct() failed' "$tmp/r/run-0/console.log"; [ $? = 1 ] && echo 0 || echo 1) "console has no calibrate_delay failures"
 check "TCG: tsc=reliable on the command line" jqr '.runs[0].kernel.cmdline | test("(^| )tsc=reliable( |$)")'
 check "... so the guest keeps the TSC clocksource (no HPET fallback)" bash -c "grep -q 'clocksource: Switched to clocksource tsc' $tmp/r/run-0/console.log && ! grep -q 'Marking TSC unstable' $tmp/r/run-0/console.log"
+check "TCG: serial CPU bring-up and maxcpus=2 on the command line" jqr '.runs[0].kernel.cmdline | test("(^| )cpuhp.parallel=0( |$)") and test("(^| )maxcpus=2( |$)")'
+check "... the guest booted 2 CPUs and its agent onlined the other 62" jqr '.runs[0].guest.cpus_online | .present == 64 and .requested == 62 and .failed_count == 0 and .wall_s > 0'
 check "the memory plan is in the report" jqr '.runs[0].host.memory | .guest_mib == 4096 and (.nodes | length == 4) and .nodes[0].vcpus == 16 and .need_mib <= .host_available_mib'
 
-echo "# boot_s $(jq .runs[0].timings.boot_s "$tmp/r/report.json") first_workload_s $(jq .runs[0].timings.first_workload_s "$tmp/r/report.json")"
+echo "# boot_s $(jq .runs[0].timings.boot_s "$tmp/r/report.json") first_workload_s $(jq .runs[0].timings.first_workload_s "$tmp/r/report.json") online_s $(jq .runs[0].guest.cpus_online.wall_s "$tmp/r/report.json")"
 no_qemu() { ! pgrep -f "guest=numalab-.*$LAB_STATE_DIR/libvirt" >/dev/null; }
 check "no qemu left" no_qemu
 echo "1..$n"
