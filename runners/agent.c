@@ -639,8 +639,6 @@ static int agent_run_workload(const struct agent_job *job, size_t idx)
 
 static void agent_fault(enum agent_fault f)
 {
-	int fd;
-
 	if (f == FAULT_NONE)
 		return;
 	tcdrain(agent_results); /* what was sent so far must reach the host */
@@ -650,16 +648,8 @@ static void agent_fault(enum agent_fault f)
 			pause();
 	}
 	agent_log("fault=panic: crashing the kernel via sysrq");
-	fd = open("/proc/sys/kernel/sysrq", O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		rt_write_full(fd, "1", 1);
-		close(fd);
-	}
-	fd = open("/proc/sysrq-trigger", O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		rt_write_full(fd, "c", 1);
-		close(fd);
-	}
+	rt_write_file("/proc/sys/kernel/sysrq", "1");
+	rt_write_file("/proc/sysrq-trigger", "c");
 	agent_fatal("fault=panic: sysrq-trigger did not crash the kernel");
 }
 
@@ -771,10 +761,18 @@ static int agent_check_job(const char *path)
 	return RT_EXIT_OK;
 }
 
+/* The test modes: print one results line on stdout; NULL (it could not be built) fails. */
+static int agent_print(json_t *line)
+{
+	int r = line ? rt_emit_line(STDOUT_FILENO, line) : -ENOMEM;
+
+	json_decref(line);
+	return r < 0 ? RT_EXIT_FAIL : RT_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
-	json_t *topo;
-	int r;
+	json_t *line = NULL;
 
 	if (getpid() == 1)
 		agent_pid1();
@@ -783,27 +781,15 @@ int main(int argc, char **argv)
 		return agent_check_job(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "--knobs"))
 		return rt_knobs_main(argv[2], argv[3]);
-	if (argc == 3 && !strcmp(argv[1], "--online")) {
-		/* Tests only: a fake tree; the guest's own tree is onlined from agent_pid1(). */
-		if (!argv[2][0] || rt_online_all(argv[2], 3600, NULL, NULL, &topo) < 0)
-			return RT_EXIT_FAIL;
-		r = rt_emit_line(STDOUT_FILENO, topo);
-		json_decref(topo);
-		return r < 0 ? RT_EXIT_FAIL : RT_EXIT_OK;
-	}
-	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "--kernel")) {
-		topo = rt_kernel_line(argc == 3 ? argv[2] : "");
-		r = topo ? rt_emit_line(STDOUT_FILENO, topo) : -ENOMEM;
-		json_decref(topo);
-		return r < 0 ? RT_EXIT_FAIL : RT_EXIT_OK;
-	}
-	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "--topology")) {
-		if (rt_topology_json(argc == 3 ? argv[2] : "", &topo) < 0)
-			return RT_EXIT_FAIL;
-		r = rt_emit_line(STDOUT_FILENO, topo);
-		json_decref(topo);
-		return r < 0 ? RT_EXIT_FAIL : RT_EXIT_OK;
-	}
+	/* Tests only: a fake tree; the guest's own tree is onlined from agent_pid1(). */
+	if (argc == 3 && !strcmp(argv[1], "--online"))
+		return agent_print(argv[2][0] && rt_online_all(argv[2], 3600, NULL, NULL, &line) == 0
+					   ? line : NULL);
+	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "--kernel"))
+		return agent_print(rt_kernel_line(argc == 3 ? argv[2] : ""));
+	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "--topology"))
+		return agent_print(rt_topology_json(argc == 3 ? argv[2] : "", &line) == 0 ? line
+											 : NULL);
 	fprintf(argc == 2 && !strcmp(argv[1], "--help") ? stdout : stderr,
 		"usage: agent --check-job FILE   validate a guest job, print each runner's argv\n"
 		"       agent --topology [ROOT]  print the topology line for this machine (or for\n"

@@ -21,6 +21,10 @@
 /* write() until everything is out; retries EINTR and partial writes.  0 or -errno. */
 int rt_write_full(int fd, const void *buf, size_t len);
 
+/* Write value into an existing file (a /sys or /proc setting, truncated first), and close it:
+ * the kernel may refuse a setting in write() or close().  0 or -errno. */
+int rt_write_file(const char *path, const char *value);
+
 /* Serialise j as one compact line with sorted keys plus "\n" and write it fully.  -EMSGSIZE
  * (nothing written) when the line would exceed RT_LINE_MAX. */
 int rt_emit_line(int fd, const json_t *j);

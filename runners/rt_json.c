@@ -3,6 +3,7 @@
 #include "rt.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -64,6 +65,18 @@ int rt_emit_line(int fd, const json_t *j)
 	line[len] = '\n';
 	line[len + 1] = '\0';
 	return rt_write_full(fd, line, len + 1);
+}
+
+int rt_write_file(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return -errno;
+	r = rt_write_full(fd, value, strlen(value));
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	return r;
 }
 
 json_t *rt_metric(double value, const char *unit, const char *better)

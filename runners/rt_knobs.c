@@ -89,20 +89,13 @@ static json_t *knob_read(const struct knob_set *s, const struct knob *k)
 static int knob_write(const struct knob_set *s, const struct knob *k)
 {
 	char path[512], val[64];
-	int fd, r;
 
 	snprintf(path, sizeof(path), "%s%s", s->root, k->path);
 	if (json_is_integer(k->want))
 		snprintf(val, sizeof(val), "%lld", (long long)json_integer_value(k->want));
 	else
 		snprintf(val, sizeof(val), "%s", json_string_value(k->want));
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = rt_write_full(fd, val, strlen(val));
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	return r;
+	return rt_write_file(path, val);
 }
 
 /* Present mTHP sizes ("hugepages-64kB" directories), then requested sizes that are not. */

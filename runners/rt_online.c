@@ -7,7 +7,6 @@
  * cores, and the boot CPU's own work (ACPI, PCI, initcalls) crawls.  Onlined after boot, idle
  * CPUs are tickless (NO_HZ_IDLE) and cost nothing (measurements: topologies/README.md). */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,38 +29,13 @@ static int online_read_list(const char *root, const char *name, unsigned **cpus,
 	return r < 0 ? r : rt_parse_cpulist(s, cpus, n);
 }
 
-static int online_write(const char *path, const char *value)
-{
-	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	return rt_write_full(fd, value, strlen(value));
-}
-
-/* Expedited RCU grace periods while onlining: each CPU-up waits for a few grace periods
- * (cpu_hotplug_lock's rcu_sync, sched-domain rebuilds) and normal ones take jiffies each;
- * expedited ones only interrupt non-idle CPUs, which here are almost none.  Restored after. */
-static int online_expedite(const char *root, int on, char *old, size_t old_len)
-{
-	_cleanup_free_ char *path = NULL, *s = NULL;
-
-	if (asprintf(&path, "%s/sys/kernel/rcu_expedited", root) < 0)
-		return -ENOMEM;
-	if (on && fs_read_file(path, 64, &s, NULL) == 0)
-		snprintf(old, old_len, "%c", s[0] == '1' ? '1' : '0');
-	if (!old[0])
-		return -ENOENT;
-	return online_write(path, on ? "1" : old);
-}
-
 static int online_one(const char *root, unsigned cpu)
 {
 	_cleanup_free_ char *path = NULL;
 
 	if (asprintf(&path, "%s" CPU_DIR "/cpu%u/online", root, cpu) < 0)
 		return -ENOMEM;
-	return online_write(path, "1");
+	return rt_write_file(path, "1");
 }
 
 /* CPUs in present but not in online; both sorted. */
@@ -82,20 +56,25 @@ static size_t online_missing(const unsigned *present, size_t np, const unsigned 
 int rt_online_all(const char *root, double beat_s, rt_online_beat beat, void *ud, json_t **out)
 {
 	_cleanup_free_ unsigned *present = NULL, *online = NULL, *todo = NULL;
+	_cleanup_free_ char *rcu = NULL, *old = NULL;
 	size_t np, no, nt, nfail = 0;
 	double start = rt_now_s(), next = start + beat_s;
-	char old[4] = "";
 	json_t *failed, *line;
 	int r, expedited;
 
 	*out = NULL;
+	if (asprintf(&rcu, "%s/sys/kernel/rcu_expedited", root) < 0)
+		return -ENOMEM;
 	if ((r = online_read_list(root, "present", &present, &np)) < 0 ||
 	    (r = online_read_list(root, "online", &online, &no)) < 0)
 		return r;
 	if (!(todo = calloc(np ? np : 1, sizeof(*todo))) || !(failed = json_array()))
 		return -ENOMEM;
 	nt = online_missing(present, np, online, no, todo);
-	expedited = nt && online_expedite(root, 1, old, sizeof(old)) == 0;
+	/* Expedited RCU grace periods while onlining: each CPU-up waits for a few grace periods
+	 * (cpu_hotplug_lock's rcu_sync, sched-domain rebuilds) and normal ones take jiffies
+	 * each; expedited ones only interrupt non-idle CPUs, here almost none.  Restored after. */
+	expedited = nt && fs_read_file(rcu, 64, &old, NULL) == 0 && rt_write_file(rcu, "1") == 0;
 	for (size_t i = 0; i < nt; i++) {
 		r = online_one(root, todo[i]);
 		if (r < 0 && nfail++ < FAILED_MAX)
@@ -108,7 +87,7 @@ int rt_online_all(const char *root, double beat_s, rt_online_beat beat, void *ud
 		}
 	}
 	if (expedited)
-		online_expedite(root, 0, old, sizeof(old));
+		rt_write_file(rcu, old[0] == '1' ? "1" : "0");
 	line = json_pack("{s:s, s:I, s:I, s:I, s:o, s:f, s:b}", "t", "cpus-online", "present",
 			 (json_int_t)np, "requested", (json_int_t)nt, "failed_count",
 			 (json_int_t)nfail, "failed", failed, "wall_s", rt_now_s() - start,

@@ -93,7 +93,7 @@ static int accel_probe(struct virt_conn *vc, const char *state_dir, const char *
 				 .threads = 1, .vcpus = 1, .nr_nodes = 1, .nodes = &node,
 				 .distances = &dist };
 	_cleanup_free_ char *dir = fs_join(state_dir, "kvm-probe");
-	_cleanup_free_ char *cmdline = boot_cmdline(kernel, 1, 1, NULL);
+	_cleanup_free_ char *cmdline = boot_cmdline(kernel, 1, 0, NULL);
 	_cleanup_json_ json_t *job = json_pack("{s:s,s:s,s:s,s:i,s:[]}", "schema",
 						"numalab.guestjob/1", "run_id", "kvm-probe", "fault",
 						"none", "heartbeat_s", 1, "workloads");

@@ -28,7 +28,7 @@ int boot_online_after(int kvm, unsigned vcpus, const char *extra)
 	return 1;
 }
 
-char *boot_cmdline(const char *kernel_image, int kvm, unsigned vcpus, const char *extra)
+char *boot_cmdline(const char *kernel_image, int kvm, int online_after, const char *extra)
 {
 	char lpj[48] = "", maxcpus[32] = "";
 	const char *tsc = "", *rcu = "", *cpuhp = "";
@@ -60,7 +60,7 @@ char *boot_cmdline(const char *kernel_image, int kvm, unsigned vcpus, const char
 	 * tick, idle or not; under TCG that is one host-thread wake-up through QEMU's global
 	 * lock per vCPU per tick, and at 512 vCPUs it starves the boot CPU (rt_online.c).
 	 * Two CPUs, not one: with one the kernel patches itself to uniprocessor code and back. */
-	if (boot_online_after(kvm, vcpus, extra))
+	if (online_after)
 		snprintf(maxcpus, sizeof(maxcpus), " maxcpus=%d", BOOT_EARLY_CPUS);
 	if (asprintf(&s, "console=ttyS0 panic=-1 oops=panic rdinit=/init%s%s%s%s%s%s%s", lpj, tsc,
 		     rcu, cpuhp, maxcpus,

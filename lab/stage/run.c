@@ -235,8 +235,8 @@ static int record_unbooted(struct run_ctx *c, struct run_record *rec, struct kru
 static int one_run(struct run_ctx *c, unsigned index, unsigned repeat, struct krun_kernel *k)
 {
 	int kvm = !strcmp(c->host.accel, "kvm");
-	_cleanup_free_ char *cmdline = boot_cmdline(k->image, kvm, c->job->topo.vcpus,
-						    k->jk->cmdline);
+	int online = boot_online_after(kvm, c->job->topo.vcpus, k->jk->cmdline);
+	_cleanup_free_ char *cmdline = boot_cmdline(k->image, kvm, online, k->jk->cmdline);
 	_cleanup_json_ json_t *kextra = NULL, *iextra = NULL;
 	unsigned total = c->job->repeats * c->kr.n;
 	char dir[PATH_MAX + 32], name[64], run_id[192], why[512] = "", rel[32];
@@ -249,7 +249,7 @@ static int one_run(struct run_ctx *c, unsigned index, unsigned repeat, struct kr
 	struct run_limits lim;
 	_cleanup_json_ json_t *gj = NULL;
 	json_t *rj;
-	int online, r;
+	int r;
 
 	snprintf(rel, sizeof(rel), "run-%u", index);
 	snprintf(dir, sizeof(dir), "%s/run-%u", c->sum->out_dir, index);
@@ -260,7 +260,6 @@ static int one_run(struct run_ctx *c, unsigned index, unsigned repeat, struct kr
 	snprintf(rec.kernel_cmdline, sizeof(rec.kernel_cmdline), "%s", cmdline ? cmdline : "");
 	/* The host's memory as this guest starts, beside the plan checked at job load. */
 	run_host_memory(&rec.host.mem_total_mib, &rec.host.mem_available_mib);
-	online = boot_online_after(kvm, c->job->topo.vcpus, k->jk->cmdline);
 	run_limits_get(c->job, online ? BOOT_EARLY_CPUS : c->job->topo.vcpus, &lim);
 	gj = guest_job(c->job, run_id, online);
 	if (!gj || !cmdline || imgrun_guest_keys(c->job, gj) < 0)
@@ -270,7 +269,7 @@ static int one_run(struct run_ctx *c, unsigned index, unsigned repeat, struct kr
 	disk = imgrun_before(&c->img, dir, why, sizeof(why)); /* a fresh overlay per run */
 	struct boot_params bp = {
 		.run_dir = dir, .name = name, .kernel = k->image, .cmdline = cmdline,
-		.topo = &c->job->topo, .kvm = !strcmp(c->host.accel, "kvm"),
+		.topo = &c->job->topo, .kvm = kvm,
 		.runners_dir = c->runners, .guestjob = gj, .nr_workloads = c->job->nr_workloads,
 		.boot_timeout_s = lim.boot_s, .boot_silence_s = lim.silence_s,
 		.progress_timeout_s = lim.progress_s, .total_timeout_s = lim.total_s,
