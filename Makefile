@@ -26,14 +26,17 @@ B ?= build$(if $(SANITIZE),-san-$(subst $(comma),-,$(SANITIZE)),)
 comma := ,
 export B
 
-LIB_SRC   := $(wildcard lab/util/*.c lab/core/*.c lab/virt/*.c lab/stage/*.c)
+LIB_SRC   := $(wildcard lab/util/*.c lab/proto/*.c lab/core/*.c lab/analysis/*.c lab/virt/*.c \
+                       lab/stage/*.c)
 CLI_SRC   := $(wildcard lab/cli/*.c)
 TEST_SRC  := $(wildcard lab/tests/test_*.c)
 RUN_SRC   := $(wildcard runners/*.c)
 RUN_BINS  := $(patsubst runners/%.c,$(B)/runners/%,$(filter-out runners/rt_%.c,$(RUN_SRC)))
-# The runners link the pure lab/util helpers they use (no libvirt, nothing of lab/core).
-RUN_COMMON:= $(wildcard runners/rt_*.c) lab/util/fs.c
-RUN_HDRS  := $(wildcard runners/*.h) lab/util/fs.h lab/util/cleanup.h
+# The runners link the host-guest contract (lab/proto: pure C on jansson) and the pure
+# lab/util helpers it and they use; no libvirt, nothing of lab/core.
+RUN_UTIL  := lab/util/fs.c lab/util/error.c lab/util/jsonpath.c
+RUN_COMMON:= $(wildcard runners/rt_*.c lab/proto/*.c) $(RUN_UTIL)
+RUN_HDRS  := $(wildcard runners/*.h lab/proto/*.h) $(RUN_UTIL:.c=.h) lab/util/cleanup.h
 
 LIB_OBJ  := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC))
 CLI_OBJ  := $(patsubst %.c,$(B)/obj/%.o,$(CLI_SRC))
