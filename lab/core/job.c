@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core/knobs.h"
-#include "core/workload.h"
+#include "proto/workload.h"
 #include "util/cleanup.h"
 #include "util/jsonpath.h"
 

@@ -1,4 +1,4 @@
-#include "core/workload.h"
+#include "proto/workload.h"
 
 #include <errno.h>
 #include <stdio.h>
