@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/compare.h"
 #include "cli/cli.h"
 #include "cli/report_files.h"
-#include "core/compare.h"
 #include "util/cleanup.h"
 #include "util/jsonio.h"
 

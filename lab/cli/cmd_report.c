@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/dashboard.h"
 #include "cli/cli.h"
 #include "cli/report_files.h"
-#include "core/dashboard.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/strbuf.h"

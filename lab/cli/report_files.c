@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/series.h"
+#include "analysis/series.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"

@@ -9,9 +9,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/charts.h"
-#include "core/compare.h"
-#include "core/dashboard.h"
+#include "analysis/charts.h"
+#include "analysis/compare.h"
+#include "analysis/dashboard.h"
 #include "testutil.h"
 #include "util/strbuf.h"
 

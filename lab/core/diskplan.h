@@ -7,16 +7,16 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#define STAGE1_ROOT_DEVICE "/dev/vda1"
-#define STAGE1_ROOT_FSTYPE "ext4"
-#define STAGE1_INIT "/sbin/init"
-#define STAGE1_CONFIG_PATH "numalab/stage1.json"
-#define STAGE1_MODULE_DIR "numalab/modules"
-#define STAGE1_MAX_MODULES 64
+#define DISKPLAN_ROOT_DEVICE "/dev/vda1"
+#define DISKPLAN_ROOT_FSTYPE "ext4"
+#define DISKPLAN_INIT "/sbin/init"
+#define DISKPLAN_CONFIG_PATH "numalab/stage1.json"
+#define DISKPLAN_MODULE_DIR "numalab/modules"
+#define DISKPLAN_MAX_MODULES 64
 /* How long stage 1 waits for the root device once the drivers are loaded. */
-#define STAGE1_DEVICE_TIMEOUT_S 30.0
+#define DISKPLAN_DEVICE_TIMEOUT_S 30.0
 
-struct stage1_want {
+struct diskplan_want {
 	const char *name;
 	int optional;
 };
@@ -24,13 +24,13 @@ struct stage1_want {
 /* virtio_pci and virtio_blk (the disk), crc32c_generic (ext4's metadata checksums ask the
  * crypto API for crc32c, and stage 1 has no modprobe to load it on demand; optional because a
  * kernel may have it built in under another name) and ext4. */
-extern const struct stage1_want stage1_default_modules[];
-extern const unsigned stage1_nr_default_modules;
+extern const struct diskplan_want diskplan_default_modules[];
+extern const unsigned diskplan_nr_default_modules;
 
 /* The release in a bzImage's setup header ("6.1.0-57-amd64" from "6.1.0-57-amd64 (debian-...)
  * #1 SMP ..."), the directory name under /lib/modules.  -EINVAL when buf is not a bzImage
  * with a version string. */
-int stage1_kernel_release(const void *buf, size_t len, char *rel, size_t rlen);
+int diskplan_kernel_release(const void *buf, size_t len, char *rel, size_t rlen);
 
 /* The modules to load, dependencies first, as paths relative to the modules directory, from
  * the texts of modules.dep and modules.builtin (NULL = the kernel has no such file).  A
@@ -39,11 +39,11 @@ int stage1_kernel_release(const void *buf, size_t len, char *rel, size_t rlen);
  * the other: loading the independent chains (virtio, ext4) in parallel measured slower under
  * TCG (from /init to ext4 mounted, median of 4 boots: 4.2 s in parallel, 3.2 s in turn; 8
  * vCPUs on 2 busy host cores). */
-int stage1_modules(const char *modules_dep, const char *modules_builtin,
-		   const struct stage1_want *want, unsigned nr_want, json_t **out, char *why,
-		   size_t len);
+int diskplan_modules(const char *modules_dep, const char *modules_builtin,
+		     const struct diskplan_want *want, unsigned nr_want, json_t **out,
+		     char *why, size_t len);
 /* The name a module gets in the archive: its index in load order and base name ("03-ext4.ko"). */
-void stage1_module_file(unsigned index, const char *relpath, char *buf, size_t len);
-/* What the agent reads from STAGE1_CONFIG_PATH: {"device", "fstype", "init", "modules":
+void diskplan_module_file(unsigned index, const char *relpath, char *buf, size_t len);
+/* What the agent reads from DISKPLAN_CONFIG_PATH: {"device", "fstype", "init", "modules":
  * [archive file names in load order], "timeout_s"}. */
-json_t *stage1_config(const json_t *modules);
+json_t *diskplan_config(const json_t *modules);

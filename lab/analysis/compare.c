@@ -1,4 +1,4 @@
-#include "core/compare.h"
+#include "analysis/compare.h"
 
 #include <errno.h>
 #include <math.h>

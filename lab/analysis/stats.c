@@ -1,4 +1,4 @@
-#include "core/stats.h"
+#include "analysis/stats.h"
 
 #include <errno.h>
 #include <gsl/gsl_cdf.h>

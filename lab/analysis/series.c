@@ -1,4 +1,4 @@
-#include "core/series.h"
+#include "analysis/series.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/report.h"
+#include "core/runreport.h"
 #include "util/cleanup.h"
 #include "util/jsonpath.h"
 
@@ -589,8 +589,9 @@ int series_add_report(struct series_set *s, json_t *doc, const char *file, const
 		return bad(&r, "", "a report must be a JSON object");
 	if (get_string(&r, doc, "", "schema", &schema) < 0)
 		return -EINVAL;
-	if (strcmp(schema, REPORT_SCHEMA))
-		return bad(&r, "schema", "is \"%s\"; this lab reads \"%s\"", schema, REPORT_SCHEMA);
+	if (strcmp(schema, RUNREPORT_SCHEMA))
+		return bad(&r, "schema", "is \"%s\"; this lab reads \"%s\"", schema,
+			   RUNREPORT_SCHEMA);
 	if (get_array(&r, doc, "", "runs", &runs) < 0)
 		return -EINVAL;
 	json_array_foreach(runs, i, run) {

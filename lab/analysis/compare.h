@@ -1,5 +1,5 @@
 /* A/B comparison of two kernel variants of a series_set: one row per series they share, with
- * descriptive statistics per side, Welch's test (lab/core/stats.h) and a verdict; as JSON
+ * descriptive statistics per side, Welch's test (lab/analysis/stats.h) and a verdict; as JSON
  * (schema numalab.compare/1) or a text table.  Pure.
  *
  * Rates (units ending in "/s") use harmonic means and are tested on reciprocals; everything
@@ -13,8 +13,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "core/series.h"
-#include "core/stats.h"
+#include "analysis/series.h"
+#include "analysis/stats.h"
 #include "util/error.h"
 
 #define COMPARE_SCHEMA "numalab.compare/1"
