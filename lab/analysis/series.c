@@ -138,6 +138,31 @@ const char *series_run_label(const json_t *run, char *buf, size_t len)
 	return "unknown kernel";
 }
 
+void series_labels(json_t *const *docs, size_t n, char *buf, size_t len, unsigned *count)
+{
+	_cleanup_json_ json_t *seen = json_object();
+	size_t used = 0;
+
+	buf[0] = '\0';
+	*count = 0;
+	for (size_t i = 0; seen && i < n; i++) {
+		json_t *runs = json_object_get(docs[i], "runs"), *run;
+		size_t k;
+
+		json_array_foreach(runs, k, run) {
+			char tmp[256];
+			const char *l = series_run_label(run, tmp, sizeof(tmp));
+
+			if (json_object_get(seen, l) || json_object_set_new(seen, l, json_true()) < 0)
+				continue;
+			(*count)++;
+			if (used < len)
+				used += (size_t)snprintf(buf + used, len - used, "%s%s",
+							 *count > 1 ? ", " : "", l);
+		}
+	}
+}
+
 const struct series *series_get(const struct series_set *s, size_t key, size_t variant)
 {
 	char k[64];

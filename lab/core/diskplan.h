@@ -1,8 +1,9 @@
-/* Stage 1 of a disk boot (runners/PROTOCOL.md, "Booting from a disk image"): the lab's small
- * per-run initramfs whose /init (the agent) loads the disk and file-system drivers, mounts the
- * image's root and hands over to the image's own init.  This module decides which kernel
- * modules it must carry, from the kernel's modules.dep, and writes the config the agent reads.
- * Pure: callers read the kernel and /lib/modules. */
+/* The plan of a disk boot's stage 1 (runners/PROTOCOL.md, "Booting from a disk image"), as
+ * memplan.h is the plan of a guest's memory: stage 1 is the lab's small per-run initramfs whose
+ * /init (the agent) loads the disk and file-system drivers, mounts the image's root and hands
+ * over to the image's own init.  This module decides which kernel modules it must carry, from
+ * the kernel's modules.dep, and writes the config the agent reads.  Pure: lab/stage/diskboot.c
+ * reads the kernel and /lib/modules and writes the archive. */
 #pragma once
 #include <jansson.h>
 #include <stddef.h>
