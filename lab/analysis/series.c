@@ -173,14 +173,6 @@ const struct series *series_get(const struct series_set *s, size_t key, size_t v
 	return i < 0 ? NULL : &s->series[i];
 }
 
-long series_find_variant(const struct series_set *s, const char *label)
-{
-	for (size_t i = 0; i < s->nr_variants; i++)
-		if (!strcmp(s->variants[i].label, label))
-			return (long)i;
-	return -1;
-}
-
 /* ---- reading one report -------------------------------------------------------------- */
 
 struct reader {

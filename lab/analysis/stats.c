@@ -26,22 +26,6 @@ static void moments(const double *x, size_t n, int recip, double *mean, double *
 	*var = n > 1 ? ss / (double)(n - 1) : 0;
 }
 
-double stats_mean(const double *x, size_t n)
-{
-	double m, v;
-
-	moments(x, n, 0, &m, &v);
-	return m;
-}
-
-double stats_variance(const double *x, size_t n)
-{
-	double m, v;
-
-	moments(x, n, 0, &m, &v);
-	return v;
-}
-
 double stats_harmonic_mean(const double *x, size_t n)
 {
 	double m, v;
