@@ -11,7 +11,7 @@ WARN     += -Wno-format-truncation
 CPPFLAGS := -D_GNU_SOURCE -Ilab
 CFLAGS   := $(WARN) $(OPT) -g $(if $(WERROR),-Werror,)
 SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer,)
-# gsl: Student t quantiles and tail probabilities for `lab compare` (lab/core/stats.c), from a
+# gsl: Student t quantiles and tail probabilities for `lab compare` (lab/analysis/stats.c), from a
 # well-kept numerical library rather than hand-written special functions.
 PKGS     := jansson libvirt gsl libcurl libcrypto
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

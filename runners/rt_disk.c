@@ -77,7 +77,7 @@ static int has_suffix(const char *s, const char *suf)
 }
 
 /* One after the other, dependencies first: loading independent chains in parallel measured
- * slower under TCG (lab/core/stage1.h). */
+ * slower under TCG (lab/core/diskplan.h). */
 static int load_modules(const json_t *modules, char *err, size_t len)
 {
 	size_t i;

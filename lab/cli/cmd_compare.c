@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/compare.h"
 #include "cli/cli.h"
 #include "cli/report_files.h"
-#include "core/compare.h"
 #include "util/cleanup.h"
 #include "util/jsonio.h"
 
@@ -106,8 +106,8 @@ static int load_two(struct report_files *f, size_t na, struct series_set *s,
 	unsigned ca, cb;
 	int r;
 
-	report_files_labels(f, 0, na, la, sizeof(la), &ca);
-	report_files_labels(f, na, f->n, lb, sizeof(lb), &cb);
+	series_labels(f->doc, na, la, sizeof(la), &ca);
+	series_labels(f->doc + na, f->n - na, lb, sizeof(lb), &cb);
 	if (ca == 1 && cb == 1 && strcmp(la, lb)) {
 		snprintf(va, sizeof(va), "%s", la);
 		snprintf(vb, sizeof(vb), "%s", lb);

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/dashboard.h"
 #include "cli/cli.h"
 #include "cli/report_files.h"
-#include "core/dashboard.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/strbuf.h"
@@ -122,49 +122,6 @@ static int load(const struct report_args *a, struct report_files *f, struct seri
 			return bad_input("", &err);
 	}
 	return EXIT_OK;
-}
-
-/* The first variant before v that ran the same workloads on the same topologies, or v. */
-static size_t baseline_of(const struct series_set *s, size_t v)
-{
-	for (size_t u = 0; u < v; u++)
-		if (json_equal(s->variants[u].workloads, s->variants[v].workloads))
-			return u;
-	return v;
-}
-
-/* Every variant against its baseline: the first variant (in the order the reports name them)
- * that ran the same workloads, so that reports of unrelated jobs on one page still pair up.
- * A variant with none, or a pair that cannot be compared, gets a line (\n-separated) in note. */
-static int compare_all(const struct series_set *s, double threshold, struct comparison *c,
-		       size_t *n, struct strbuf *note)
-{
-	*n = 0;
-	if (s->nr_variants < 2)
-		strbuf_appendf(note, "All runs are of one kernel variant (%s): nothing to compare.\n",
-			       s->nr_variants ? s->variants[0].label : "none");
-	for (size_t v = 1; v < s->nr_variants; v++) {
-		struct lab_error err = { 0 };
-		size_t u = baseline_of(s, v);
-		char msg[1400];
-		int r;
-
-		if (u == v) {
-			strbuf_appendf(note, "%s: no variant before it ran the same workloads; not "
-					     "compared.\n", s->variants[v].label);
-			continue;
-		}
-		r = compare_variants(s, u, v, threshold, &c[*n], &err);
-		if (r == -ENOMEM)
-			return r;
-		if (r < 0) {
-			error_format(&err, msg, sizeof(msg));
-			strbuf_appendf(note, "%s not compared: %s\n", s->variants[v].label, msg);
-			continue;
-		}
-		(*n)++;
-	}
-	return note->err;
 }
 
 static int read_assets(char *text[NR_ASSETS])

@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/series.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
@@ -134,32 +133,6 @@ void report_files_free(struct report_files *f)
 	free(f->path);
 	free(f->doc);
 	memset(f, 0, sizeof(*f));
-}
-
-void report_files_labels(const struct report_files *f, size_t from, size_t to, char *buf,
-			 size_t len, unsigned *count)
-{
-	_cleanup_json_ json_t *seen = json_object();
-	size_t used = 0;
-
-	buf[0] = '\0';
-	*count = 0;
-	for (size_t i = from; seen && i < to && i < f->n; i++) {
-		json_t *runs = json_object_get(f->doc[i], "runs"), *run;
-		size_t k;
-
-		json_array_foreach(runs, k, run) {
-			char tmp[256];
-			const char *l = series_run_label(run, tmp, sizeof(tmp));
-
-			if (json_object_get(seen, l) || json_object_set_new(seen, l, json_true()) < 0)
-				continue;
-			(*count)++;
-			if (used < len)
-				used += (size_t)snprintf(buf + used, len - used, "%s%s",
-							 *count > 1 ? ", " : "", l);
-		}
-	}
 }
 
 static void exe_dir(char *buf, size_t len)

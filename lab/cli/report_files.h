@@ -1,4 +1,6 @@
-/* Finding and loading report.json files for `lab compare` and `lab report`. */
+/* Finding and loading report.json files for `lab compare` and `lab report`: command-line
+ * plumbing (arguments -> files -> parsed documents).  What the reports mean, and what is made
+ * of them, is lab/analysis (series.h). */
 #pragma once
 #include <jansson.h>
 #include <stddef.h>
@@ -23,10 +25,6 @@ int report_files_add(struct report_files *f, const char *arg, struct lab_error *
 /* Parse every file (duplicate keys rejected); errors name the file. */
 int report_files_read(struct report_files *f, struct lab_error *err);
 void report_files_free(struct report_files *f);
-/* The variant labels (series_run_label) of the runs of reports [from, to), comma-separated, in
- * order of first appearance; *count gets how many distinct ones. */
-void report_files_labels(const struct report_files *f, size_t from, size_t to, char *buf,
-			 size_t len, unsigned *count);
 /* A file beside the lab's own sources: $LAB_ROOT/rel, else rel in the checkout the lab binary
  * was built in (build/lab -> ../rel).  Writes the first that exists into buf; -ENOENT (buf holds
  * the last candidate) when none does. */

@@ -29,7 +29,7 @@ struct boot_params {
 };
 
 struct boot_result {
-	struct guest_outcome g;
+	struct guest_watch_result g;
 	struct guest_log log;
 	struct console_scan console;
 	char start_error[512];

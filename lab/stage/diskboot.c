@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "core/cpio.h"
-#include "core/stage1.h"
+#include "core/diskplan.h"
 #include "stage/image.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
@@ -32,7 +32,7 @@ static int kernel_release(const char *kernel, char *rel, size_t rlen, char *why,
 		return fd < 0 ? -errno : -ENOMEM;
 	}
 	n = read(fd, head, KERNEL_HEAD);
-	if (n < 0 || stage1_kernel_release(head, (size_t)n, rel, rlen) < 0) {
+	if (n < 0 || diskplan_kernel_release(head, (size_t)n, rel, rlen) < 0) {
 		snprintf(why, len, "%s: no release string in its bzImage header", kernel);
 		return -EINVAL;
 	}
@@ -64,8 +64,8 @@ static int kernel_modules(const char *kernel, char *dir, size_t dlen, json_t **m
 	}
 	snprintf(path, sizeof(path), "%s/modules.builtin", dir);
 	fs_read_file(path, MODULES_TEXT_MAX, &builtin, NULL);
-	r = stage1_modules(dep, builtin, stage1_default_modules, stage1_nr_default_modules, mods,
-			   why, len);
+	r = diskplan_modules(dep, builtin, diskplan_default_modules, diskplan_nr_default_modules,
+			     mods, why, len);
 	if (r < 0) {
 		char tail[256];
 
@@ -105,8 +105,8 @@ static int add_modules(struct cpio_buf *cb, const char *dir, const json_t *mods)
 		int r;
 
 		snprintf(src, sizeof(src), "%s/%s", dir, json_string_value(m));
-		stage1_module_file((unsigned)i, json_string_value(m), name, sizeof(name));
-		snprintf(dest, sizeof(dest), "%s/%s", STAGE1_MODULE_DIR, name);
+		diskplan_module_file((unsigned)i, json_string_value(m), name, sizeof(name));
+		snprintf(dest, sizeof(dest), "%s/%s", DISKPLAN_MODULE_DIR, name);
 		if ((r = add_file(cb, src, dest, 0644, MODULE_MAX)) < 0)
 			return r;
 	}
@@ -117,8 +117,8 @@ static int build_archive(struct cpio_buf *cb, const char *agent, const char *dir
 			 const json_t *mods, const json_t *guestjob)
 {
 	static const char *const dirs[] = { "dev", "proc", "sys", "run", "numalab",
-					    STAGE1_MODULE_DIR };
-	_cleanup_json_ json_t *cfg = stage1_config(mods);
+					    DISKPLAN_MODULE_DIR };
+	_cleanup_json_ json_t *cfg = diskplan_config(mods);
 	_cleanup_free_ char *job = jsonio_dumps(guestjob);
 	_cleanup_free_ char *cfgs = cfg ? jsonio_dumps(cfg) : NULL;
 	int r = 0;
@@ -135,7 +135,7 @@ static int build_archive(struct cpio_buf *cb, const char *agent, const char *dir
 	if (r == 0)
 		r = add_modules(cb, dir, mods);
 	if (r == 0)
-		r = cpio_add_file(cb, STAGE1_CONFIG_PATH, 0644, cfgs, strlen(cfgs));
+		r = cpio_add_file(cb, DISKPLAN_CONFIG_PATH, 0644, cfgs, strlen(cfgs));
 	if (r == 0)
 		r = cpio_add_file(cb, "numalab/job.json", 0644, job, strlen(job));
 	if (r == 0)

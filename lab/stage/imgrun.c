@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/stage1.h"
+#include "core/diskplan.h"
 #include "stage/diskboot.h"
 #include "stage/postmortem.h"
 #include "util/cleanup.h"
@@ -115,6 +115,6 @@ json_t *imgrun_after(struct imgrun *ir, const struct job *job, enum outcome outc
 	ir->overlay[0] = '\0';
 	/* "postmortem" only when one ran. */
 	return json_pack("{s:{s:s,s:s,s:s,s:s,s:b},s:o*}", "image", "recipe", ir->info.name,
-			 "key", ir->info.key, "base", ir->info.disk, "root", STAGE1_ROOT_DEVICE,
+			 "key", ir->info.key, "base", ir->info.disk, "root", DISKPLAN_ROOT_DEVICE,
 			 "built", ir->info.built, "postmortem", pm);
 }

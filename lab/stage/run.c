@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "core/memplan.h"
-#include "core/report.h"
+#include "core/runreport.h"
 #include "stage/boot.h"
 #include "stage/imgrun.h"
 #include "stage/initramfs.h"
@@ -173,8 +173,8 @@ static void progress(const struct run_ctx *c, const char *fmt, ...)
 
 static int write_report(struct run_ctx *c)
 {
-	_cleanup_json_ json_t *rep = report_json(c->id, c->created, c->job, c->o->job_file,
-						  c->runs, c->sum->status);
+	_cleanup_json_ json_t *rep = runreport_json(c->id, c->created, c->job, c->o->job_file,
+						     c->runs, c->sum->status);
 
 	return rep ? jsonio_write_file(c->sum->report, rep) : -ENOMEM;
 }
@@ -221,7 +221,7 @@ static int record_unbooted(struct run_ctx *c, struct run_record *rec, struct kru
 	snprintf(rec->reason, sizeof(rec->reason), "%s", k->reason);
 	rec->console_file[0] = '\0';
 	rec->kernel_extra = kextra;
-	rj = report_run_json(rec);
+	rj = runreport_run_json(rec);
 	if (!rj)
 		return -ENOMEM;
 	json_array_append_new(c->runs, rj);
@@ -291,7 +291,7 @@ static int one_run(struct run_ctx *c, unsigned index, unsigned repeat, struct kr
 	rec.image_extra = iextra = imgrun_after(&c->img, c->job, rec.outcome,
 						c->o->interrupt && *c->o->interrupt, dir, rel);
 	rec.kernel_extra = kextra = krun_report(k, dir);
-	rj = report_run_json(&rec);
+	rj = runreport_run_json(&rec);
 	boot_result_free(&res);
 	if (!rj)
 		return -ENOMEM;

@@ -8,7 +8,7 @@
 
 #include "core/collect.h"
 #include "core/job.h"
-#include "core/report.h"
+#include "core/runreport.h"
 #include "tap.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
@@ -120,8 +120,8 @@ static void golden(const struct job *job, const struct guest_log *g)
 	snprintf(rec.reason, sizeof(rec.reason), "all workloads completed");
 	snprintf(rec.kernel_image, sizeof(rec.kernel_image), "/boot/vmlinuz");
 	snprintf(rec.console_file, sizeof(rec.console_file), "run-0/console.log");
-	j = report_run_json(&rec);
-	if (!tap_ok(j != NULL, "report_run_json builds"))
+	j = runreport_run_json(&rec);
+	if (!tap_ok(j != NULL, "runreport_run_json builds"))
 		return;
 	got = jsonio_dumps(j);
 	if (getenv("UPDATE_GOLDEN"))

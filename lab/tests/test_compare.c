@@ -9,9 +9,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/charts.h"
-#include "core/compare.h"
-#include "core/dashboard.h"
+#include "analysis/charts.h"
+#include "analysis/compare.h"
+#include "analysis/dashboard.h"
 #include "testutil.h"
 #include "util/strbuf.h"
 
@@ -262,6 +262,57 @@ static void test_bad_pairs(void)
 		     "A (base) and B (patched) share no series: A has 6 (first: pft");
 }
 
+/* series_labels names the sides of `lab compare A B`; compare_all pairs the variants of
+ * `lab report`. */
+static void test_labels_and_baselines(void)
+{
+	_cleanup_json_ json_t *a = load(DATA "a.json"), *ab = load(DATA "ab.json");
+	_cleanup_json_ json_t *other = json_deep_copy(a);
+	_cleanup_strbuf_ struct strbuf note = STRBUF_INIT;
+	json_t *docs[2] = { a, ab }, *run;
+	struct comparison c[3];
+	struct series_set s;
+	char buf[64], tiny[8];
+	unsigned count;
+	size_t n = 9, i;
+
+	series_labels(docs, 2, buf, sizeof(buf), &count);
+	tap_ok(count == 3 && !strcmp(buf, "6.12.0-synthetic, base, patched"),
+	       "labels of two reports, in order of first appearance");
+	series_labels(docs + 1, 1, tiny, sizeof(tiny), &count);
+	tap_ok(count == 2 && !strcmp(tiny, "base, p"), "labels cut to the buffer, all counted");
+	series_labels(docs, 0, buf, sizeof(buf), &count);
+	tap_ok(count == 0 && !strcmp(buf, ""), "no reports, no labels");
+
+	series_init(&s);
+	series_add_report(&s, ab, "ab.json", NULL, &(struct lab_error){ 0 });
+	tap_ok(compare_all(&s, 0, c, &n, &note) == 0 && n == 1 && c[0].va == 0 && c[0].vb == 1 &&
+		       !note.len,
+	       "two variants of the same workloads: one comparison, no note");
+	while (n)
+		compare_free(&c[--n]);
+	series_free(&s);
+
+	json_array_foreach(json_object_get(other, "runs"), i, run)
+		json_object_set_new(json_object_get(json_array_get(json_object_get(run, "workloads"), 0),
+						    "params"),
+				    "memory_mib", json_integer(128));
+	if (two(&s, a, other) == 0)
+		tap_ok(compare_all(&s, 0, c, &n, &note) == 0 && n == 0 &&
+			       !strcmp(note.buf, "patched: no variant before it ran the same "
+						 "workloads; not compared.\n"),
+		       "a variant of other workloads has no baseline: a note says so");
+	series_free(&s);
+	strbuf_free(&note);
+	series_init(&s);
+	series_add_report(&s, a, "a.json", NULL, &(struct lab_error){ 0 });
+	tap_ok(compare_all(&s, 0, c, &n, &note) == 0 && n == 0 &&
+		       !strcmp(note.buf, "All runs are of one kernel variant (6.12.0-synthetic): "
+					 "nothing to compare.\n"),
+	       "one variant: nothing to compare");
+	series_free(&s);
+}
+
 static void test_reader_errors(void)
 {
 	_cleanup_json_dir_ struct testutil_json_dir d;
@@ -402,6 +453,7 @@ int main(void)
 	test_one_report();
 	test_insufficient_and_outcome();
 	test_bad_pairs();
+	test_labels_and_baselines();
 	test_reader_errors();
 	test_dashboard_escaping();
 	test_text_control_chars();

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/diskplan.h"
 #include "core/domain.h"
 #include "core/job.h"
-#include "core/stage1.h"
 #include "tap.h"
 #include "testutil.h"
 #include "util/cleanup.h"
@@ -58,15 +58,15 @@ static void test_release(void)
 	k[0x20e] = 0x00; /* version string at 0x3000 + 0x200 */
 	k[0x20f] = 0x30;
 	memcpy(k + 0x3200, version, sizeof(version));
-	tap_ok(stage1_kernel_release(k, 0x4000, rel, sizeof(rel)) == 0 &&
+	tap_ok(diskplan_kernel_release(k, 0x4000, rel, sizeof(rel)) == 0 &&
 	       !strcmp(rel, "6.1.0-57-amd64"), "bzImage release: %s", rel);
-	tap_ok(stage1_kernel_release(k, 0x3100, rel, sizeof(rel)) == -EINVAL,
+	tap_ok(diskplan_kernel_release(k, 0x3100, rel, sizeof(rel)) == -EINVAL,
 	       "a version pointer past the end is refused");
 	k[0x3203] = '/';
-	tap_ok(stage1_kernel_release(k, 0x4000, rel, sizeof(rel)) == -EINVAL,
+	tap_ok(diskplan_kernel_release(k, 0x4000, rel, sizeof(rel)) == -EINVAL,
 	       "a release with '/' is refused (it becomes a path)");
 	memcpy(k + 0x202, "HdrX", 4);
-	tap_ok(stage1_kernel_release(k, 0x4000, rel, sizeof(rel)) == -EINVAL,
+	tap_ok(diskplan_kernel_release(k, 0x4000, rel, sizeof(rel)) == -EINVAL,
 	       "no HdrS magic: not a bzImage");
 	free(k);
 }
@@ -81,8 +81,8 @@ static void modules_case(const char *desc, const char *builtin_file, const char 
 	_cleanup_free_ char *dep = data("modules.dep"), *bi = data(builtin_file), *got = NULL;
 	_cleanup_json_ json_t *groups = NULL;
 	char why[256] = "";
-	int r = stage1_modules(dep, bi, stage1_default_modules, stage1_nr_default_modules,
-			       &groups, why, sizeof(why));
+	int r = diskplan_modules(dep, bi, diskplan_default_modules, diskplan_nr_default_modules,
+				 &groups, why, sizeof(why));
 
 	got = dump(groups);
 	if (!tap_ok(r == 0 && !strcmp(got, want), "%s", desc))
@@ -94,7 +94,7 @@ static void test_modules(void)
 	_cleanup_free_ char *dep = data("modules.dep");
 	_cleanup_json_ json_t *groups = NULL, *cfg = NULL;
 	_cleanup_free_ char *cfgs = NULL;
-	const struct stage1_want want_xfs[] = { { "virtio_blk", 0 }, { "btrfs", 0 } };
+	const struct diskplan_want want_xfs[] = { { "virtio_blk", 0 }, { "btrfs", 0 } };
 	char why[256] = "";
 
 	modules_case("Debian 6.1: virtio, crc32c and ext4 with their dependencies first",
@@ -115,16 +115,16 @@ static void test_modules(void)
 		     "\"kernel/drivers/virtio/virtio_pci_legacy_dev.ko\","
 		     "\"kernel/drivers/virtio/virtio_pci.ko\",\"kernel/drivers/block/virtio_blk.ko\","
 		     "\"kernel/crypto/crc32c_generic.ko\"]");
-	tap_ok(stage1_modules(dep, NULL, want_xfs, 2, &groups, why, sizeof(why)) == -ENOENT &&
+	tap_ok(diskplan_modules(dep, NULL, want_xfs, 2, &groups, why, sizeof(why)) == -ENOENT &&
 	       strstr(why, "no btrfs"), "a required module neither built in nor a module: %s",
 	       why);
-	tap_ok(stage1_modules(NULL, NULL, stage1_default_modules, 1, &groups, why,
-			      sizeof(why)) == -ENOENT, "no modules.dep and nothing built in");
+	tap_ok(diskplan_modules(NULL, NULL, diskplan_default_modules, 1, &groups, why,
+				sizeof(why)) == -ENOENT, "no modules.dep and nothing built in");
 	json_decref(groups);
 	groups = NULL;
-	stage1_modules(dep, NULL, stage1_default_modules, stage1_nr_default_modules, &groups, why,
-		       sizeof(why));
-	cfg = stage1_config(groups);
+	diskplan_modules(dep, NULL, diskplan_default_modules, diskplan_nr_default_modules, &groups,
+			 why, sizeof(why));
+	cfg = diskplan_config(groups);
 	cfgs = dump(cfg);
 	tap_ok(cfg && !strcmp(cfgs,
 			      "{\"device\":\"/dev/vda1\",\"fstype\":\"ext4\",\"init\":\"/sbin/init\","

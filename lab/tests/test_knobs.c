@@ -10,7 +10,7 @@
 
 #include "core/collect.h"
 #include "core/knobs.h"
-#include "core/report.h"
+#include "core/runreport.h"
 #include "tap.h"
 #include "testutil.h"
 #include "util/cleanup.h"
@@ -128,12 +128,12 @@ static void report(const struct topology *topo)
 	collect_init(&g, 0);
 	collect_line(&g, line, strlen(line), 1);
 	rec.log = &g;
-	run = report_run_json(&rec);
+	run = runreport_run_json(&rec);
 	tap_ok(run && json_is_false(json_object_get(json_object_get(run, "knobs"), "ok")) &&
 		       json_object_get(json_object_get(run, "knobs"), "error"),
 	       "the run JSON carries the knobs line, failure and reason included");
 	rec.log = NULL;
-	none = report_run_json(&rec);
+	none = runreport_run_json(&rec);
 	tap_ok(none && json_is_null(json_object_get(none, "knobs")),
 	       "no guest: knobs is null");
 	collect_free(&g);

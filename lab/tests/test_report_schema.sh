@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # TAP test of reports/report.schema.json (JSON Schema of numalab.report/1): the schema itself
-# is valid draft 2020-12, the run golden of lab/core/report.c and the committed reports (a real
+# is valid draft 2020-12, the run golden of lab/core/runreport.c and the committed reports (a real
 # one written by `lab run`, synthetic ones) validate, and reports broken in typical ways do not,
 # so the schema is not vacuous.  Reports that `lab run` writes in the integration tests are
 # validated there (lab/tests/integration/guests.sh).  Ends with "N passed, N failed".

@@ -1,10 +1,10 @@
-/* lab/core/stats.c against expectations computed independently with SciPy
+/* lab/analysis/stats.c against expectations computed independently with SciPy
  * (lab/tests/data/stats/cases.json, written by make-expected.py beside it). */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
 
-#include "core/stats.h"
+#include "analysis/stats.h"
 #include "testutil.h"
 
 #define MAX_VALUES 64

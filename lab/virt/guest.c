@@ -71,7 +71,7 @@ static int guest_lifecycle(virConnectPtr c, virDomainPtr d, int event, int detai
 
 /* Feed bytes to the line splitter; calls on_line for each complete line. */
 static void guest_feed(struct guest_state *gs, const struct guest_watch *w, const char *buf,
-		       size_t n, double t, struct guest_outcome *out)
+		       size_t n, double t, struct guest_watch_result *out)
 {
 	for (size_t i = 0; i < n; i++) {
 		char c = buf[i];
@@ -103,7 +103,7 @@ static void guest_feed(struct guest_state *gs, const struct guest_watch *w, cons
 
 /* Read what the guest appended to the results file since last time. */
 static int guest_drain(struct guest_state *gs, const struct guest_watch *w, int *fd, double t,
-		       struct guest_outcome *out)
+		       struct guest_watch_result *out)
 {
 	char buf[GUEST_READ_CHUNK];
 
@@ -222,7 +222,7 @@ static enum guest_end guest_check_timeouts(const struct guest_watch *w, struct g
 }
 
 static void guest_watch_loop(struct virt_conn *vc, const struct guest_watch *w,
-			     struct guest_state *gs, double t0, struct guest_outcome *out)
+			     struct guest_state *gs, double t0, struct guest_watch_result *out)
 {
 	_cleanup_close_ int fd = -1;
 	struct pollfd pfd = { .fd = gs->efd, .events = POLLIN };
@@ -257,7 +257,8 @@ static void guest_watch_loop(struct virt_conn *vc, const struct guest_watch *w,
 	out->crashed = gs->crashed;
 }
 
-int guest_run(struct virt_conn *vc, const struct guest_watch *w, struct guest_outcome *out)
+int guest_run(struct virt_conn *vc, const struct guest_watch *w,
+	      struct guest_watch_result *out)
 {
 	struct guest_state gs = { .efd = -1 };
 	struct guard guard = { .pid = 0, .fd = -1 };

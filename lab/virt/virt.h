@@ -54,7 +54,8 @@ struct guest_watch {
 	volatile sig_atomic_t *interrupt;
 };
 
-struct guest_outcome {
+/* What the watcher saw of one guest run; enum outcome (core/outcome.h) is decided from it. */
+struct guest_watch_result {
 	enum guest_end end;
 	int crashed;         /* libvirt reported a guest crash (pvpanic) */
 	double t_first_line; /* seconds from start, -1 when none */
@@ -66,4 +67,5 @@ struct guest_outcome {
 /* Start a transient, auto-destroyed domain from w->xml and watch it until it stops or a
  * timeout fires; on every path out the domain is destroyed.  Returns 0 when the guest ran
  * (whatever it did, see out->end) and a negative errno for lab-side failures. */
-int guest_run(struct virt_conn *vc, const struct guest_watch *w, struct guest_outcome *out);
+int guest_run(struct virt_conn *vc, const struct guest_watch *w,
+	      struct guest_watch_result *out);

@@ -1,10 +1,10 @@
 #!/usr/bin/python3
 # Writes cases.json: inputs for lab/tests/test_stats.c with expectations computed
-# independently of lab/core/stats.c (and of GSL) by SciPy (Debian's python3-scipy 1.10):
+# independently of lab/analysis/stats.c (and of GSL) by SciPy (Debian's python3-scipy 1.10):
 # means by numpy and scipy.stats.hmean, p-values by scipy.stats.ttest_ind(equal_var=False),
 # t quantiles by scipy.stats.t.ppf.  Run once by hand when cases change:
 #   /usr/bin/python3 lab/tests/data/stats/make-expected.py > lab/tests/data/stats/cases.json
-# Harmonic cases follow the method documented in lab/core/stats.h: statistics of the
+# Harmonic cases follow the method documented in lab/analysis/stats.h: statistics of the
 # reciprocals mapped back to rate units.  Not run by the tests (SciPy is not a test dependency).
 import json, math, sys
 import numpy as np

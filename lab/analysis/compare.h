@@ -1,5 +1,5 @@
 /* A/B comparison of two kernel variants of a series_set: one row per series they share, with
- * descriptive statistics per side, Welch's test (lab/core/stats.h) and a verdict; as JSON
+ * descriptive statistics per side, Welch's test (lab/analysis/stats.h) and a verdict; as JSON
  * (schema numalab.compare/1) or a text table.  Pure.
  *
  * Rates (units ending in "/s") use harmonic means and are tested on reciprocals; everything
@@ -13,9 +13,10 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "core/series.h"
-#include "core/stats.h"
+#include "analysis/series.h"
+#include "analysis/stats.h"
 #include "util/error.h"
+#include "util/strbuf.h"
 
 #define COMPARE_SCHEMA "numalab.compare/1"
 
@@ -56,6 +57,13 @@ const char *verdict_name(enum verdict v);
  * different workloads (or topologies) or share no series; -ENOMEM. */
 int compare_variants(const struct series_set *s, size_t va, size_t vb, double threshold_pct,
 		     struct comparison *out, struct lab_error *err);
+/* Every variant against its baseline: the first variant (in the order the reports name them)
+ * that ran the same workloads, so that reports of unrelated jobs still pair up (`lab report`).
+ * c has room for s->nr_variants comparisons; *n gets how many were made, each to be freed
+ * with compare_free.  A variant with no baseline, or a pair that cannot be compared, gets a
+ * line (\n-separated) in note.  0, or -ENOMEM. */
+int compare_all(const struct series_set *s, double threshold_pct, struct comparison *c,
+		size_t *n, struct strbuf *note);
 void compare_free(struct comparison *c);
 /* True when the comparison should fail a CI job: a regression beyond the threshold or an
  * outcome regression. */

@@ -9,8 +9,8 @@
 #pragma once
 #include <stddef.h>
 
-#include "core/compare.h"
-#include "core/series.h"
+#include "analysis/compare.h"
+#include "analysis/series.h"
 #include "util/strbuf.h"
 
 struct dashboard_assets {

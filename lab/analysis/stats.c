@@ -1,4 +1,4 @@
-#include "core/stats.h"
+#include "analysis/stats.h"
 
 #include <errno.h>
 #include <gsl/gsl_cdf.h>
@@ -24,22 +24,6 @@ static void moments(const double *x, size_t n, int recip, double *mean, double *
 		ss += d * d;
 	}
 	*var = n > 1 ? ss / (double)(n - 1) : 0;
-}
-
-double stats_mean(const double *x, size_t n)
-{
-	double m, v;
-
-	moments(x, n, 0, &m, &v);
-	return m;
-}
-
-double stats_variance(const double *x, size_t n)
-{
-	double m, v;
-
-	moments(x, n, 0, &m, &v);
-	return v;
 }
 
 double stats_harmonic_mean(const double *x, size_t n)

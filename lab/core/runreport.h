@@ -1,5 +1,7 @@
-/* Run results -> the report JSON (schema numalab.report/1, see reports/SCHEMA.md).  Pure: one
- * converter from the C structs to JSON; writing the file is the caller's job. */
+/* Run results -> the run report, the report.json `lab run` writes for a job (schema
+ * numalab.report/1, see reports/SCHEMA.md).  Not `lab report`, which reads such reports and
+ * draws the dashboard (lab/analysis/dashboard.h).  Pure: one converter from the C structs to
+ * JSON; writing the file is the caller's job. */
 #pragma once
 #include <jansson.h>
 
@@ -7,7 +9,7 @@
 #include "core/job.h"
 #include "core/outcome.h"
 
-#define REPORT_SCHEMA "numalab.report/1"
+#define RUNREPORT_SCHEMA "numalab.report/1"
 
 struct run_host {
 	char accel[8];           /* "tcg" | "kvm" */
@@ -38,7 +40,7 @@ struct run_record {
 	double shutdown_s;                /* agent done -> domain gone */
 };
 
-json_t *report_run_json(const struct run_record *r);
-/* created: ISO-8601 UTC. runs: array built from report_run_json. Status = worst outcome. */
-json_t *report_json(const char *id, const char *created, const struct job *job,
-		    const char *job_file, json_t *runs, enum outcome status);
+json_t *runreport_run_json(const struct run_record *r);
+/* created: ISO-8601 UTC. runs: array built from runreport_run_json. Status = worst outcome. */
+json_t *runreport_json(const char *id, const char *created, const struct job *job,
+		       const char *job_file, json_t *runs, enum outcome status);

@@ -76,10 +76,11 @@ int series_add_report(struct series_set *s, json_t *doc, const char *file, const
  * else kernel.release, else the base name of kernel.image, else "unknown kernel".  Points
  * into run or buf. */
 const char *series_run_label(const json_t *run, char *buf, size_t len);
+/* The labels (series_run_label) of the runs of the parsed reports docs[0..n), comma-separated,
+ * in order of first appearance, cut to fit buf; *count gets how many distinct ones. */
+void series_labels(json_t *const *docs, size_t n, char *buf, size_t len, unsigned *count);
 /* The series of key k for variant v, or NULL. */
 const struct series *series_get(const struct series_set *s, size_t key, size_t variant);
-/* Index of the variant labelled label, or -1. */
-long series_find_variant(const struct series_set *s, const char *label);
 /* Key indexes sorted by topology, workload, params, task count, metric: the order tables
  * list them in.  Caller frees; NULL when out of memory (or no keys). */
 size_t *series_sorted_keys(const struct series_set *s);

@@ -1,4 +1,4 @@
-#include "core/stage1.h"
+#include "core/diskplan.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -7,21 +7,21 @@
 
 #include "util/cleanup.h"
 
-const struct stage1_want stage1_default_modules[] = {
+const struct diskplan_want diskplan_default_modules[] = {
 	{ "virtio_pci", 0 },
 	{ "virtio_blk", 0 },
 	{ "crc32c_generic", 1 },
 	{ "ext4", 0 },
 };
-const unsigned stage1_nr_default_modules =
-	sizeof(stage1_default_modules) / sizeof(stage1_default_modules[0]);
+const unsigned diskplan_nr_default_modules =
+	sizeof(diskplan_default_modules) / sizeof(diskplan_default_modules[0]);
 
 /* x86 boot protocol (Documentation/arch/x86/boot.rst): "HdrS" at 0x202, and at 0x20e the
  * offset, minus 0x200, of a NUL-terminated version string. */
 #define BZ_MAGIC_OFF 0x202
 #define BZ_VERSION_PTR_OFF 0x20e
 
-int stage1_kernel_release(const void *buf, size_t len, char *rel, size_t rlen)
+int diskplan_kernel_release(const void *buf, size_t len, char *rel, size_t rlen)
 {
 	const unsigned char *b = buf;
 	size_t off, n;
@@ -108,7 +108,7 @@ static int list_add(json_t *list, const char *s, size_t n)
 {
 	if (list_has(list, s, n))
 		return 0;
-	if (json_array_size(list) >= STAGE1_MAX_MODULES)
+	if (json_array_size(list) >= DISKPLAN_MAX_MODULES)
 		return -E2BIG;
 	return json_array_append_new(list, json_stringn(s, n)) < 0 ? -ENOMEM : 0;
 }
@@ -119,8 +119,8 @@ static int add_with_deps(json_t *list, const char *line, size_t n)
 {
 	size_t key = strcspn(line, ":");
 	const char *deps = line + key + 1, *end = line + n;
-	const char *starts[STAGE1_MAX_MODULES];
-	size_t lens[STAGE1_MAX_MODULES], nd = 0;
+	const char *starts[DISKPLAN_MAX_MODULES];
+	size_t lens[DISKPLAN_MAX_MODULES], nd = 0;
 	int r;
 
 	if (key >= n || key == 0)
@@ -134,7 +134,7 @@ static int add_with_deps(json_t *list, const char *line, size_t n)
 			l++;
 		if (l == 0)
 			break;
-		if (nd == STAGE1_MAX_MODULES)
+		if (nd == DISKPLAN_MAX_MODULES)
 			return -E2BIG;
 		starts[nd] = p;
 		lens[nd++] = l;
@@ -146,9 +146,9 @@ static int add_with_deps(json_t *list, const char *line, size_t n)
 	return list_add(list, line, key);
 }
 
-int stage1_modules(const char *modules_dep, const char *modules_builtin,
-		   const struct stage1_want *want, unsigned nr_want, json_t **out, char *why,
-		   size_t len)
+int diskplan_modules(const char *modules_dep, const char *modules_builtin,
+		     const struct diskplan_want *want, unsigned nr_want, json_t **out,
+		     char *why, size_t len)
 {
 	_cleanup_json_ json_t *list = json_array();
 	const char *line;
@@ -166,7 +166,7 @@ int stage1_modules(const char *modules_dep, const char *modules_builtin,
 			if (r < 0) {
 				if (r == -E2BIG)
 					snprintf(why, len, "more than %d modules to load",
-						 STAGE1_MAX_MODULES);
+						 DISKPLAN_MAX_MODULES);
 				else
 					snprintf(why, len, "modules.dep: bad line for %s",
 						 want[i].name);
@@ -184,14 +184,14 @@ int stage1_modules(const char *modules_dep, const char *modules_builtin,
 	return 0;
 }
 
-void stage1_module_file(unsigned index, const char *relpath, char *buf, size_t len)
+void diskplan_module_file(unsigned index, const char *relpath, char *buf, size_t len)
 {
 	const char *base = strrchr(relpath, '/');
 
 	snprintf(buf, len, "%02u-%s", index, base ? base + 1 : relpath);
 }
 
-json_t *stage1_config(const json_t *modules)
+json_t *diskplan_config(const json_t *modules)
 {
 	json_t *files = json_array(), *m;
 	size_t i;
@@ -199,10 +199,10 @@ json_t *stage1_config(const json_t *modules)
 	json_array_foreach(modules, i, m) {
 		char name[256];
 
-		stage1_module_file((unsigned)i, json_string_value(m), name, sizeof(name));
+		diskplan_module_file((unsigned)i, json_string_value(m), name, sizeof(name));
 		json_array_append_new(files, json_string(name));
 	}
-	return json_pack("{s:s,s:s,s:s,s:o,s:f}", "device", STAGE1_ROOT_DEVICE, "fstype",
-			 STAGE1_ROOT_FSTYPE, "init", STAGE1_INIT, "modules", files, "timeout_s",
-			 STAGE1_DEVICE_TIMEOUT_S);
+	return json_pack("{s:s,s:s,s:s,s:o,s:f}", "device", DISKPLAN_ROOT_DEVICE, "fstype",
+			 DISKPLAN_ROOT_FSTYPE, "init", DISKPLAN_INIT, "modules", files, "timeout_s",
+			 DISKPLAN_DEVICE_TIMEOUT_S);
 }

@@ -1,4 +1,4 @@
-#include "core/charts.h"
+#include "analysis/charts.h"
 
 #include <errno.h>
 #include <math.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/stats.h"
+#include "analysis/stats.h"
 #include "util/cleanup.h"
 
 /* Groups in chart order, each with its keys in task order. */

@@ -13,7 +13,7 @@
 #pragma once
 #include <jansson.h>
 
-#include "core/series.h"
+#include "analysis/series.h"
 
 /* NULL on ENOMEM. */
 json_t *charts_json(const struct series_set *s);

@@ -1,4 +1,4 @@
-#include "core/report.h"
+#include "core/runreport.h"
 
 #include <math.h>
 #include <string.h>
@@ -140,7 +140,7 @@ static json_t *run_json(const struct run_record *r, const char *release, const c
 		"console", r->console_file, "console_excerpt", excerpt, "guest", guest_json(r));
 }
 
-json_t *report_run_json(const struct run_record *r)
+json_t *runreport_run_json(const struct run_record *r)
 {
 	const char *release = r->log && r->log->release[0] ? r->log->release : NULL;
 	const char *excerpt = r->console && r->console->panic ? r->console->excerpt : NULL;
@@ -162,10 +162,10 @@ json_t *report_run_json(const struct run_record *r)
 	return run;
 }
 
-static json_t *report_json_base(const char *id, const char *created, const struct job *job,
-				const char *job_file, json_t *runs, enum outcome status)
+static json_t *runreport_base(const char *id, const char *created, const struct job *job,
+			      const char *job_file, json_t *runs, enum outcome status)
 {
-	return json_pack("{s:s,s:s,s:s,s:{s:s,s:s,s:I},s:s,s:O}", "schema", REPORT_SCHEMA, "id",
+	return json_pack("{s:s,s:s,s:s,s:{s:s,s:s,s:I},s:s,s:O}", "schema", RUNREPORT_SCHEMA, "id",
 			 id, "created", created, "job", "name", job->name, "file", job_file,
 			 "repeats", (json_int_t)job->repeats, "status", outcome_name(status),
 			 "runs", runs);
@@ -186,10 +186,10 @@ static json_t *job_kernels_json(const struct job *job)
 	return a;
 }
 
-json_t *report_json(const char *id, const char *created, const struct job *job,
-		    const char *job_file, json_t *runs, enum outcome status)
+json_t *runreport_json(const char *id, const char *created, const struct job *job,
+		       const char *job_file, json_t *runs, enum outcome status)
 {
-	json_t *rep = report_json_base(id, created, job, job_file, runs, status);
+	json_t *rep = runreport_base(id, created, job, job_file, runs, status);
 
 	if (rep && job->nr_kernels)
 		json_object_set_new(json_object_get(rep, "job"), "kernels", job_kernels_json(job));

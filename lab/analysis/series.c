@@ -1,4 +1,4 @@
-#include "core/series.h"
+#include "analysis/series.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/report.h"
+#include "core/runreport.h"
 #include "util/cleanup.h"
 #include "util/jsonpath.h"
 
@@ -138,6 +138,31 @@ const char *series_run_label(const json_t *run, char *buf, size_t len)
 	return "unknown kernel";
 }
 
+void series_labels(json_t *const *docs, size_t n, char *buf, size_t len, unsigned *count)
+{
+	_cleanup_json_ json_t *seen = json_object();
+	size_t used = 0;
+
+	buf[0] = '\0';
+	*count = 0;
+	for (size_t i = 0; seen && i < n; i++) {
+		json_t *runs = json_object_get(docs[i], "runs"), *run;
+		size_t k;
+
+		json_array_foreach(runs, k, run) {
+			char tmp[256];
+			const char *l = series_run_label(run, tmp, sizeof(tmp));
+
+			if (json_object_get(seen, l) || json_object_set_new(seen, l, json_true()) < 0)
+				continue;
+			(*count)++;
+			if (used < len)
+				used += (size_t)snprintf(buf + used, len - used, "%s%s",
+							 *count > 1 ? ", " : "", l);
+		}
+	}
+}
+
 const struct series *series_get(const struct series_set *s, size_t key, size_t variant)
 {
 	char k[64];
@@ -146,14 +171,6 @@ const struct series *series_get(const struct series_set *s, size_t key, size_t v
 	snprintf(k, sizeof(k), "s" SEP "%zu" SEP "%zu", key, variant);
 	i = index_get(s, k);
 	return i < 0 ? NULL : &s->series[i];
-}
-
-long series_find_variant(const struct series_set *s, const char *label)
-{
-	for (size_t i = 0; i < s->nr_variants; i++)
-		if (!strcmp(s->variants[i].label, label))
-			return (long)i;
-	return -1;
 }
 
 /* ---- reading one report -------------------------------------------------------------- */
@@ -589,8 +606,9 @@ int series_add_report(struct series_set *s, json_t *doc, const char *file, const
 		return bad(&r, "", "a report must be a JSON object");
 	if (get_string(&r, doc, "", "schema", &schema) < 0)
 		return -EINVAL;
-	if (strcmp(schema, REPORT_SCHEMA))
-		return bad(&r, "schema", "is \"%s\"; this lab reads \"%s\"", schema, REPORT_SCHEMA);
+	if (strcmp(schema, RUNREPORT_SCHEMA))
+		return bad(&r, "schema", "is \"%s\"; this lab reads \"%s\"", schema,
+			   RUNREPORT_SCHEMA);
 	if (get_array(&r, doc, "", "runs", &runs) < 0)
 		return -EINVAL;
 	json_array_foreach(runs, i, run) {

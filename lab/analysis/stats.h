@@ -43,9 +43,6 @@ struct stats_diff {
 	double p;             /* two-sided p-value */
 };
 
-/* Arithmetic mean, sample variance (n - 1) of x[0..n); n >= 1 / n >= 2. */
-double stats_mean(const double *x, size_t n);
-double stats_variance(const double *x, size_t n);
 /* n / sum(1/x); every x > 0. */
 double stats_harmonic_mean(const double *x, size_t n);
 

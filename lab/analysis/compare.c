@@ -1,4 +1,4 @@
-#include "core/compare.h"
+#include "analysis/compare.h"
 
 #include <errno.h>
 #include <math.h>
@@ -196,6 +196,46 @@ int compare_variants(const struct series_set *s, size_t va, size_t vb, double th
 		return r;
 	}
 	return 0;
+}
+
+/* The first variant before v that ran the same workloads on the same topologies, or v. */
+static size_t baseline_of(const struct series_set *s, size_t v)
+{
+	for (size_t u = 0; u < v; u++)
+		if (json_equal(s->variants[u].workloads, s->variants[v].workloads))
+			return u;
+	return v;
+}
+
+int compare_all(const struct series_set *s, double threshold_pct, struct comparison *c,
+		size_t *n, struct strbuf *note)
+{
+	*n = 0;
+	if (s->nr_variants < 2)
+		strbuf_appendf(note, "All runs are of one kernel variant (%s): nothing to compare.\n",
+			       s->nr_variants ? s->variants[0].label : "none");
+	for (size_t v = 1; v < s->nr_variants; v++) {
+		struct lab_error err = { 0 };
+		size_t u = baseline_of(s, v);
+		char msg[1400];
+		int r;
+
+		if (u == v) {
+			strbuf_appendf(note, "%s: no variant before it ran the same workloads; not "
+					     "compared.\n", s->variants[v].label);
+			continue;
+		}
+		r = compare_variants(s, u, v, threshold_pct, &c[*n], &err);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0) {
+			error_format(&err, msg, sizeof(msg));
+			strbuf_appendf(note, "%s not compared: %s\n", s->variants[v].label, msg);
+			continue;
+		}
+		(*n)++;
+	}
+	return note->err;
 }
 
 /* ---- JSON ----------------------------------------------------------------------------- */

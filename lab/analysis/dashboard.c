@@ -1,4 +1,4 @@
-#include "core/dashboard.h"
+#include "analysis/dashboard.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "core/charts.h"
+#include "analysis/charts.h"
 #include "util/cleanup.h"
 
 /* Offline by construction: nothing may be fetched, only inline scripts and styles run. */
