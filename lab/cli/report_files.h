@@ -27,7 +27,3 @@ void report_files_free(struct report_files *f);
  * order of first appearance; *count gets how many distinct ones. */
 void report_files_labels(const struct report_files *f, size_t from, size_t to, char *buf,
 			 size_t len, unsigned *count);
-/* A file beside the lab's own sources: $LAB_ROOT/rel, else rel in the checkout the lab binary
- * was built in (build/lab -> ../rel).  Writes the first that exists into buf; -ENOENT (buf holds
- * the last candidate) when none does. */
-int report_find_asset(const char *rel, char *buf, size_t len);
