@@ -1,7 +1,6 @@
 /* lab doctor [--probe] [--state DIR]: check the host, say how to fix each problem. */
 #include <errno.h>
 #include <stdarg.h>
-#include <glob.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include "stage/run.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
+#include "util/hostkernel.h"
 #include "util/spawn.h"
 #include "virt/virt.h"
 
@@ -115,16 +115,12 @@ static void check_accel(struct doctor *d, struct virt_conn *vc)
 	_cleanup_free_ char *runners = initramfs_runners_dir();
 	_cleanup_free_ char *agent = runners ? fs_join(runners, "agent") : NULL;
 	struct accel_verdict v;
-	glob_t g;
 	char kernel[4096] = "";
 
-	if (glob("/boot/vmlinuz-*", 0, NULL, &g) == 0) {
-		snprintf(kernel, sizeof(kernel), "%s", g.gl_pathv[g.gl_pathc - 1]);
-		globfree(&g);
+	if (hostkernel_pick(HOSTKERNEL_GLOB, kernel, sizeof(kernel)) == 0)
 		ok("kernel", "%s", kernel);
-	} else {
-		bad(d, "kernel", FIX_DEPS, "no /boot/vmlinuz-* for configs/quick.json");
-	}
+	else
+		bad(d, "kernel", FIX_DEPS, "no " HOSTKERNEL_GLOB " for configs/quick.json");
 	if (!agent || !fs_exists(agent)) {
 		bad(d, "runners", "run 'make'", "no guest agent at %s", agent ? agent : "?");
 		return;

@@ -2,7 +2,6 @@
  * lab image list [--json] [--cache DIR] */
 #include <errno.h>
 #include <getopt.h>
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "stage/run.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
+#include "util/hostkernel.h"
 
 void cmd_image_help(void)
 {
@@ -82,7 +82,6 @@ static int kvm_verdict(const struct image_args *a, int *kvm)
 	struct virt_conn vc;
 	enum accel_mode mode;
 	char kernel[4096] = "";
-	glob_t g;
 	int r;
 
 	if (accel_mode_parse(a->accel, &mode) < 0) {
@@ -92,10 +91,7 @@ static int kvm_verdict(const struct image_args *a, int *kvm)
 	*kvm = mode == ACCEL_FORCE_KVM;
 	if (mode != ACCEL_AUTO)
 		return 0;
-	if (glob("/boot/vmlinuz-*", 0, NULL, &g) == 0) {
-		snprintf(kernel, sizeof(kernel), "%s", g.gl_pathv[g.gl_pathc - 1]);
-		globfree(&g);
-	}
+	hostkernel_pick(HOSTKERNEL_GLOB, kernel, sizeof(kernel)); /* none: "" */
 	r = virt_open(&vc, NULL, a->state);
 	if (r == 0)
 		r = accel_decide(&vc, a->state, kernel, runners, ACCEL_AUTO, NULL, &v);

@@ -10,11 +10,12 @@
 #include "analysis/dashboard.h"
 #include "cli/cli.h"
 #include "cli/report_files.h"
+#include "util/checkout.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/strbuf.h"
 
-/* The scripts and styles every page embeds, beside the lab's sources (report_find_asset):
+/* The scripts and styles every page embeds, beside the lab's sources (util/checkout.h):
  * read at run time rather than compiled in, so lab/scripts/vendor-charts.sh can refresh the
  * chart library without a rebuild, the same way topologies are found. */
 #define ASSET_MAX_SIZE (4u << 20)
@@ -128,7 +129,7 @@ static int read_assets(char *text[NR_ASSETS])
 {
 	for (size_t i = 0; i < NR_ASSETS; i++) {
 		char path[PATH_MAX + 64];
-		int r = report_find_asset(asset_files[i], path, sizeof(path));
+		int r = checkout_find(asset_files[i], path, sizeof(path));
 
 		if (r == 0)
 			r = fs_read_file(path, ASSET_MAX_SIZE, &text[i], NULL);

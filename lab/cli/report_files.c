@@ -135,28 +135,3 @@ void report_files_free(struct report_files *f)
 	memset(f, 0, sizeof(*f));
 }
 
-static void exe_dir(char *buf, size_t len)
-{
-	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
-	char *slash;
-
-	buf[n > 0 ? n : 0] = '\0';
-	slash = strrchr(buf, '/');
-	if (slash)
-		*slash = '\0';
-}
-
-int report_find_asset(const char *rel, char *buf, size_t len)
-{
-	const char *root = getenv("LAB_ROOT");
-	char dir[PATH_MAX];
-
-	if (root && root[0]) {
-		snprintf(buf, len, "%s/%s", root, rel);
-		if (fs_exists(buf))
-			return 0;
-	}
-	exe_dir(dir, sizeof(dir));
-	snprintf(buf, len, "%s/../%s", dir, rel);
-	return fs_exists(buf) ? 0 : -ENOENT;
-}

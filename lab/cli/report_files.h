@@ -25,7 +25,3 @@ int report_files_add(struct report_files *f, const char *arg, struct lab_error *
 /* Parse every file (duplicate keys rejected); errors name the file. */
 int report_files_read(struct report_files *f, struct lab_error *err);
 void report_files_free(struct report_files *f);
-/* A file beside the lab's own sources: $LAB_ROOT/rel, else rel in the checkout the lab binary
- * was built in (build/lab -> ../rel).  Writes the first that exists into buf; -ENOENT (buf holds
- * the last candidate) when none does. */
-int report_find_asset(const char *rel, char *buf, size_t len);

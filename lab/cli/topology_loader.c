@@ -1,6 +1,6 @@
 /* Resolves a job's "topology": "NAME" to a file: topologies/NAME.json beside the job, then
- * $LAB_ROOT/configs/topologies/, then configs/topologies/ of the checkout the lab binary was
- * built in (build/lab -> ../configs/topologies). */
+ * configs/topologies/NAME.json found as util/checkout.h says ($LAB_ROOT, the lab binary's
+ * checkout, the current directory). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -9,46 +9,31 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "util/checkout.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
 
 #define TOPOLOGY_MAX_SIZE (4u << 20)
 
-static void exe_dir(char *buf, size_t len)
-{
-	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
-	char *slash;
-
-	buf[n > 0 ? n : 0] = '\0';
-	slash = strrchr(buf, '/');
-	if (slash)
-		*slash = '\0';
-}
-
 int cli_load_topology(const char *ref, void *ud, json_t **out, struct lab_error *err)
 {
 	const struct cli_topo_ctx *ctx = ud;
-	const char *root = getenv("LAB_ROOT");
-	char paths[3][PATH_MAX + 64], dir[PATH_MAX];
-	int n = 0;
+	char beside[PATH_MAX + 64], rel[PATH_MAX], found[PATH_MAX + 64];
 
 	if (strchr(ref, '/') || strstr(ref, ".json")) {
-		snprintf(paths[n++], sizeof(paths[0]), "%s%s%s", ref[0] == '/' ? "" : ctx->job_dir,
+		snprintf(beside, sizeof(beside), "%s%s%s", ref[0] == '/' ? "" : ctx->job_dir,
 			 ref[0] == '/' ? "" : "/", ref);
+		if (fs_exists(beside))
+			return jsonio_load_file(beside, TOPOLOGY_MAX_SIZE, out, err);
 	} else {
-		snprintf(paths[n++], sizeof(paths[0]), "%s/topologies/%s.json", ctx->job_dir, ref);
-		if (root && root[0])
-			snprintf(paths[n++], sizeof(paths[0]), "%s/configs/topologies/%s.json", root,
-				 ref);
-		exe_dir(dir, sizeof(dir));
-		snprintf(paths[n++], sizeof(paths[0]), "%s/../configs/topologies/%s.json", dir, ref);
-	}
-	for (int i = 0; i < n; i++) {
-		if (!fs_exists(paths[i]))
-			continue;
-		return jsonio_load_file(paths[i], TOPOLOGY_MAX_SIZE, out, err);
+		snprintf(beside, sizeof(beside), "%s/topologies/%s.json", ctx->job_dir, ref);
+		if (fs_exists(beside))
+			return jsonio_load_file(beside, TOPOLOGY_MAX_SIZE, out, err);
+		snprintf(rel, sizeof(rel), "configs/topologies/%s.json", ref);
+		if (checkout_find(rel, found, sizeof(found)) == 0)
+			return jsonio_load_file(found, TOPOLOGY_MAX_SIZE, out, err);
 	}
 	return error_set(err, "topology", "no topology named \"%s\" (looked in %s)", ref,
-			 paths[0]);
+			 beside);
 }

@@ -10,7 +10,9 @@
 
 #include "util/cleanup.h"
 #include "util/jsonpath.h"
+#include "util/sha256.h"
 #include "util/strbuf.h"
+#include "util/text.h"
 
 static const char *const recipe_keys[] = {
 	"description", "suite", "mirror", "variant", "packages", "exclude", "files", "size_mib",
@@ -24,14 +26,6 @@ static const char *const variants[] = {
 };
 
 #define NAME_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
-
-static int has_control_chars(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return 1;
-	return 0;
-}
 
 static int chars_in(const char *s, const char *allowed)
 {
@@ -59,7 +53,8 @@ static int parse_mirror(const json_t *j, struct img_recipe *r, struct lab_error 
 	snprintf(r->mirror, sizeof(r->mirror), "%s", IMG_DEFAULT_MIRROR);
 	if (!v)
 		return 0;
-	if (!s || strlen(s) >= sizeof(r->mirror) || has_control_chars(s) || strpbrk(s, " \"'\\") ||
+	if (!s || strlen(s) >= sizeof(r->mirror) || text_has_control_chars(s) ||
+	    strpbrk(s, " \"'\\") ||
 	    (strncmp(s, "http://", 7) && strncmp(s, "https://", 8) && strncmp(s, "file:/", 6)))
 		return error_set(err, "mirror", "must be an http://, https:// or file:/ URL without "
 				 "spaces, shorter than %zu bytes", sizeof(r->mirror));
@@ -169,7 +164,8 @@ static int guest_path_ok(const char *s)
 {
 	size_t n = strlen(s);
 
-	if (n < 2 || s[0] != '/' || s[n - 1] == '/' || strstr(s, "//") || has_control_chars(s))
+	if (n < 2 || s[0] != '/' || s[n - 1] == '/' || strstr(s, "//") ||
+	    text_has_control_chars(s))
 		return 0;
 	for (const char *c = s; c; c = strchr(c + 1, '/')) {
 		if (!strncmp(c, "/./", 3) || !strcmp(c, "/.") || !strncmp(c, "/../", 4) ||
@@ -206,7 +202,7 @@ static int parse_file(const json_t *f, size_t i, struct img_recipe *r, struct la
 		return rc;
 	jsonpath_key(p, sizeof(p), path, "src");
 	src = json_string_value(json_object_get(f, "src"));
-	if (!src || !src[0] || strlen(src) >= sizeof(out->src) || has_control_chars(src))
+	if (!src || !src[0] || strlen(src) >= sizeof(out->src) || text_has_control_chars(src))
 		return error_set(err, p, "required: a host file (relative to the recipe's "
 				 "directory), without control characters");
 	jsonpath_key(p, sizeof(p), path, "dest");
@@ -352,23 +348,6 @@ char *img_key_text(const struct img_recipe *r, const struct img_input *files,
 	return strbuf_take(&sb, &out) < 0 ? NULL : out;
 }
 
-static void to_hex(const unsigned char *md, unsigned n, char *out)
-{
-	for (unsigned i = 0; i < n; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
-}
-
-int img_sha256_hex(const void *data, size_t len, char out[65])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned n = 0;
-
-	if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) || n != 32)
-		return -EIO;
-	to_hex(md, n, out);
-	return 0;
-}
-
 /* Section headers of an ELF64 little-endian file, bounds-checked; NULL when it is not one. */
 static const unsigned char *elf_sections(const unsigned char *d, size_t len, Elf64_Ehdr *eh)
 {
@@ -437,7 +416,7 @@ int img_program_digest(const void *data, size_t len, char out[65])
 		r = -EIO;
 	EVP_MD_CTX_free(ctx);
 	if (r == 0)
-		to_hex(md, n, out);
+		sha256_format(md, out);
 	return r;
 }
 

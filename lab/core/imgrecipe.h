@@ -60,8 +60,6 @@ json_t *img_recipe_to_json(const struct img_recipe *r);
  * mode, sha256) and each program (name, sha256), one per line.  Caller frees. */
 char *img_key_text(const struct img_recipe *r, const struct img_input *files,
 		   const struct img_input *programs, unsigned nr_programs);
-/* sha256 of a buffer as 64 lower-case hex digits + NUL. */
-int img_sha256_hex(const void *data, size_t len, char out[65]);
 /* What decides an executable's behaviour: for an ELF64 file the sha256 over its allocated
  * sections except notes (so debug info and the build-id, which change with the checkout's
  * path, do not change the key); for anything else the sha256 of its bytes. */

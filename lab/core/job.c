@@ -10,6 +10,7 @@
 #include "proto/workload.h"
 #include "util/cleanup.h"
 #include "util/jsonpath.h"
+#include "util/text.h"
 
 static const char *const job_keys[] = {
 	"name", "topology", "kernel", "kernels", "repeats", "workloads", "timeouts", "debug",
@@ -49,14 +50,6 @@ static int get_section(const json_t *j, const char *key, const char *const *allo
 	return 0;
 }
 
-static int has_control_chars(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return 1;
-	return 0;
-}
-
 static int parse_name(const json_t *j, struct job *job, struct lab_error *err)
 {
 	const json_t *v = json_object_get(j, "name");
@@ -90,7 +83,7 @@ static int parse_topology(const json_t *j, job_topology_loader load, void *userd
 	ref = json_string_value(v);
 	if (!ref)
 		return error_set(err, "topology", "must be a topology name or an object");
-	if (!ref[0] || strlen(ref) >= sizeof(job->topology_ref) || has_control_chars(ref))
+	if (!ref[0] || strlen(ref) >= sizeof(job->topology_ref) || text_has_control_chars(ref))
 		return error_set(err, "topology", "must be a non-empty name or path");
 	if (!load)
 		return error_set(err, "topology", "topology names cannot be resolved here");
@@ -109,18 +102,6 @@ static int parse_topology(const json_t *j, job_topology_loader load, void *userd
 		return r;
 	if (err)
 		snprintf(err->file, sizeof(err->file), "%s", saved_file);
-	return 0;
-}
-
-/* "kernel" or "kernels": lab/core/job_kernel.c. */
-static int parse_kernel(const json_t *j, struct job *job, struct lab_error *err)
-{
-	int r = job_parse_kernels(j, job, err);
-
-	if (r < 0)
-		return r;
-	snprintf(job->kernel_image, sizeof(job->kernel_image), "%s", job->kernels[0].image);
-	snprintf(job->kernel_cmdline, sizeof(job->kernel_cmdline), "%s", job->kernels[0].cmdline);
 	return 0;
 }
 
@@ -278,7 +259,7 @@ static int job_parse(const json_t *j, job_topology_loader load, void *userdata, 
 	if ((r = jsonpath_check_keys(j, "", job_keys, err)) < 0 ||
 	    (r = parse_name(j, job, err)) < 0 ||
 	    (r = parse_topology(j, load, userdata, job, err)) < 0 ||
-	    (r = parse_kernel(j, job, err)) < 0 || (r = parse_repeats(j, job, err)) < 0 ||
+	    (r = job_parse_kernels(j, job, err)) < 0 || (r = parse_repeats(j, job, err)) < 0 ||
 	    (r = parse_workloads(j, job, err)) < 0 || (r = parse_timeouts(j, job, err)) < 0 ||
 	    (r = parse_debug(j, job, err)) < 0 || (r = job_parse_image(j, job, err)) < 0 ||
 	    (r = knobs_parse(json_object_get(j, "knobs"), &job->topo, &job->knobs, err)) < 0)

@@ -51,10 +51,7 @@ struct job {
 	char name[64];
 	char topology_ref[PATH_MAX]; /* name or path as written in the job; "" when inline */
 	struct topology topo;
-	char kernel_image[PATH_MAX]; /* as written; may hold a glob such as /boot/vmlinuz-* */
-	char kernel_cmdline[1024];   /* extra kernel command-line arguments */
-	/* Every kernel of the job ("kernel" gives one); kernel_image/kernel_cmdline above mirror
-	 * kernels[0] so that code knowing only one kernel keeps working. */
+	/* Every kernel of the job ("kernel" gives one). */
 	unsigned nr_kernels;
 	struct job_kernel *kernels;
 	unsigned repeats;

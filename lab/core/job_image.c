@@ -7,6 +7,7 @@
 
 #include "core/job.h"
 #include "util/jsonpath.h"
+#include "util/text.h"
 
 static const char *const image_keys[] = {"recipe", "collect", "perf_stat", NULL};
 
@@ -19,14 +20,6 @@ static const char *const default_events[] = {
 
 #define NAME_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
 
-static int has_control_chars(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return 1;
-	return 0;
-}
-
 static int parse_recipe(const json_t *img, struct job_image *ji, struct lab_error *err)
 {
 	const json_t *v = json_object_get(img, "recipe");
@@ -37,7 +30,7 @@ static int parse_recipe(const json_t *img, struct job_image *ji, struct lab_erro
 	if (!v)
 		return error_set(err, "image.recipe", "required (a recipe name such as "
 				 "\"debian-perf\", see images/)");
-	if (!s || !n || n >= sizeof(ji->recipe) || has_control_chars(s) ||
+	if (!s || !n || n >= sizeof(ji->recipe) || text_has_control_chars(s) ||
 	    (!path && (n > 63 || strspn(s, NAME_CHARS) != n)))
 		return error_set(err, "image.recipe", "must be a recipe name [A-Za-z0-9._-]{1,63} "
 				 "or a path to a .json file, shorter than %zu bytes",
@@ -51,7 +44,7 @@ static int guest_path_ok(const char *s)
 {
 	size_t n = strlen(s);
 
-	if (n < 2 || s[0] != '/' || strstr(s, "//") || has_control_chars(s))
+	if (n < 2 || s[0] != '/' || strstr(s, "//") || text_has_control_chars(s))
 		return 0;
 	for (const char *c = s; c; c = strchr(c + 1, '/'))
 		if (!strncmp(c, "/./", 3) || !strcmp(c, "/.") || !strncmp(c, "/../", 4) ||

@@ -9,16 +9,9 @@
 #include "core/job.h"
 #include "core/kvariant.h"
 #include "util/jsonpath.h"
+#include "util/text.h"
 
 static const char *const kernel_keys[] = {"image", "variant", "cmdline", "name", NULL};
-
-static int control_chars(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return 1;
-	return 0;
-}
 
 /* An optional string member: non-empty, no control characters, shorter than len. */
 static int opt_str(const json_t *k, const char *key, const char *prefix, char *out, size_t len,
@@ -35,7 +28,7 @@ static int opt_str(const json_t *k, const char *key, const char *prefix, char *o
 		return error_set(err, p, "must be a non-empty string");
 	if (strlen(s) >= len)
 		return error_set(err, p, "must be shorter than %zu bytes", len);
-	if (control_chars(s))
+	if (text_has_control_chars(s))
 		return error_set(err, p, "must not contain control characters");
 	snprintf(out, len, "%s", s);
 	return 0;
@@ -55,7 +48,7 @@ static int parse_cmdline(const json_t *k, const char *prefix, struct job_kernel 
 		return error_set(err, p, "must be a string");
 	if (strchr(s, '\n') || strchr(s, '\r'))
 		return error_set(err, p, "must not contain newlines");
-	if (control_chars(s))
+	if (text_has_control_chars(s))
 		return error_set(err, p, "must not contain control characters");
 	if (strlen(s) >= sizeof(out->cmdline))
 		return error_set(err, p, "must be shorter than %zu bytes", sizeof(out->cmdline));

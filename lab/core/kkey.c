@@ -2,25 +2,13 @@
  * line per input, in a fixed order, with a version line first so that a change to what goes
  * in makes old keys unreachable instead of wrong.  Pure. */
 #include <errno.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/kvariant.h"
 #include "util/cleanup.h"
+#include "util/sha256.h"
 #include "util/strbuf.h"
-
-int ksha256_hex(const void *data, size_t len, char out[65])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int n = 0;
-
-	if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) || n != 32)
-		return -EIO;
-	for (unsigned i = 0; i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
-	return 0;
-}
 
 /* Inputs are single lines: a newline inside one would let two inputs collide. */
 static int line(struct strbuf *sb, const char *name, const char *value)
@@ -50,7 +38,7 @@ static int finish(struct strbuf *sb, int r, char out[65])
 	r = strbuf_take(sb, &text);
 	if (r < 0)
 		return r;
-	return ksha256_hex(text, strlen(text), out);
+	return sha256_hex(text, strlen(text), out);
 }
 
 int kkey_artifact(const struct kkey_input *in, char out[65])

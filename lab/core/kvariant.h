@@ -117,8 +117,6 @@ int kkey_artifact(const struct kkey_input *in, char out[65]);
 int kkey_recipe(const struct kkey_input *in, char out[65]);
 /* Source tree key: (source, patches). */
 int kkey_source(const struct kkey_input *in, char out[65]);
-/* sha256 of a buffer as 64 lower-case hex digits. */
-int ksha256_hex(const void *data, size_t len, char out[65]);
 
 /* ---- what the report says about a kernel ---------------------------------------------------- */
 

@@ -75,16 +75,6 @@ static int kernel_modules(const char *kernel, char *dir, size_t dlen, json_t **m
 	return r;
 }
 
-int diskboot_check_kernel(const char *kernel, char *why, size_t len)
-{
-	char dir[PATH_MAX];
-	json_t *mods = NULL;
-	int r = kernel_modules(kernel, dir, sizeof(dir), &mods, why, len);
-
-	json_decref(mods);
-	return r;
-}
-
 static int add_file(struct cpio_buf *cb, const char *src, const char *dest, unsigned mode,
 		    size_t max)
 {

@@ -6,10 +6,6 @@
 #include <jansson.h>
 #include <stddef.h>
 
-/* Whether the kernel can boot from a disk image: 0, or -ENOENT etc. with why saying what is
- * missing ("the kernel has no virtio_blk: ...").  A kernel without /lib/modules/RELEASE must
- * have the drivers built in; that is only found out when the guest boots. */
-int diskboot_check_kernel(const char *kernel, char *why, size_t len);
 /* Write the stage-1 initramfs to out_path. */
 int diskboot_initrd_write(const char *kernel, const char *runners_dir, const json_t *guestjob,
 			  const char *out_path, char *why, size_t len);

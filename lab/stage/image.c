@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,10 +12,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/checkout.h"
 #include "util/cleanup.h"
+#include "util/clock.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
 #include "util/progress.h"
+#include "util/sha256.h"
 #include "util/spawn.h"
 
 #define RECIPE_MAX (1u << 20)
@@ -38,14 +40,6 @@ struct image_ctx {
 	char (*program_sha)[65];
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void progress(const struct image_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void progress(const struct image_opts *o, const char *fmt, ...)
@@ -64,19 +58,11 @@ void image_cache_dir(char *buf, size_t len)
 	snprintf(buf, len, "%s", env && env[0] ? env : IMAGE_DEFAULT_CACHE);
 }
 
-static int try_recipe(const char *dir, const char *name, char *out, size_t len)
-{
-	snprintf(out, len, "%s/images/%s.json", dir, name);
-	return access(out, R_OK) == 0;
-}
-
 int image_recipe_path(const char *ref, const char *base_dir, char *out, size_t len,
 		      struct lab_error *err)
 {
-	const char *root = getenv("LAB_ROOT");
+	char rel[PATH_MAX];
 	size_t n = strlen(ref);
-	char exe[PATH_MAX];
-	ssize_t k;
 
 	if (strchr(ref, '/') || (n > 5 && !strcmp(ref + n - 5, ".json"))) {
 		if (ref[0] == '/' || !base_dir)
@@ -88,22 +74,11 @@ int image_recipe_path(const char *ref, const char *base_dir, char *out, size_t l
 		error_set(err, "", "cannot read recipe %s: %s", out, strerror(errno));
 		return -ENOENT;
 	}
-	if (root && root[0] && try_recipe(root, ref, out, len))
+	snprintf(rel, sizeof(rel), "images/%s.json", ref);
+	if (checkout_find(rel, out, len) == 0)
 		return 0;
-	if (try_recipe(".", ref, out, len))
-		return 0;
-	/* build/lab -> the checkout it was built in. */
-	k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (k > 0) {
-		exe[k] = '\0';
-		for (int up = 0; up < 2; up++)
-			if (strrchr(exe, '/'))
-				*strrchr(exe, '/') = '\0';
-		if (exe[0] && try_recipe(exe, ref, out, len))
-			return 0;
-	}
 	error_set(err, "", "no recipe \"%s\": looked for images/%s.json under $LAB_ROOT, the "
-		  "current directory and the lab's checkout", ref, ref);
+		  "lab's checkout and the current directory", ref, ref);
 	return -ENOENT;
 }
 
@@ -161,7 +136,7 @@ static int hash_files(struct image_ctx *c, const char *recipe_path, struct lab_e
 		if (r < 0)
 			return error_set(err, p, "cannot read %s: %s", c->file_paths[i],
 					 r == -EFBIG ? "larger than 256 MiB" : strerror(-r));
-		r = img_sha256_hex(data, len, c->file_sha[i]);
+		r = sha256_hex(data, len, c->file_sha[i]);
 		if (r < 0)
 			return r;
 	}
@@ -222,7 +197,7 @@ static int compute_key(struct image_ctx *c)
 			progs[i] = (struct img_input){ c->program_names[i], c->program_sha[i], 0 };
 		text = img_key_text(&c->r, files, progs, c->nr_programs);
 		if (text)
-			r = img_sha256_hex(text, strlen(text), c->info->key);
+			r = sha256_hex(text, strlen(text), c->info->key);
 	}
 	free(files);
 	free(progs);
@@ -272,21 +247,6 @@ static int entry_complete(const struct image_info *info)
 
 	snprintf(meta, sizeof(meta), "%s/meta.json", info->dir);
 	return fs_exists(info->disk) && fs_exists(meta);
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
-{
-	(void)st;
-	(void)flag;
-	(void)f;
-	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
-}
-
-int image_rm_tree(const char *path)
-{
-	if (nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) < 0 && errno != ENOENT)
-		return -errno;
-	return 0;
 }
 
 guestfs_h *image_guestfs(int kvm, char *err, size_t len)
@@ -469,7 +429,7 @@ static int build_into(struct image_ctx *c, const char *tmp, struct lab_error *er
 	_cleanup_free_ char *tar = fs_join(tmp, "rootfs.tar"), *disk = fs_join(tmp, IMAGE_DISK);
 	_cleanup_free_ char *log = fs_join(tmp, "build.log"), *meta = fs_join(tmp, "meta.json");
 	_cleanup_free_ char *text = meta_text(c);
-	double t0 = now_s();
+	double t0 = clock_now_s();
 	int r;
 
 	if (!tar || !disk || !log || !meta || !text)
@@ -482,7 +442,7 @@ static int build_into(struct image_ctx *c, const char *tmp, struct lab_error *er
 	unlink(tar);
 	if (r < 0)
 		return r;
-	c->info->build_s = now_s() - t0;
+	c->info->build_s = clock_now_s() - t0;
 	/* mkdtemp made the directory 0700; the base is never written again. */
 	if (chmod(tmp, 0755) < 0 || chmod(disk, 0444) < 0 ||
 	    (r = fs_write_atomic(meta, text, strlen(text))) < 0) {
@@ -504,7 +464,7 @@ static void remove_stale(const char *cache)
 		if (strncmp(de->d_name, ".tmp-", 5) && strncmp(de->d_name, ".old-", 5))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", cache, de->d_name);
-		image_rm_tree(path);
+		fs_rm_rf(path);
 	}
 	if (d)
 		closedir(d);
@@ -529,7 +489,7 @@ static int install(struct image_ctx *c, const char *tmp, struct lab_error *err)
 		return -e;
 	}
 	if (moved)
-		image_rm_tree(old);
+		fs_rm_rf(old);
 	return 0;
 }
 
@@ -576,7 +536,7 @@ static int build_locked(struct image_ctx *c, struct lab_error *err)
 		if (r == 0)
 			r = install(c, tmp, err);
 		if (r < 0)
-			image_rm_tree(tmp);
+			fs_rm_rf(tmp);
 	}
 	close(fd);
 	c->info->built = r == 0;

@@ -47,9 +47,9 @@ struct image_opts {
 /* $LAB_IMAGE_CACHE, else IMAGE_DEFAULT_CACHE. */
 void image_cache_dir(char *buf, size_t len);
 /* A recipe reference -> file.  A path (contains '/' or ends in .json) is taken relative to
- * base_dir (NULL: the current directory); a name is images/NAME.json under $LAB_ROOT, the
- * current directory, or the lab binary's checkout.  -ENOENT with err->msg saying where it
- * looked. */
+ * base_dir (NULL: the current directory); a name is images/NAME.json found as
+ * util/checkout.h says ($LAB_ROOT, the lab binary's checkout, the current directory).
+ * -ENOENT with err->msg saying where it looked. */
 int image_recipe_path(const char *ref, const char *base_dir, char *out, size_t len,
 		      struct lab_error *err);
 /* Load and validate the recipe, read what goes in and compute the key and cache entry.
@@ -72,5 +72,3 @@ int image_list(const char *cache_dir, json_t **out);
 /* A libguestfs handle the lab's way: the direct backend, force_tcg unless kvm, errors kept
  * for guestfs_last_error() instead of printed.  NULL with err set. */
 guestfs_h *image_guestfs(int kvm, char *err, size_t len);
-/* Remove a directory tree (no symlinks followed).  0 or -errno. */
-int image_rm_tree(const char *path);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/cpio.h"
+#include "util/checkout.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
@@ -18,18 +19,13 @@
 char *initramfs_runners_dir(void)
 {
 	const char *env = getenv("LAB_RUNNERS_DIR");
-	char exe[PATH_MAX];
-	ssize_t n;
-	_cleanup_free_ char *dir = NULL;
+	char dir[PATH_MAX];
 
 	if (env && env[0])
 		return strdup(env);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n < 0)
+	if (checkout_bin_dir(dir, sizeof(dir)) < 0)
 		return NULL;
-	exe[n] = '\0';
-	dir = fs_dirname(exe);
-	return dir ? fs_join(dir, "runners") : NULL;
+	return fs_join(dir, "runners");
 }
 
 static int add_program(struct cpio_buf *cb, const char *dir, const char *name,

@@ -1,207 +1,20 @@
 /* Running the kernel's make: niced, in its own process group, output to a log, progress from
  * Kbuild's "  CC      mm/memory.o" lines; configuring a variant's O= tree. */
+#include "stage/kbuild.h"
+
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/sysinfo.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "stage/kernel_int.h"
 #include "util/cleanup.h"
+#include "util/clock.h"
 #include "util/fs.h"
 
-/* Niceness of every program a kernel build spawns: the machine is shared. */
-#define KBUILD_NICE 10
-
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-extern char **environ;
-
-static int overridden(const struct kspawn *s, const char *var)
-{
-	size_t n = strcspn(var, "=");
-
-	for (const char *const *e = s->env; e && *e; e++)
-		if (!strncmp(*e, var, n) && (*e)[n] == '=')
-			return 1;
-	return 0;
-}
-
-/* s->env, then the rest of environ: built before fork(), since between fork and exec only
- * async-signal-safe calls (no malloc, no putenv) are safe in a process with threads. */
-static char **make_envp(const struct kspawn *s)
-{
-	size_t n = 0, k = 0;
-	char **envp;
-
-	while (environ[n])
-		n++;
-	for (const char *const *e = s->env; e && *e; e++)
-		k++;
-	envp = calloc(n + k + 1, sizeof(*envp));
-	if (!envp)
-		return NULL;
-	for (size_t i = 0; i < k; i++)
-		envp[i] = (char *)s->env[i];
-	for (size_t i = 0; i < n; i++)
-		if (!overridden(s, environ[i]))
-			envp[k++] = environ[i];
-	return envp;
-}
-
-static __attribute__((noreturn)) void child(struct kspawn *s, int out, char **envp)
-{
-	int nul = open("/dev/null", O_RDONLY);
-
-	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGKILL); /* the lab died: do not build on alone */
-	errno = 0;
-	if (setpriority(PRIO_PROCESS, 0, getpriority(PRIO_PROCESS, 0) + KBUILD_NICE) < 0)
-		_exit(126);
-	if (nul >= 0)
-		dup2(nul, 0);
-	dup2(out, 1);
-	dup2(out, 2);
-	if (s->cwd && chdir(s->cwd) < 0)
-		_exit(126);
-	signal(SIGPIPE, SIG_DFL);
-	execvpe(s->argv[0], s->argv, envp);
-	dprintf(2, "cannot run %s: %s\n", s->argv[0], strerror(errno));
-	_exit(127);
-}
-
-static void keep_tail(struct kspawn *s, const char *buf, size_t n)
-{
-	size_t room = sizeof(s->tail) - 1;
-
-	if (n > room) {
-		buf += n - room;
-		n = room;
-	}
-	if (s->tail_len + n > room) {
-		size_t drop = s->tail_len + n - room;
-
-		memmove(s->tail, s->tail + drop, s->tail_len - drop);
-		s->tail_len -= drop;
-	}
-	memcpy(s->tail + s->tail_len, buf, n);
-	s->tail_len += n;
-	s->tail[s->tail_len] = '\0';
-}
-
-/* Split output into lines for the callback; a line longer than the buffer is cut. */
-static void feed_lines(struct kspawn *s, char *acc, size_t *alen, const char *buf, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (buf[i] == '\n' || *alen == 1023) {
-			acc[*alen] = '\0';
-			if (s->line)
-				s->line(s->ud, acc);
-			*alen = 0;
-			if (buf[i] == '\n')
-				continue;
-		}
-		acc[(*alen)++] = buf[i];
-	}
-}
-
-static int pump(struct kspawn *s, int fd, pid_t pid)
-{
-	char buf[8192], acc[1024];
-	size_t alen = 0;
-	int killed = 0;
-	double kill_at = 0;
-
-	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		ssize_t n;
-
-		if (s->interrupt && *s->interrupt && !killed) {
-			kill(-pid, SIGTERM);
-			killed = 1;
-			kill_at = mono() + 5;
-		}
-		if (killed && mono() > kill_at)
-			kill(-pid, SIGKILL);
-		if (poll(&p, 1, 250) <= 0)
-			continue;
-		n = read(fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (s->log_fd >= 0 && write(s->log_fd, buf, (size_t)n) < 0) {
-			/* A full disk loses log lines, not the build. */
-		}
-		keep_tail(s, buf, (size_t)n);
-		feed_lines(s, acc, &alen, buf, (size_t)n);
-	}
-	return killed;
-}
-
-int kspawn_run(struct kspawn *s, int *status)
-{
-	char **envp;
-	int fds[2], ws = 0, killed;
-	pid_t pid;
-
-	s->tail_len = 0;
-	s->tail[0] = '\0';
-	envp = make_envp(s);
-	if (!envp)
-		return -ENOMEM;
-	if (pipe2(fds, O_CLOEXEC) < 0) {
-		free(envp);
-		return -errno;
-	}
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		free(envp);
-		return -errno;
-	}
-	if (pid == 0)
-		child(s, fds[1], envp);
-	free(envp);
-	close(fds[1]);
-	setpgid(pid, pid);
-	killed = pump(s, fds[0], pid);
-	close(fds[0]);
-	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-		;
-	*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-	return killed ? -EINTR : 0;
-}
-
-static int nftw_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st, (void)flag, (void)ftw;
-	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
-}
-
-int kbuild_rm_rf(const char *path)
-{
-	if (!fs_exists(path))
-		return 0;
-	return nftw(path, nftw_rm, 64, FTW_DEPTH | FTW_PHYS) < 0 ? -errno : 0;
-}
+#define LOG_TAIL_MAX (16u * 1024) /* bytes of a log read for its last lines */
 
 char *kbuild_log_tail(const char *path, unsigned lines)
 {
@@ -214,9 +27,9 @@ char *kbuild_log_tail(const char *path, unsigned lines)
 	if (fd < 0)
 		return NULL;
 	size = lseek(fd, 0, SEEK_END);
-	from = size > (off_t)KERNEL_TAIL_MAX ? size - (off_t)KERNEL_TAIL_MAX : 0;
-	buf = malloc(KERNEL_TAIL_MAX + 1);
-	if (!buf || (n = pread(fd, buf, KERNEL_TAIL_MAX, from)) < 0) {
+	from = size > (off_t)LOG_TAIL_MAX ? size - (off_t)LOG_TAIL_MAX : 0;
+	buf = malloc(LOG_TAIL_MAX + 1);
+	if (!buf || (n = pread(fd, buf, LOG_TAIL_MAX, from)) < 0) {
 		free(buf);
 		return NULL;
 	}
@@ -249,7 +62,7 @@ static int run_make(struct kctx *c, const char *target, int log_fd,
 {
 	char o_arg[PATH_MAX + 128], j_arg[32], ccache_env[4][PATH_MAX + 32];
 	const char *env[16];
-	struct kspawn *s = calloc(1, sizeof(*s));
+	struct spawn_job *s = calloc(1, sizeof(*s));
 	unsigned jobs = c->o->jobs ? c->o->jobs : (unsigned)get_nprocs();
 	int have_ccache = fs_exists("/usr/bin/ccache"), n = 0, r;
 	char *argv[12];
@@ -276,9 +89,9 @@ static int run_make(struct kctx *c, const char *target, int log_fd,
 	for (int i = 0; i < 4; i++)
 		env[n++] = ccache_env[i];
 	env[n] = NULL;
-	*s = (struct kspawn){ .argv = argv, .env = env, .log_fd = log_fd, .line = line, .ud = ud,
-			      .interrupt = c->o->interrupt };
-	r = kspawn_run(s, status);
+	*s = (struct spawn_job){ .argv = argv, .env = env, .log_fd = log_fd, .line = line,
+				 .ud = ud };
+	r = kctx_spawn(c, s, status);
 	if (tail)
 		snprintf(tail, tail_len, "%s", s->tail);
 	free(s);
@@ -377,7 +190,7 @@ static void fmt_dur(char *buf, size_t len, double s)
 static void on_line(void *ud, const char *l)
 {
 	struct kprogress *p = ud;
-	double now = mono(), el = now - p->start, pct;
+	double now = clock_now_s(), el = now - p->start, pct;
 	char e[16], eta[16];
 
 	if (strncmp(l, "  ", 2) || l[2] < 'A' || l[2] > 'Z')
@@ -436,7 +249,7 @@ int kbuild_make(struct kctx *c, const char *log_path)
 	_cleanup_close_ int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	_cleanup_free_ char *vmlinux = fs_join(c->obj_dir, "vmlinux");
 	int full = vmlinux && !fs_exists(vmlinux), st = 0, r;
-	struct kprogress p = { .c = c, .expected = expected_steps(c, full), .start = mono() };
+	struct kprogress p = { .c = c, .expected = expected_steps(c, full), .start = clock_now_s() };
 
 	if (fd < 0)
 		return kctx_fail(c, KERNEL_FAIL_LAB, -errno, "cannot create %s: %s", log_path,
@@ -454,6 +267,6 @@ int kbuild_make(struct kctx *c, const char *log_path)
 		return kctx_fail(c, KERNEL_FAIL_BUILD, -EIO, "make bzImage failed (exit %d) after "
 				 "%u steps; log %s", st, p.steps, log_path);
 	save_steps(c, full, p.steps);
-	kctx_progress(c, "%s: built in %.0f s (%u steps)", c->v->name, mono() - p.start, p.steps);
+	kctx_progress(c, "%s: built in %.0f s (%u steps)", c->v->name, clock_now_s() - p.start, p.steps);
 	return 0;
 }

@@ -4,7 +4,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,14 +11,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "stage/kernel_int.h"
+#include "stage/kbuild.h"
+#include "stage/kctx.h"
+#include "stage/ksource.h"
+#include "util/checkout.h"
 #include "util/cleanup.h"
+#include "util/clock.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
-#include "util/progress.h"
+#include "util/sha256.h"
 #include "util/spawn.h"
 
 #define VARIANT_MAX_SIZE (1u << 20)
+#define FRAGMENT_MAX (1u << 20)
 
 static const char *const fail_names[] = {
 	[KERNEL_OK] = "ok", [KERNEL_FAIL_SOURCE] = "source", [KERNEL_FAIL_PATCH] = "patch",
@@ -41,29 +45,7 @@ void kernel_cache_dir(const char *opt, char *buf, size_t len)
 
 int kernel_variants_dir(char *buf, size_t len)
 {
-	const char *root = getenv("LAB_ROOT");
-	char exe[PATH_MAX];
-	ssize_t n;
-	char *slash;
-
-	if (root && root[0]) {
-		snprintf(buf, len, "%s/kernels", root);
-		return 0;
-	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 0] = '\0';
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return -ENOENT;
-	*slash = '\0';
-	snprintf(buf, len, "%s/../kernels", exe);
-	/* Shown in reports and meta.json: say /work/x/kernels, not /work/x/build/../kernels. */
-	char *abs = realpath(buf, NULL);
-
-	if (abs)
-		snprintf(buf, len, "%s", abs);
-	free(abs);
-	return 0;
+	return checkout_find("kernels", buf, len);
 }
 
 /* The files a variant names must exist before anything starts. */
@@ -131,39 +113,6 @@ int kernel_variant_load(const char *ref, const char *base_dir, struct kvariant *
 
 /* ---- context ---------------------------------------------------------------------------- */
 
-int kctx_fail(struct kctx *c, enum kernel_fail f, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	c->a->fail = f;
-	va_start(ap, fmt);
-	vsnprintf(c->a->error, sizeof(c->a->error), fmt, ap);
-	va_end(ap);
-	return r < 0 ? r : -EINVAL;
-}
-
-void kctx_progress(struct kctx *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	progress_vemit(c->o->progress, c->o->progress_ud, fmt, ap);
-	va_end(ap);
-}
-
-static void kctx_free(struct kctx *c)
-{
-	for (unsigned i = 0; c->frag_text && i < c->v->nr_fragments; i++)
-		free(c->frag_text[i]);
-	for (unsigned i = 0; c->frags && i < c->v->nr_fragments; i++)
-		kconfig_free(&c->frags[i]);
-	free(c->frag_text);
-	free(c->frags);
-	free(c->frag_sha);
-	free(c->patch_file);
-	free(c->patch_sha);
-}
-
 static int compiler_version(struct kctx *c)
 {
 	static char cached[256];
@@ -187,7 +136,7 @@ static int read_fragments(struct kctx *c)
 	for (unsigned i = 0; i < c->v->nr_fragments; i++) {
 		struct lab_error err = { 0 };
 		size_t len = 0;
-		int r = fs_read_file(c->v->fragments[i], KERNEL_FRAGMENT_MAX, &c->frag_text[i], &len);
+		int r = fs_read_file(c->v->fragments[i], FRAGMENT_MAX, &c->frag_text[i], &len);
 
 		if (r < 0)
 			return kctx_fail(c, KERNEL_FAIL_CONFIG, r, "config[%u]: cannot read %s: %s", i,
@@ -195,7 +144,7 @@ static int read_fragments(struct kctx *c)
 		if ((r = kconfig_parse(c->frag_text[i], 1, &c->frags[i], &err)) < 0)
 			return kctx_fail(c, KERNEL_FAIL_CONFIG, r, "%s: %s", c->v->fragments[i],
 					 err.msg);
-		if ((r = ksha256_hex(c->frag_text[i], len, c->frag_sha[i])) < 0)
+		if ((r = sha256_hex(c->frag_text[i], len, c->frag_sha[i])) < 0)
 			return kctx_fail(c, KERNEL_FAIL_LAB, r, "sha256 failed");
 	}
 	return 0;
@@ -325,14 +274,6 @@ void kernel_artifact_free(struct kernel_artifact *a)
 
 /* ---- building ------------------------------------------------------------------------------- */
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* An flock on locks/NAME; waits (saying so) when another lab holds it. */
 static int take_lock(struct kctx *c, const char *name, int *fd)
 {
@@ -446,13 +387,13 @@ static void seed_obj(struct kctx *c)
 	snprintf(sib, sizeof(sib), "%s/%s", dir, best);
 	snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", c->obj_dir, (long)getpid());
 	char *argv[] = { "cp", "-a", "--reflink=auto", sib, tmp, NULL };
-	struct kspawn s = { .argv = argv, .log_fd = -1, .interrupt = c->o->interrupt };
+	struct spawn_job s = { .argv = argv, .log_fd = -1 };
 	int st = 0;
 
 	kctx_progress(c, "%s: starting from %s's build tree (same source, %ld option(s) apart)",
 		      c->v->name, best, best_d);
-	if (kspawn_run(&s, &st) < 0 || st != 0 || rename(tmp, c->obj_dir) < 0)
-		kbuild_rm_rf(tmp); /* no seed: the build starts from scratch, still correct */
+	if (kctx_spawn(c, &s, &st) < 0 || st != 0 || rename(tmp, c->obj_dir) < 0)
+		fs_rm_rf(tmp); /* no seed: the build starts from scratch, still correct */
 }
 
 static int prepare_obj(struct kctx *c)
@@ -466,7 +407,7 @@ static int prepare_obj(struct kctx *c)
 	if (fs_exists(c->obj_dir) && (fs_read_file(marker, 128, &m, NULL) < 0 ||
 				       strcmp(m, c->srckey))) {
 		kctx_progress(c, "%s: the source changed, starting a clean build tree", c->v->name);
-		if ((r = kbuild_rm_rf(c->obj_dir)) < 0)
+		if ((r = fs_rm_rf(c->obj_dir)) < 0)
 			return kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot remove %s", c->obj_dir);
 	}
 	if (!fs_exists(c->obj_dir))
@@ -513,7 +454,7 @@ static int store(struct kctx *c, const char *final, const char *log, double buil
 		return kctx_fail(c, KERNEL_FAIL_LAB, -ENOMEM, "out of memory");
 	snprintf(stage, sizeof(stage), "%s/artifacts/.tmp-%s-%ld", c->cache, c->a->key,
 		 (long)getpid());
-	kbuild_rm_rf(stage);
+	fs_rm_rf(stage);
 	r = fs_mkdir_p(stage, 0755);
 #define STAGE(name) (snprintf(f, sizeof(f), "%s/%s", stage, name), f)
 	snprintf(from, sizeof(from), "%s/arch/x86/boot/bzImage", c->obj_dir);
@@ -530,7 +471,7 @@ static int store(struct kctx *c, const char *final, const char *log, double buil
 #undef STAGE
 	if (r == 0 && rename(stage, c->a->dir) < 0 && errno != ENOTEMPTY && errno != EEXIST)
 		r = -errno;
-	kbuild_rm_rf(stage); /* gone after the rename; left only when another lab was first */
+	fs_rm_rf(stage); /* gone after the rename; left only when another lab was first */
 	if (r < 0)
 		return kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot store the artifact in %s: %s",
 				 c->a->dir, strerror(-r));
@@ -569,7 +510,7 @@ static int configure_and_build(struct kctx *c, double t0)
 	    (r = kbuild_configure(c, &final)) < 0)
 		goto out;
 	in = key_input(c, psha, NULL, cfg_sha);
-	if ((r = ksha256_hex(final, strlen(final), cfg_sha)) < 0 || (r = kkey_artifact(&in, key)) < 0)
+	if ((r = sha256_hex(final, strlen(final), cfg_sha)) < 0 || (r = kkey_artifact(&in, key)) < 0)
 		goto out;
 	fill_paths(c, key);
 	if (fs_exists(c->a->image) && !c->o->force) {
@@ -588,7 +529,7 @@ static int configure_and_build(struct kctx *c, double t0)
 	if (r == 0)
 		r = fs_write_atomic(built, final, strlen(final));
 	if (r == 0)
-		r = store(c, final, log, now_s() - t0);
+		r = store(c, final, log, clock_now_s() - t0);
 	if (r == 0)
 		snprintf(c->a->log, sizeof(c->a->log), "%s/build.log", c->a->dir);
 out:
@@ -602,7 +543,7 @@ int kernel_build(const struct kvariant *v, const struct kernel_build_opts *o,
 	static const char *const dirs[] = { "locks", "obj", "src", "artifacts", "logs", NULL };
 	char lockname[128], d[PATH_MAX + 32];
 	_cleanup_close_ int lk = -1;
-	double t0 = now_s();
+	double t0 = clock_now_s();
 	struct kctx c;
 	int r = kctx_init(&c, v, o, a);
 
@@ -620,7 +561,7 @@ int kernel_build(const struct kvariant *v, const struct kernel_build_opts *o,
 	/* Another lab may have built it while we waited for the lock. */
 	if (r == 0 && !(!o->force && lookup(&c)))
 		r = configure_and_build(&c, t0);
-	a->build_s = a->cached ? 0 : now_s() - t0;
+	a->build_s = a->cached ? 0 : clock_now_s() - t0;
 out:
 	kctx_free(&c);
 	return r;

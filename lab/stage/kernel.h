@@ -24,8 +24,8 @@
 
 /* $opt, else $LAB_KERNEL_CACHE, else KERNEL_CACHE_DEFAULT. */
 void kernel_cache_dir(const char *opt, char *buf, size_t len);
-/* The kernels/ directory: $LAB_ROOT/kernels, else kernels/ of the checkout the lab binary was
- * built in (build/lab -> ../kernels). */
+/* The kernels/ directory, found as util/checkout.h says ($LAB_ROOT, the lab binary's checkout,
+ * the current directory); -ENOENT when there is none. */
 int kernel_variants_dir(char *buf, size_t len);
 /* ref is a variant name (kernels/NAME.json) or a path (holds '/' or ends in .json, relative
  * to base_dir).  Parses it and checks that its patches, fragments and local source exist.

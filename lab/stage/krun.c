@@ -2,7 +2,6 @@
 #include "stage/krun.h"
 
 #include <errno.h>
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,19 +10,14 @@
 #include "core/collect.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
+#include "util/hostkernel.h"
 #include "util/jsonpath.h"
 
-static int cmp_version(const void *a, const void *b)
-{
-	return strverscmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* A path or a glob (the highest version wins), as `kernel.image` always worked. */
+/* A path or a glob (the highest version wins: util/hostkernel.h), as `kernel.image` always
+ * worked. */
 static int resolve_image(const char *image, const char *path, char *out, size_t len,
 			 struct lab_error *err)
 {
-	glob_t g;
-
 	if (!strpbrk(image, "*?[")) {
 		_cleanup_free_ char *abs = realpath(image, NULL);
 
@@ -32,11 +26,8 @@ static int resolve_image(const char *image, const char *path, char *out, size_t 
 		snprintf(out, len, "%s", abs);
 		return 0;
 	}
-	if (glob(image, 0, NULL, &g) != 0)
+	if (hostkernel_pick(image, out, len) < 0)
 		return error_set(err, path, "no file matches %s", image);
-	qsort(g.gl_pathv, g.gl_pathc, sizeof(char *), cmp_version);
-	snprintf(out, len, "%s", g.gl_pathv[g.gl_pathc - 1]);
-	globfree(&g);
 	return 0;
 }
 

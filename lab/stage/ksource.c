@@ -1,9 +1,10 @@
 /* Kernel sources: their identity (what the cache key says about them), downloads (libcurl,
- * checked by sha256), and the extracted, patched tree under src/SRCKEY. */
+ * checked by sha256), and the extracted, patched tree under src/SRCKEY (ksource.h). */
+#include "stage/ksource.h"
+
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,39 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "stage/kernel_int.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
+#include "util/sha256.h"
 #include "util/spawn.h"
 
 #define FETCH_MAX (512ull << 20) /* a kernel tarball is ~150 MB */
-
-int ksource_file_sha256(const char *path, char out[65])
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	EVP_MD_CTX *md = EVP_MD_CTX_new();
-	unsigned char buf[1 << 16], d[EVP_MAX_MD_SIZE];
-	unsigned int n = 0;
-	ssize_t got;
-	int r = 0;
-
-	if (fd < 0 || !md) {
-		r = fd < 0 ? -errno : -ENOMEM;
-		EVP_MD_CTX_free(md);
-		return r;
-	}
-	EVP_DigestInit_ex(md, EVP_sha256(), NULL);
-	while ((got = read(fd, buf, sizeof(buf))) > 0)
-		EVP_DigestUpdate(md, buf, (size_t)got);
-	if (got < 0)
-		r = -errno;
-	if (r == 0 && !EVP_DigestFinal_ex(md, d, &n))
-		r = -EIO;
-	EVP_MD_CTX_free(md);
-	for (unsigned i = 0; r == 0 && i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", d[i]);
-	return r;
-}
 
 /* Hashing a 150 MB tarball costs ~0.5 s: remember the hash per (path, size, mtime, inode), so
  * that a cache hit stays well under a second. */
@@ -58,7 +32,7 @@ static int tarball_sha256(struct kctx *c, const char *path, char out[65])
 		return -errno;
 	snprintf(want, sizeof(want), "%s %lld %lld.%09ld %llu\n", path, (long long)st.st_size,
 		 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (unsigned long long)st.st_ino);
-	if ((r = ksha256_hex(path, strlen(path), key)) < 0)
+	if ((r = sha256_hex(path, strlen(path), key)) < 0)
 		return r;
 	if (asprintf(&dir, "%s/srcid", c->cache) < 0 || asprintf(&memo, "%s/%s", dir, key) < 0)
 		return -ENOMEM;
@@ -68,7 +42,7 @@ static int tarball_sha256(struct kctx *c, const char *path, char out[65])
 		return 0;
 	}
 	kctx_progress(c, "%s: hashing %s (once per tarball)", c->v->name, path);
-	if ((r = ksource_file_sha256(path, out)) < 0)
+	if ((r = sha256_file_hex(path, out)) < 0)
 		return r;
 	free(text);
 	if (asprintf(&text, "%s%s\n", want, out) < 0)
@@ -181,7 +155,7 @@ int ksource_fetch(const char *url, const char *sha256, const char *dest, char *e
 			 s.n > FETCH_MAX ? "larger than 512 MiB" : curl_easy_strerror(cr));
 		return -EIO;
 	}
-	if ((r = ksource_file_sha256(tmp, got)) < 0 || strcmp(got, sha256)) {
+	if ((r = sha256_file_hex(tmp, got)) < 0 || strcmp(got, sha256)) {
 		unlink(tmp);
 		snprintf(err, len, "%s: sha256 is %s, expected %s", url, r < 0 ? "unreadable" : got,
 			 sha256);
@@ -232,7 +206,7 @@ int ksource_patches(struct kctx *c)
 			continue;
 		}
 		snprintf(c->patch_file[i], sizeof(c->patch_file[i]), "%s", p->path);
-		if ((r = ksource_file_sha256(c->patch_file[i], c->patch_sha[i])) < 0)
+		if ((r = sha256_file_hex(c->patch_file[i], c->patch_sha[i])) < 0)
 			return kctx_fail(c, KERNEL_FAIL_SOURCE, r, "%s: cannot read %s: %s", what,
 					 c->patch_file[i], strerror(-r));
 		if (p->sha256[0] && strcmp(p->sha256, c->patch_sha[i]))
@@ -247,14 +221,13 @@ int ksource_patches(struct kctx *c)
 
 static int run_tool(struct kctx *c, char *const argv[], const char *cwd, char *out, size_t len)
 {
-	struct kspawn *s = calloc(1, sizeof(*s));
+	struct spawn_job *s = calloc(1, sizeof(*s));
 	int st = 0, r;
 
 	if (!s)
 		return -ENOMEM;
-	*s = (struct kspawn){ .argv = argv, .cwd = cwd, .log_fd = -1,
-			      .interrupt = c->o->interrupt };
-	r = kspawn_run(s, &st);
+	*s = (struct spawn_job){ .argv = argv, .cwd = cwd, .log_fd = -1 };
+	r = kctx_spawn(c, s, &st);
 	if (out)
 		snprintf(out, len, "%s", s->tail);
 	free(s);
@@ -294,7 +267,7 @@ static int apply_patches(struct kctx *c, const char *dir)
 	for (unsigned i = 0; i < c->v->nr_patches; i++) {
 		char *argv[] = { "patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch",
 				 "-i", c->patch_file[i], NULL };
-		char out[KERNEL_TAIL_MAX], file[256];
+		char out[SPAWN_TAIL_MAX], file[256];
 		const char *shown = c->v->patches[i].url[0] ? c->v->patches[i].url
 							     : c->v->patches[i].path;
 		int r;
@@ -331,7 +304,7 @@ static int apply_patches(struct kctx *c, const char *dir)
 static int extract(struct kctx *c, const char *dir)
 {
 	const struct ksrc *s = &c->v->src;
-	char tarball[PATH_MAX + 96], out[KERNEL_TAIL_MAX];
+	char tarball[PATH_MAX + 96], out[SPAWN_TAIL_MAX];
 	int r;
 
 	snprintf(tarball, sizeof(tarball), "%s", s->path);
@@ -380,9 +353,9 @@ int ksource_tree(struct kctx *c)
 		return kctx_fail(c, KERNEL_FAIL_LAB, -errno, "cannot lock %s", lock);
 	if (fs_exists(ready))
 		return 0; /* another lab made it while we waited */
-	kbuild_rm_rf(c->src_dir);
+	fs_rm_rf(c->src_dir);
 	snprintf(stage, sizeof(stage), "%s/src/.tmp-%s-%ld", c->cache, c->srckey, (long)getpid());
-	kbuild_rm_rf(stage);
+	fs_rm_rf(stage);
 	if ((r = fs_mkdir_p(stage, 0755)) < 0)
 		return kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot create %s", stage);
 	r = extract(c, stage);
@@ -396,6 +369,6 @@ int ksource_tree(struct kctx *c)
 	    rename(stage, c->src_dir) < 0)
 		r = kctx_fail(c, KERNEL_FAIL_LAB, -errno, "cannot rename %s", stage);
 	if (r < 0)
-		kbuild_rm_rf(stage);
+		fs_rm_rf(stage);
 	return r;
 }

@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/collect.h"
 #include "stage/image.h"
 #include "util/cleanup.h"
+#include "util/clock.h"
 #include "util/fs.h"
 
 /* What the agent keeps on the disk (runners/rt_disk.h). */
@@ -23,14 +23,6 @@ struct pm {
 	size_t total;
 	char base[PATH_MAX];
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Names come from the guest's file system, as glob results: absolute, printable, no "." or ".."
  * components, so that joined under the run directory they stay inside it. */
@@ -194,7 +186,7 @@ static json_t *results_summary(const struct pm *p)
 
 static int open_overlay(struct pm *p, char *err, size_t len, double *launch_s)
 {
-	double t0 = now_s();
+	double t0 = clock_now_s();
 
 	p->g = image_guestfs(p->o->kvm, err, len);
 	if (!p->g)
@@ -206,7 +198,7 @@ static int open_overlay(struct pm *p, char *err, size_t len, double *launch_s)
 		snprintf(err, len, "libguestfs: %s", gfs_why(p));
 		return -EIO;
 	}
-	*launch_s = now_s() - t0;
+	*launch_s = clock_now_s() - t0;
 	/* A file system the crash left unrecoverable may still mount without its journal. */
 	if (guestfs_mount_ro(p->g, "/dev/sda1", "/") < 0 &&
 	    guestfs_mount_options(p->g, "ro,noload", "/dev/sda1", "/") < 0) {
@@ -220,7 +212,7 @@ json_t *postmortem_collect(const struct postmortem_opts *o)
 {
 	struct pm p = { .o = o, .files = json_array(), .missing = json_array() };
 	char err[512] = "", rel[PATH_MAX + 16];
-	double t0 = now_s(), launch_s = -1;
+	double t0 = clock_now_s(), launch_s = -1;
 	json_t *results = json_null();
 	int r;
 
@@ -245,6 +237,6 @@ json_t *postmortem_collect(const struct postmortem_opts *o)
 	return json_pack("{s:b,s:s*,s:o,s:f,s:s,s:o,s:o,s:o}", "ok", r == 0, "error",
 			 err[0] ? err : NULL, "launch_s", launch_s < 0 ? json_null()
 								   : json_real(launch_s),
-			 "total_s", now_s() - t0, "dir", rel, "files", p.files, "missing",
+			 "total_s", clock_now_s() - t0, "dir", rel, "files", p.files, "missing",
 			 p.missing, "results", results ? results : json_null());
 }

@@ -1,7 +1,6 @@
 #include "stage/run.h"
 
 #include <errno.h>
-#include <glob.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,34 +33,6 @@ int run_state_dir(char *buf, size_t len)
 		snprintf(buf, len, "%s/.local/state/numalab", h);
 	else
 		snprintf(buf, len, "/var/lib/numalab"); /* no home: a system service */
-	return 0;
-}
-
-static int cmp_version(const void *a, const void *b)
-{
-	return strverscmp(*(char *const *)a, *(char *const *)b);
-}
-
-int run_resolve_kernel(const struct job *job, char *path, size_t len, struct lab_error *err)
-{
-	glob_t g;
-	int r;
-
-	if (!strpbrk(job->kernel_image, "*?[")) {
-		_cleanup_free_ char *abs = realpath(job->kernel_image, NULL);
-
-		if (!abs || access(abs, R_OK) < 0)
-			return error_set(err, "kernel.image", "cannot read %s: %s", job->kernel_image,
-					 strerror(errno));
-		snprintf(path, len, "%s", abs);
-		return 0;
-	}
-	r = glob(job->kernel_image, 0, NULL, &g);
-	if (r != 0)
-		return error_set(err, "kernel.image", "no file matches %s", job->kernel_image);
-	qsort(g.gl_pathv, g.gl_pathc, sizeof(char *), cmp_version);
-	snprintf(path, len, "%s", g.gl_pathv[g.gl_pathc - 1]);
-	globfree(&g);
 	return 0;
 }
 

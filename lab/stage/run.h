@@ -28,8 +28,6 @@ struct run_summary {
 	unsigned runs, ok;
 };
 
-/* Resolve kernel.image (which may be a glob: the highest version wins) into path. */
-int run_resolve_kernel(const struct job *job, char *path, size_t len, struct lab_error *err);
 /* The memory plan (core/memplan.h) against this host's MemAvailable: -EINVAL with err naming
  * the JSON path and the numbers when a node is too small for its vCPUs or the whole guest
  * and QEMU do not fit. */

@@ -6,6 +6,7 @@
 # cannot drift from what `lab run` writes.  Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. lab/tests/lib.sh
 B=${B:-build}
 LAB=$B/lab
 PY=/usr/bin/python3   # Debian's, with python3-jsonschema; another python3 may be first on PATH
@@ -13,8 +14,6 @@ GEN="$PY lab/tests/make-reports.py"
 T=$(mktemp -d /tmp/numalab-test-compare.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-n=0 failed=0
-ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
 # expect STATUS DESCRIPTION CMD...: the command exits STATUS (output in $T/out, $T/err).
 expect() {
 	local want=$1 desc=$2; shift 2
@@ -23,11 +22,10 @@ expect() {
 	ok $([ "$got" = "$want" ] && echo 0 || echo 1) "$desc (exit $want)"
 	[ "$got" = "$want" ] || { echo "# exit $got"; sed 's/^/# /' "$T/err" | head -5; }
 }
-has() { grep -qF -- "$2" "$1"; ok $? "$3"; }
 # pyjson EXPR: evaluates EXPR with d = the JSON in $T/out; ok when true.
 pyjson() { $PY -c "import json,sys; d=json.load(open('$T/out')); sys.exit(0 if ($1) else 1)"; ok $? "$2"; }
 
-[ -x "$LAB" ] || { ok 1 "$LAB is built (run make first)"; echo "1..$n"; echo "0 passed, 1 failed"; exit 1; }
+[ -x "$LAB" ] || { ok 1 "$LAB is built (run make first)"; finish; }
 
 # Two sets of 2 reports x 3 runs; B's faults_per_s is 10% lower.
 $GEN "$T/A" --reports 2 --runs 3 --seed 1
@@ -105,6 +103,4 @@ expect 2 "negative threshold" $LAB compare "$T/A" "$T/B" --threshold -1
 expect 2 "no arguments" $LAB compare
 expect 2 "three arguments" $LAB compare "$T/A" "$T/B" "$T/A"
 
-echo "1..$n"
-echo "$((n - failed)) passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -8,6 +8,7 @@
 # Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. lab/tests/lib.sh
 B=${B:-build}
 LAB=$B/lab
 PY=/usr/bin/python3
@@ -17,11 +18,7 @@ T=$(mktemp -d /tmp/numalab-test-dashboard.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 mkdir -p "$ART"
 
-n=0 failed=0
-ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
-has() { grep -qF -- "$2" "$1"; ok $? "$3"; }
 hasnt() { ! grep -qF -- "$2" "$1"; ok $? "$3"; }
-finish() { echo "1..$n"; echo "$((n - failed)) passed, $failed failed"; [ "$failed" -eq 0 ]; exit; }
 # Chromium as the brief of this test says: no sandbox (root), no GPU, nothing from the network,
 # a fresh profile each time.
 chrome() {

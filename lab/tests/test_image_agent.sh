@@ -4,11 +4,10 @@
 # otherwise (agent --check-job, side-effect free).  Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. lab/tests/lib.sh
 AGENT=${B:-build}/runners/agent
 T=$(mktemp -d /tmp/numalab-test-image-agent.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
 job() { # job EXTRA-KEYS -> $T/job.json
 	printf '{"schema": "numalab.guestjob/1", "run_id": "r", "fault": "panic", "heartbeat_s": 2, "workloads": [{"name": "pft", "params": {"memory_mib": 8}}]%s}\n' "$1" >"$T/job.json"
 }
@@ -31,6 +30,4 @@ refuses ', "perf_stat": true' 'perf_stat: must be an array' "perf_stat true (the
 refuses ", \"perf_stat\": [$(printf '"e%d",' $(seq 1 17) | sed 's/,$//')]" 'perf_stat: must be' "17 events"
 refuses ', "perf_stat": ["-e"]' 'perf_stat: must be' "an event that looks like an option"
 refuses ', "perf_stat": ["cpu/cycles/"]' 'perf_stat: must be' "an event with a /"
-echo "1..$n"
-echo "$((n - failed)) passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

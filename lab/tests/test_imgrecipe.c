@@ -16,6 +16,7 @@
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
+#include "util/sha256.h"
 
 static void golden(const char *name, const char *text)
 {
@@ -102,7 +103,7 @@ static void key_of(const struct img_recipe *r, const char *file_sha, char *key)
 
 	key[0] = '\0';
 	if (text)
-		img_sha256_hex(text, strlen(text), key);
+		sha256_hex(text, strlen(text), key);
 }
 
 static void test_key(void)
@@ -235,7 +236,7 @@ static void test_digest(void)
 	struct fake_elf f;
 	char a[65], b[65], plain[65];
 
-	tap_ok(img_sha256_hex("abc", 3, a) == 0 &&
+	tap_ok(sha256_hex("abc", 3, a) == 0 &&
 	       !strcmp(a, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
 	       "sha256(\"abc\") is the FIPS 180-2 vector");
 	fake_elf(&f);
@@ -249,10 +250,10 @@ static void test_digest(void)
 	tap_ok(strcmp(a, b) != 0, "its code does");
 	f.eh.e_shoff = sizeof(f) + 100; /* broken: hashed as bytes */
 	img_program_digest(&f, sizeof(f), a);
-	img_sha256_hex(&f, sizeof(f), plain);
+	sha256_hex(&f, sizeof(f), plain);
 	tap_ok(!strcmp(a, plain), "a file that is not a sound ELF64 is hashed whole");
 	img_program_digest("#!/bin/sh\n", 10, a);
-	img_sha256_hex("#!/bin/sh\n", 10, plain);
+	sha256_hex("#!/bin/sh\n", 10, plain);
 	tap_ok(!strcmp(a, plain), "so is a script");
 }
 

@@ -71,8 +71,9 @@ static json_t *job_dump(const struct job *job)
 	return json_pack("{s:s,s:s,s:s,s:o,s:{s:s,s:s},s:I,s:o,s:{s:f,s:f},s:s}", "name",
 			 job->name, "topology_ref", job->topology_ref, "topology_name",
 			 job->topo.name, "topology", topology_to_report_json(&job->topo, 1),
-			 "kernel", "image", job->kernel_image, "cmdline", job->kernel_cmdline,
-			 "repeats", (json_int_t)job->repeats, "workloads", wl, "timeouts",
+			 "kernel", "image", job->kernels[0].image, "cmdline",
+			 job->kernels[0].cmdline, "repeats", (json_int_t)job->repeats, "workloads", wl,
+			 "timeouts",
 			 "boot_s", job->boot_timeout_s, "progress_s", job->progress_timeout_s,
 			 "fault", job_fault_name(job->fault));
 }

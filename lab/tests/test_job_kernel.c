@@ -92,9 +92,9 @@ int main(void)
 			r = job_from_json(j, NULL, NULL, &job, &err);
 		if (r == 0) {
 			got = dump(&job);
-			tap_ok(!strcmp(job.kernel_image, job.kernels[0].image) &&
-				       !strcmp(job.kernel_cmdline, job.kernels[0].cmdline),
-			       "case %zu: kernel_image/kernel_cmdline mirror kernels[0]", i);
+			tap_ok(job.nr_kernels >= 1 && job.kernels &&
+				       (job.kernels[0].image[0] || job.kernels[0].variant[0]),
+			       "case %zu: kernels[0] names an image or a variant", i);
 			job_free(&job);
 		} else {
 			snprintf(line, sizeof(line), "%s%s%s", err.path, err.path[0] ? ": " : "",

@@ -8,15 +8,12 @@
 # TAP; ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
+. lab/tests/lib.sh
 root=$(pwd)
 lab=$root/${B:-build}/lab
 tmp=$(mktemp -d /tmp/numalab-kb.XXXXXX)
 trap "rm -rf $tmp" EXIT; [ -n "${KEEP:-}" ] && trap - EXIT
 export LAB_KERNEL_CACHE="$tmp/cache"
-n=0 fail=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=$((fail + 1)); fi; }
-check() { local desc=$1; shift; "$@" >/dev/null 2>&1; ok $? "$desc"; }
-rc_is() { [ "$1" = "$2" ] && echo 0 || echo 1; }
 build() { "$lab" kernel build "$tmp/v/$1.json" >"$tmp/$1.out" 2>"$tmp/$1.err"; }
 
 # The fake source as a tarball (top directory stripped like Debian's) and as a git tree.
@@ -175,6 +172,4 @@ check "progress says why each run was not booted" grep -q 'not booted' "$tmp/run
 /usr/bin/python3 lab/tests/validate-reports.py "$r" >"$tmp/schema.out" 2>&1
 ok $? "the report validates against reports/report.schema.json"
 
-echo "1..$n"
-echo "$((n - fail)) passed, $fail failed"
-[ $fail = 0 ]
+finish

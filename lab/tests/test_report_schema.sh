@@ -6,13 +6,12 @@
 # validated there (lab/tests/integration/guests.sh).  Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. lab/tests/lib.sh
 PY=/usr/bin/python3   # Debian's, with python3-jsonschema
 V="$PY lab/tests/validate-reports.py"
 T=$(mktemp -d /tmp/numalab-test-schema.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-n=0 failed=0
-ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
 valid() { local d=$1; shift; "$@" >"$T/out" 2>&1; local r=$?; ok $r "$d"; [ $r = 0 ] || sed 's/^/# /' "$T/out" | head -5; }
 # invalid DESCRIPTION JQ-FILTER PATTERN: the real report changed by the filter must fail
 # validation with an error matching PATTERN.
@@ -44,6 +43,4 @@ invalid "a bad created time" '.created = "yesterday"' "created: 'yesterday' does
 invalid "results of a missing workload" \
 	'.runs[0].workloads[0].status = "missing"' "results: .*\\(maxItems\\)"
 
-echo "1..$n"
-echo "$((n - failed)) passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

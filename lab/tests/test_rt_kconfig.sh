@@ -5,11 +5,10 @@
 # TAP; ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
+. lab/tests/lib.sh
 agent=${B:-build}/runners/agent
 tmp=$(mktemp -d /tmp/numalab-rtk.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-n=0 fail=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=$((fail + 1)); fi; }
 line() { "$agent" --kernel "$tmp/$1" 2>/dev/null; }
 is() { local desc=$1 root=$2 expr=$3; line "$root" | jq -e "$expr" >/dev/null 2>&1; ok $? "$desc"; }
 
@@ -30,6 +29,4 @@ is "too large: refused" big '.config == null and (.config_error | test("too larg
 is "one line, well under the 1 MiB channel limit" full '. != null'
 ok "$([ "$(line full | wc -l)" = 1 ] && echo 0 || echo 1)" "exactly one line"
 
-echo "1..$n"
-echo "$((n - fail)) passed, $fail failed"
-[ $fail = 0 ]
+finish

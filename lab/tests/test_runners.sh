@@ -5,30 +5,12 @@
 # Needs build/runners/{pft,agent} and python3.  Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. lab/tests/lib.sh
 B=${B:-build}
 PFT=$B/runners/pft
 AGENT=$B/runners/agent
 T=$(mktemp -d /tmp/numalab-test-runners.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-
-n=0
-failed=0
-ok() { # ok COND-EXIT-STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-diag() { sed 's/^/# /' "$@"; }
-finish() {
-	echo "1..$n"
-	echo "$((n - failed)) passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit
-}
 
 for bin in "$PFT" "$AGENT"; do
 	if [ ! -x "$bin" ]; then

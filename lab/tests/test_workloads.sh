@@ -8,29 +8,11 @@
 # message.  Needs build/runners/* and python3.  Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. lab/tests/lib.sh
 B=${B:-build}
 R=$B/runners
 T=$(mktemp -d /tmp/numalab-test-workloads.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-
-n=0
-failed=0
-ok() { # ok EXIT-STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-diag() { sed 's/^/# /' "$@"; }
-finish() {
-	echo "1..$n"
-	echo "$((n - failed)) passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit
-}
 
 for w in pft memscale page_fault1 page_fault2 page_fault3 mmap_contention; do
 	if [ ! -x "$R/$w" ]; then

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,4 +127,17 @@ char *fs_dirname(const char *path)
 int fs_exists(const char *path)
 {
 	return access(path, F_OK) == 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int fs_rm_rf(const char *path)
+{
+	if (nftw(path, rm_entry, 64, FTW_DEPTH | FTW_PHYS) < 0 && errno != ENOENT)
+		return -errno;
+	return 0;
 }

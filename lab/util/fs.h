@@ -12,3 +12,6 @@ char *fs_join(const char *dir, const char *name);
 /* Directory part of path, newly allocated ("." when none). */
 char *fs_dirname(const char *path);
 int fs_exists(const char *path);
+/* Remove a file or a directory tree (symlinks are removed, never followed); 0 when path does
+ * not exist. */
+int fs_rm_rf(const char *path);

@@ -15,6 +15,7 @@
 #include <libvirt/virterror.h>
 
 #include "util/cleanup.h"
+#include "util/clock.h"
 #include "virt/guard.h"
 #include "virt/virt.h"
 
@@ -37,14 +38,6 @@ struct guest_state {
 	off_t console_size;      /* while booting: the console's size when last seen grow */
 	double t_console;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int guest_lifecycle(virConnectPtr c, virDomainPtr d, int event, int detail, void *ud)
 {
@@ -233,7 +226,7 @@ static void guest_watch_loop(struct virt_conn *vc, const struct guest_watch *w,
 		enum guest_end e;
 
 		poll(&pfd, 1, GUEST_POLL_MS);
-		el = now_s() - t0;
+		el = clock_now_s() - t0;
 		if (guest_drain(gs, w, &fd, el, out) < 0) {
 			out->end = GUEST_END_CHANNEL_OVERFLOW;
 			break;
@@ -249,7 +242,7 @@ static void guest_watch_loop(struct virt_conn *vc, const struct guest_watch *w,
 		}
 	}
 	guest_destroy(gs->dom);
-	out->t_end = now_s() - t0;
+	out->t_end = clock_now_s() - t0;
 	/* What the guest wrote before it stopped still counts. */
 	if (out->end != GUEST_END_CHANNEL_OVERFLOW &&
 	    guest_drain(gs, w, &fd, out->t_end, out) < 0)
@@ -283,7 +276,7 @@ int guest_run(struct virt_conn *vc, const struct guest_watch *w,
 		if (r < 0)
 			goto cleanup;
 	}
-	t0 = now_s();
+	t0 = clock_now_s();
 	/* If the lab dies, the guest must die with it: AUTODESTROY ties it to the connection,
 	 * except with the embedded driver, which lacks it; there a guard process does it. */
 	gs.dom = virDomainCreateXML(vc->conn, w->xml,
@@ -291,7 +284,7 @@ int guest_run(struct virt_conn *vc, const struct guest_watch *w,
 	if (!gs.dom) {
 		out->end = GUEST_END_START_FAILED;
 		snprintf(out->error, sizeof(out->error), "%s", virGetLastErrorMessage());
-		out->t_end = now_s() - t0;
+		out->t_end = clock_now_s() - t0;
 		goto cleanup;
 	}
 	if (virDomainGetUUID(gs.dom, gs.uuid) == 0)

@@ -26,11 +26,6 @@ static void virt_save_error(struct virt_conn *vc, const char *what)
 		 virGetLastErrorMessage());
 }
 
-const char *virt_error(struct virt_conn *vc)
-{
-	return vc->last_error;
-}
-
 static void virt_wake(int timer, void *ud)
 {
 	(void)ud;

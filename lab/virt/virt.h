@@ -30,7 +30,6 @@ int virt_versions(struct virt_conn *vc, unsigned long *hv, unsigned long *lib);
 /* Max vCPUs the hypervisor allows for a q35 guest of virttype "qemu" or "kvm"; < 0 errno. */
 int virt_max_vcpus(struct virt_conn *vc, const char *virttype);
 void virt_version_string(unsigned long v, char *buf, size_t len);
-const char *virt_error(struct virt_conn *vc);
 
 
 /* Called for each complete line on the results channel (no newline; NUL-terminated).

@@ -3,12 +3,10 @@
 # TAP; ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../../.."
+. lab/tests/lib.sh
 lab=${B:-build}/lab
 tmp=$(mktemp -d /tmp/numalab-it.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-n=0 fail=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=$((fail + 1)); fi; }
-check() { local desc=$1; shift; "$@" >/dev/null 2>&1; ok $? "$desc"; }
 jqr() { jq -e "$2" "$1/report.json"; }
 export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
 # Guests of this state dir only (QEMU's command line names the embedded root): other labs on
@@ -99,6 +97,4 @@ grep '^not ok' "$tmp/schema.out" | head -5 | sed 's/^/# /'
 check "lab compare reads a real report (quick against itself: exit 0)" $lab compare "$tmp/quick" "$tmp/quick"
 check "lab report makes a dashboard of all of them" $lab report $reports -o "$tmp/dashboard.html"
 
-echo "1..$n"
-echo "$((n - fail)) passed, $fail failed"
-[ $fail = 0 ]
+finish

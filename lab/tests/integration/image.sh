@@ -6,12 +6,10 @@
 # later runs take about a minute.  TAP; ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../../.."
+. lab/tests/lib.sh
 lab=${B:-build}/lab
 tmp=$(mktemp -d /tmp/numalab-it-image.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-n=0 fail=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=$((fail + 1)); fi; }
-check() { local desc=$1; shift; "$@" >/dev/null 2>&1; ok $? "$desc"; }
 jqr() { jq -e "$2" "$1/report.json"; }
 # Other labs may share the host: only the guests of one lab process (numalab-PID-N) count.
 no_qemu_of() { ! pgrep -f "guest=numalab-$1-" >/dev/null; }
@@ -94,6 +92,4 @@ reports=$(find "$tmp" -name report.json | sort)
 ok $? "the image reports validate against reports/report.schema.json"
 grep '^not ok' "$tmp/schema.out" | head -5 | sed 's/^/# /'
 
-echo "1..$n"
-echo "$((n - fail)) passed, $fail failed"
-[ $fail = 0 ]
+finish

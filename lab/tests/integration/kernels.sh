@@ -9,6 +9,7 @@
 # TAP; ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../../.."
+. lab/tests/lib.sh
 lab=${B:-build}/lab
 cache=${LAB_KERNEL_CACHE:-/var/cache/numalab/kernels}
 data=lab/tests/data/kernels
@@ -19,10 +20,6 @@ cleanup() {
 	rm -rf "$cache/obj/test-nr-cpus-8192" "$cache/locks/obj-test-nr-cpus-8192.lock"
 }
 trap cleanup EXIT
-n=0 fail=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=$((fail + 1)); fi; }
-check() { local desc=$1; shift; "$@" >/dev/null 2>&1; ok $? "$desc"; }
-rc_is() { [ "$1" = "$2" ] && echo 0 || echo 1; }
 jqr() { jq -e "$2" "$1/report.json"; }
 
 # Build both variants (cache hits after the first run on this machine).
@@ -71,6 +68,4 @@ $lab kernel build $data/test-nr-cpus-8192.json >/dev/null 2>"$tmp/nrcpus.err"
 ok "$(rc_is $? 2)" "option that does not stick: exit 2"
 check "names the option, wanted and got" grep -q 'CONFIG_NR_CPUS: wanted 8192, got 512 (.*nr-cpus-8192.config:2)' "$tmp/nrcpus.err"
 
-echo "1..$n"
-echo "$((n - fail)) passed, $fail failed"
-[ $fail = 0 ]
+finish

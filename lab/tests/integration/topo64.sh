@@ -5,13 +5,11 @@
 # TAP; ends with "N passed, N failed".  Timings are printed, never judged.
 set -u
 cd "$(dirname "$0")/../../.."
+. lab/tests/lib.sh
 lab=${B:-build}/lab
 export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
 tmp=$(mktemp -d /tmp/numalab-t64.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-n=0 fail=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=$((fail + 1)); fi; }
-check() { local desc=$1; shift; "$@" >/dev/null 2>&1; ok $? "$desc"; }
 jqr() { jq -e "$1" "$tmp/r/report.json"; }
 
 $lab run lab/tests/data/jobs/topo64.json --out "$tmp/r" >"$tmp/out" 2>"$tmp/err"
@@ -30,6 +28,4 @@ check "the memory plan is in the report" jqr '.runs[0].host.memory | .guest_mib 
 echo "# boot_s $(jq .runs[0].timings.boot_s "$tmp/r/report.json") first_workload_s $(jq .runs[0].timings.first_workload_s "$tmp/r/report.json") online_s $(jq .runs[0].guest.cpus_online.wall_s "$tmp/r/report.json")"
 no_qemu() { ! pgrep -f "guest=numalab-.*$LAB_STATE_DIR/libvirt" >/dev/null; }
 check "no qemu left" no_qemu
-echo "1..$n"
-echo "$((n - fail)) passed, $fail failed"
-[ $fail = 0 ]
+finish

@@ -6,11 +6,10 @@
 # One boot, about 25 s under TCG.  TAP; ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../../.."
+. lab/tests/lib.sh
 lab=${B:-build}/lab
 tmp=$(mktemp -d /tmp/numalab-it-workloads.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-n=0 fail=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=$((fail + 1)); fi; }
 rep="$tmp/out/report.json"
 # jqr DESCRIPTION FILTER: the filter over .runs[0] of the report must be true.
 jqr() { jq -e ".runs[0] | $2" "$rep" >/dev/null 2>&1; ok $? "$1"; }
@@ -22,11 +21,7 @@ $lab run lab/tests/data/jobs/workloads-all.json --out "$tmp/out" >"$tmp/out.txt"
 pid=$!
 wait $pid
 ok $? "lab run workloads-all.json exits 0 ($(tail -1 "$tmp/err.txt"))"
-if [ ! -s "$rep" ]; then
-	echo "1..$n"
-	echo "$((n - fail)) passed, $fail failed"
-	exit 1
-fi
+[ -s "$rep" ] || finish 1
 jqr "run ok, every workload ok with results" \
 	'.status == "ok" and (.workloads | length == 8) and all(.workloads[]; .status == "ok" and (.results | length > 0))'
 
@@ -86,6 +81,4 @@ jqr "params with defaults filled in" "$(w 0).params.membind == \"bind\" and $(w 
 pgrep -f "guest=numalab-$pid-" >/dev/null
 ok $([ $? != 0 ] && echo 0 || echo 1) "no qemu of this run left"
 
-echo "1..$n"
-echo "$((n - fail)) passed, $fail failed"
-[ $fail = 0 ]
+finish

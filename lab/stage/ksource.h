@@ -1,0 +1,15 @@
+/* Kernel sources (ksource.c): their identity (what the cache key says about them), downloads
+ * (libcurl, checked by sha256), and the extracted, patched tree under src/SRCKEY. */
+#pragma once
+#include <stddef.h>
+
+#include "stage/kctx.h"
+
+/* c->source_id (and a->source_id) from the source: a tarball's sha256, a git commit. */
+int ksource_identity(struct kctx *c);
+/* Each patch's local file and sha256 (a URL patch: its declared sha256, not fetched yet). */
+int ksource_patches(struct kctx *c);
+/* Make sure src/SRCKEY holds the extracted, patched tree. */
+int ksource_tree(struct kctx *c);
+/* Fetch url into dest (atomically) and check its sha256; err gets a one-line reason. */
+int ksource_fetch(const char *url, const char *sha256, const char *dest, char *err, size_t len);

@@ -1,0 +1,35 @@
+# The shell tests' TAP library, sourced (`. lab/tests/lib.sh`) by lab/tests/test_*.sh and
+# lab/tests/integration/*.sh after they cd to the checkout's root.  Output is TAP: one
+# "ok N - DESC" / "not ok N - DESC" line per check, then finish prints the plan "1..N" and the
+# closing "N passed, N failed" line that lab/tests/run-tests.sh adds up.
+n=0 failed=0
+
+# ok STATUS DESCRIPTION: a check that passed when STATUS is 0 (usually $?).
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ] 2>/dev/null; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+
+# check DESCRIPTION CMD...: ok when CMD exits 0 (its output is dropped).
+check() { local desc=$1; shift; "$@" >/dev/null 2>&1; ok $? "$desc"; }
+# has FILE TEXT DESCRIPTION: ok when FILE contains TEXT (a fixed string).
+has() { grep -qF -- "$2" "$1"; ok $? "$3"; }
+# rc_is GOT WANT: prints 0 when the exit statuses match, else 1 (for ok).
+rc_is() { [ "$1" = "$2" ] && echo 0 || echo 1; }
+# diag FILE...: the files as TAP comments.
+diag() { sed 's/^/# /' "$@"; }
+
+# finish [STATUS]: the plan and the closing line, then exit: with STATUS when given, else 0
+# when every check passed and 1 otherwise.
+finish() {
+	echo "1..$n"
+	echo "$((n - failed)) passed, $failed failed"
+	[ $# -gt 0 ] && exit "$1"
+	[ "$failed" -eq 0 ]
+	exit
+}

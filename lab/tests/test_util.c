@@ -1,0 +1,165 @@
+/* lab/util helpers the stages share: the checkout resolver's search order, the host-kernel
+ * pick (highest version, not alphabetical), fs_rm_rf, sha256 of a file, control characters,
+ * and spawn_run (environment overrides, working directory, lines, tail, exit status). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "util/checkout.h"
+#include "util/fs.h"
+#include "util/hostkernel.h"
+#include "util/sha256.h"
+#include "util/spawn.h"
+#include "util/text.h"
+
+static char tmp[] = "/tmp/numalab-test-util.XXXXXX";
+
+static void touch(const char *rel)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", tmp, rel);
+	fs_write_atomic(path, "x", 1);
+}
+
+static void test_checkout(void)
+{
+	char buf[PATH_MAX], bin[PATH_MAX], want[PATH_MAX * 2], cwd[PATH_MAX], root[PATH_MAX];
+	const char *saved = getenv("LAB_ROOT");
+	int r;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		cwd[0] = '\0';
+	snprintf(root, sizeof(root), "%s/root", tmp);
+	fs_mkdir_p(root, 0755);
+	touch("root/only-in-root");
+	touch("only-in-cwd");
+
+	tap_ok(checkout_bin_dir(bin, sizeof(bin)) == 0 && !strcmp(strrchr(bin, '/'), "/tests"),
+	       "the binary's directory is build/tests (%s)", bin);
+	/* This binary's checkout is build/: tests/test_util is found there, without "..". */
+	unsetenv("LAB_ROOT");
+	r = checkout_find("tests/test_util", buf, sizeof(buf));
+	snprintf(want, sizeof(want), "%s/test_util", bin);
+	tap_ok(r == 0 && !strcmp(buf, want) && !strstr(buf, ".."),
+	       "the binary's checkout, canonical (%s)", buf);
+
+	setenv("LAB_ROOT", root, 1);
+	r = checkout_find("only-in-root", buf, sizeof(buf));
+	snprintf(want, sizeof(want), "%s/only-in-root", root);
+	tap_ok(r == 0 && !strcmp(buf, want), "$LAB_ROOT first (%s)", buf);
+	snprintf(want, sizeof(want), "%s/test_util", bin);
+	tap_ok(checkout_find("tests/test_util", buf, sizeof(buf)) == 0 && !strcmp(buf, want),
+	       "$LAB_ROOT without the file: the binary's checkout next");
+	if (chdir(tmp) == 0) {
+		tap_ok(checkout_find("only-in-cwd", buf, sizeof(buf)) == 0 &&
+			       !strcmp(buf, "./only-in-cwd"), "the current directory last (%s)", buf);
+		r = checkout_find("nowhere", buf, sizeof(buf));
+		snprintf(want, sizeof(want), "%.*s/nowhere", (int)(strrchr(bin, '/') - bin), bin);
+		tap_ok(r == -ENOENT && !strcmp(buf, want),
+		       "none: -ENOENT, buf names the binary's checkout (%s)", buf);
+		if (cwd[0] && chdir(cwd) < 0)
+			tap_ok(0, "back to %s", cwd);
+	}
+	if (saved)
+		setenv("LAB_ROOT", saved, 1);
+	else
+		unsetenv("LAB_ROOT");
+}
+
+static void test_hostkernel(void)
+{
+	char dir[PATH_MAX], pattern[PATH_MAX + 16], out[PATH_MAX + 32];
+
+	snprintf(dir, sizeof(dir), "%s/boot", tmp);
+	fs_mkdir_p(dir, 0755);
+	touch("boot/vmlinuz-6.1.0-9-amd64");
+	touch("boot/vmlinuz-6.1.0-10-amd64");
+	touch("boot/vmlinuz-5.10.0-30-amd64");
+	snprintf(pattern, sizeof(pattern), "%s/vmlinuz-*", dir);
+	tap_ok(hostkernel_pick(pattern, out, sizeof(out)) == 0 &&
+		       !strcmp(strrchr(out, '/'), "/vmlinuz-6.1.0-10-amd64"),
+	       "the highest version wins, -10 over -9 (%s)", out);
+	snprintf(pattern, sizeof(pattern), "%s/bzImage-*", dir);
+	tap_ok(hostkernel_pick(pattern, out, sizeof(out)) == -ENOENT, "no match: -ENOENT");
+}
+
+static void test_fs_sha_text(void)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 16], hex[65];
+
+	snprintf(dir, sizeof(dir), "%s/tree/a/b", tmp);
+	fs_mkdir_p(dir, 0755);
+	touch("tree/a/b/c");
+	snprintf(path, sizeof(path), "%s/tree/a/link", tmp);
+	tap_ok(symlink(tmp, path) == 0, "a symlink out of the tree");
+	snprintf(path, sizeof(path), "%s/tree", tmp);
+	tap_ok(fs_rm_rf(path) == 0 && !fs_exists(path), "fs_rm_rf removes the tree");
+	tap_ok(fs_exists(tmp), "... without following the symlink");
+	tap_ok(fs_rm_rf(path) == 0, "fs_rm_rf of a missing path: 0");
+
+	snprintf(path, sizeof(path), "%s/abc", tmp);
+	fs_write_atomic(path, "abc", 3);
+	tap_ok(sha256_file_hex(path, hex) == 0 &&
+		       !strcmp(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+	       "sha256_file_hex of \"abc\" is the FIPS 180-2 vector");
+	tap_ok(sha256_file_hex("/nonexistent/x", hex) == -ENOENT, "a missing file: -ENOENT");
+
+	tap_ok(!text_has_control_chars("plain text, UTF-8 \xc3\xa9"), "plain text has none");
+	tap_ok(text_has_control_chars("a\nb") && text_has_control_chars("a\x7f") &&
+		       text_has_control_chars("\t"), "newline, DEL and tab are control characters");
+}
+
+struct lines {
+	unsigned n;
+	char last[64];
+};
+
+static void on_line(void *ud, const char *l)
+{
+	struct lines *ls = ud;
+
+	ls->n++;
+	snprintf(ls->last, sizeof(ls->last), "%s", l);
+}
+
+static void test_spawn(void)
+{
+	char *argv[] = { "sh", "-c", "echo $NUMALAB_T; pwd; echo err >&2; exit 3", NULL };
+	const char *env[] = { "NUMALAB_T=over", NULL };
+	struct spawn_job *j = calloc(1, sizeof(*j));
+	struct lines ls = { 0 };
+	char want[PATH_MAX + 64];
+	int st = -1, r;
+
+	if (!j)
+		return;
+	setenv("NUMALAB_T", "inherited", 1);
+	*j = (struct spawn_job){ .argv = argv, .env = env, .cwd = tmp, .log_fd = -1,
+				 .line = on_line, .ud = &ls };
+	r = spawn_run(j, &st);
+	snprintf(want, sizeof(want), "over\n%s\nerr\n", tmp);
+	tap_ok(r == 0 && st == 3, "exit status 3 (r %d, status %d)", r, st);
+	tap_ok(!strcmp(j->tail, want), "tail holds stdout and stderr, env overridden, cwd set");
+	tap_ok(ls.n == 3 && !strcmp(ls.last, "err"), "three lines to the callback");
+	free(j);
+}
+
+int main(void)
+{
+	char path[PATH_MAX + 16];
+
+	if (!mkdtemp(tmp))
+		return tap_ok(0, "mkdtemp"), tap_done();
+	test_checkout();
+	test_hostkernel();
+	test_fs_sha_text();
+	test_spawn();
+	snprintf(path, sizeof(path), "%s", tmp);
+	fs_rm_rf(path);
+	return tap_done();
+}

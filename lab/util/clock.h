@@ -1,0 +1,6 @@
+/* The lab's one clock for durations: CLOCK_MONOTONIC, so that a changed wall clock never makes
+ * a build, a boot or a timeout look longer or shorter than it was. */
+#pragma once
+
+/* CLOCK_MONOTONIC in seconds. */
+double clock_now_s(void);
