@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <termios.h>
 
+#include "proto/guestjob.h"
 #include "rt.h"
 #include "rt_capture.h"
 #include "rt_disk.h"
@@ -32,33 +33,15 @@
 #include "util/fs.h"
 
 #define AGENT_ID "numalab-agent/1"
-#define JOB_SCHEMA "numalab.guestjob/1"
 #define JOB_PATH "/numalab/job.json"
 #define BIN_DIR "/numalab/bin"
 #define RESULTS_TTY "/dev/ttyS1"
-#define JOB_MAX (1024 * 1024)
-#define JOB_MAX_WORKLOADS 64
-#define JOB_MAX_PARAMS 64
-#define JOB_MAX_ARRAY 4096
 #define DRAIN_GRACE_S 2.0 /* after the runner exits, how long its pipes may stay open */
 
-enum agent_fault { FAULT_NONE, FAULT_PANIC, FAULT_HANG };
-
-struct agent_workload {
-	const char *name;
-	double timeout_s; /* 0 = none */
-	json_t *params;   /* borrowed from agent_job.root */
-};
-
+/* The guest job (lab/proto/guestjob.h), validated; gj points into root. */
 struct agent_job {
 	json_t *root;
-	enum agent_fault fault;
-	int fault_after_workloads; /* "fault_after": "workloads" */
-	json_t *perf_events;       /* "perf_stat": events, borrowed from root; NULL = none */
-	double heartbeat_s;
-	int online_after_boot; /* "online_after_boot": true (rt_online.c) */
-	size_t nr;
-	struct agent_workload w[JOB_MAX_WORKLOADS];
+	struct guestjob gj;
 };
 
 static int agent_console = STDERR_FILENO;
@@ -116,7 +99,7 @@ static __attribute__((noreturn)) void agent_poweroff(int ok)
 	if (getpid() != 1)
 		exit(ok ? RT_EXIT_OK : RT_EXIT_FAIL);
 	agent_emit(rt_vmstat_line("")); /* vma_lock_* counters after the workloads */
-	agent_emit(json_pack("{s:s, s:b}", "t", "done", "ok", ok));
+	agent_emit(json_pack("{s:s, s:b}", CHANNEL_KEY_TYPE, CHANNEL_T_DONE, "ok", ok));
 	agent_log("done (ok=%s), powering off", ok ? "true" : "false");
 	/* Lines sit in the tty buffer after write() returns; power-off would lose them. */
 	if (agent_results >= 0)
@@ -138,7 +121,7 @@ __attribute__((format(printf, 1, 2), noreturn)) static void agent_fatal(const ch
 	va_end(ap);
 	agent_log("error: %s", msg);
 	rt_utf8_sanitize(msg, strlen(msg));
-	agent_emit(json_pack("{s:s, s:s}", "t", "error", "msg", msg));
+	agent_emit(json_pack("{s:s, s:s}", CHANNEL_KEY_TYPE, CHANNEL_T_ERROR, "msg", msg));
 	agent_poweroff(0);
 }
 
@@ -215,187 +198,35 @@ static json_t *agent_hello(void)
 	if (uname(&u) < 0)
 		strcpy(u.release, "unknown");
 	/* root says where the agent runs from: the initramfs, or an image's disk (/dev/vda1). */
-	return json_pack("{s:s, s:s, s:s, s:f, s:o?}", "t", "hello", "agent", AGENT_ID, "release",
-			 u.release, "uptime_s", agent_uptime(), "root", rt_root_json());
+	return json_pack("{s:s, s:s, s:s, s:f, s:o?}", CHANNEL_KEY_TYPE, CHANNEL_T_HELLO, "agent",
+			 AGENT_ID, "release", u.release, "uptime_s", agent_uptime(), "root",
+			 rt_root_json());
 }
 
 /* ---- job ---------------------------------------------------------------------------------- */
 
-/* Fill err and return -EINVAL, so validators can `return job_bad(...)`. */
-__attribute__((format(printf, 3, 4))) static int job_bad(char *err, size_t len, const char *fmt,
-							 ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-static int agent_name_ok(const char *s, size_t max, int allow_dash)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n > max || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9')))
-		return 0;
-	for (const char *p = s; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_' ||
-		      (allow_dash && *p == '-')))
-			return 0;
-	return 1;
-}
-
-static int agent_scalar_ok(const json_t *v)
-{
-	if (json_is_string(v))
-		return strlen(json_string_value(v)) == json_string_length(v); /* no NULs */
-	if (json_is_real(v))
-		return isfinite(json_real_value(v));
-	return json_is_integer(v);
-}
-
-/* Runner params become argv (rt_argv_build): scalars, booleans, flat arrays of scalars. */
-static int agent_param_check(size_t w, const char *key, const json_t *v, char *err, size_t len)
-{
-	size_t i;
-	json_t *e;
-
-	if (!agent_name_ok(key, 64, 0))
-		return job_bad(err, len, "workloads[%zu].params.%s: key must match "
-			       "[a-z0-9][a-z0-9_]*", w, key);
-	if (json_is_boolean(v) || agent_scalar_ok(v))
-		return 0;
-	if (!json_is_array(v) || json_array_size(v) > JOB_MAX_ARRAY)
-		return job_bad(err, len, "workloads[%zu].params.%s: must be a string, number, "
-			       "boolean or array of at most %d strings/numbers", w, key,
-			       JOB_MAX_ARRAY);
-	json_array_foreach(v, i, e) {
-		if (!agent_scalar_ok(e))
-			return job_bad(err, len, "workloads[%zu].params.%s[%zu]: must be a string "
-				       "or number", w, key, i);
-	}
-	return 0;
-}
-
-static int agent_workload_parse(json_t *w, size_t i, struct agent_workload *out, char *err,
-				size_t len)
-{
-	json_t *name = json_object_get(w, "name"), *t = json_object_get(w, "timeout_s");
-	json_t *params = json_object_get(w, "params"), *v;
-	const char *key;
-
-	if (!json_is_object(w))
-		return job_bad(err, len, "workloads[%zu]: must be an object", i);
-	json_object_foreach(w, key, v) {
-		if (strcmp(key, "name") && strcmp(key, "timeout_s") && strcmp(key, "params"))
-			return job_bad(err, len, "workloads[%zu].%s: unknown key", i, key);
-	}
-	if (!json_is_string(name) || !agent_name_ok(json_string_value(name), 31, 1))
-		return job_bad(err, len, "workloads[%zu].name: must match [a-z0-9][a-z0-9_-]{0,30}",
-			       i);
-	if (t && (!json_is_number(t) || !(json_number_value(t) >= 0) ||
-		  json_number_value(t) > 7 * 86400))
-		return job_bad(err, len, "workloads[%zu].timeout_s: must be a number in "
-			       "0..604800 (0 = none)", i);
-	if (params && !json_is_object(params))
-		return job_bad(err, len, "workloads[%zu].params: must be an object", i);
-	if (json_object_size(params) > JOB_MAX_PARAMS)
-		return job_bad(err, len, "workloads[%zu].params: more than %d keys", i,
-			       JOB_MAX_PARAMS);
-	json_object_foreach(params, key, v) {
-		int r = agent_param_check(i, key, v, err, len);
-
-		if (r < 0)
-			return r;
-	}
-	out->name = json_string_value(name);
-	out->timeout_s = t ? json_number_value(t) : 0;
-	out->params = params;
-	return 0;
-}
-
-static int agent_job_validate(struct agent_job *job, char *err, size_t len)
-{
-	json_t *root = job->root, *v;
-	json_t *schema = json_object_get(root, "schema"), *run_id = json_object_get(root, "run_id");
-	json_t *fault = json_object_get(root, "fault"), *hb = json_object_get(root, "heartbeat_s");
-	json_t *wl = json_object_get(root, "workloads");
-	json_t *after = json_object_get(root, "fault_after"), *perf = json_object_get(root, "perf_stat");
-	json_t *online = json_object_get(root, "online_after_boot");
-	const char *key, *f;
-	size_t i;
-
-	if (!json_is_object(root))
-		return job_bad(err, len, "must be a JSON object");
-	json_object_foreach(root, key, v) {
-		if (strcmp(key, "schema") && strcmp(key, "run_id") && strcmp(key, "fault") &&
-		    strcmp(key, "heartbeat_s") && strcmp(key, "workloads") &&
-		    strcmp(key, "fault_after") && strcmp(key, "perf_stat") && strcmp(key, "knobs") &&
-		    strcmp(key, "online_after_boot"))
-			return job_bad(err, len, "%s: unknown key", key);
-	}
-	if (rt_knobs_check(json_object_get(root, "knobs"), err, len) < 0)
-		return -EINVAL;
-	if (after && (!json_is_string(after) || (strcmp(json_string_value(after), "hello") &&
-						 strcmp(json_string_value(after), "workloads"))))
-		return job_bad(err, len, "fault_after: must be \"hello\" or \"workloads\"");
-	job->fault_after_workloads = after && !strcmp(json_string_value(after), "workloads");
-	if (perf && !rt_perfstat_events_ok(perf))
-		return job_bad(err, len, "perf_stat: must be an array of 1..%d event names "
-			       "[A-Za-z0-9][A-Za-z0-9_.:-]{0,62}", RT_PERF_MAX_EVENTS);
-	job->perf_events = perf;
-	if (online && !json_is_boolean(online))
-		return job_bad(err, len, "online_after_boot: must be true or false");
-	job->online_after_boot = json_is_true(online);
-	if (!json_is_string(schema) || strcmp(json_string_value(schema), JOB_SCHEMA))
-		return job_bad(err, len, "schema: must be \"%s\"", JOB_SCHEMA);
-	if (!json_is_string(run_id) || json_string_length(run_id) > 128)
-		return job_bad(err, len, "run_id: must be a string of at most 128 bytes");
-	f = fault ? json_string_value(fault) : "none";
-	if (f && !strcmp(f, "none"))
-		job->fault = FAULT_NONE;
-	else if (f && !strcmp(f, "panic"))
-		job->fault = FAULT_PANIC;
-	else if (f && !strcmp(f, "hang"))
-		job->fault = FAULT_HANG;
-	else
-		return job_bad(err, len, "fault: must be \"none\", \"panic\" or \"hang\"");
-	job->heartbeat_s = hb ? json_number_value(hb) : 2;
-	if ((hb && !json_is_number(hb)) || !(job->heartbeat_s >= 0.1) || job->heartbeat_s > 3600)
-		return job_bad(err, len, "heartbeat_s: must be a number in 0.1..3600");
-	if (!json_is_array(wl) || json_array_size(wl) > JOB_MAX_WORKLOADS)
-		return job_bad(err, len, "workloads: must be an array of at most %d entries",
-			       JOB_MAX_WORKLOADS);
-	json_array_foreach(wl, i, v) {
-		int r = agent_workload_parse(v, i, &job->w[i], err, len);
-
-		if (r < 0)
-			return r;
-	}
-	job->nr = json_array_size(wl);
-	return 0;
-}
-
 static int agent_job_load(const char *path, struct agent_job *job, char *err, size_t len)
 {
 	_cleanup_free_ char *buf = NULL;
+	struct lab_error why = { 0 };
 	json_error_t jerr;
-	char why[512];
 	size_t n;
-	int r = fs_read_file(path, JOB_MAX, &buf, &n);
+	int r = fs_read_file(path, GUESTJOB_MAX_BYTES, &buf, &n);
 
 	if (r < 0) {
 		snprintf(err, len, "%s: %s", path, strerror(-r));
 		return r;
 	}
 	job->root = json_loadb(buf, n, JSON_REJECT_DUPLICATES, &jerr);
-	if (!job->root)
-		return job_bad(err, len, "%s: line %d column %d: %s", path, jerr.line,
-			       jerr.column, jerr.text);
-	r = agent_job_validate(job, why, sizeof(why));
+	if (!job->root) {
+		snprintf(err, len, "%s: line %d column %d: %s", path, jerr.line, jerr.column,
+			 jerr.text);
+		return -EINVAL;
+	}
+	r = guestjob_validate(job->root, &job->gj, &why);
 	if (r < 0) {
-		snprintf(err, len, "%s: %s", path, why);
+		error_set_file(&why, path);
+		error_format(&why, err, len);
 		json_decref(job->root);
 		job->root = NULL;
 	}
@@ -479,7 +310,7 @@ static int agent_ms_until(double t, double now)
 static int agent_supervise(pid_t pid, int out_fd, int err_fd, const struct agent_job *job,
 			   double timeout_s, struct rt_capture *c, int *status, double *wall)
 {
-	double start = rt_now_s(), next_hb = start + job->heartbeat_s, reaped_at = 0;
+	double hb = job->gj.heartbeat_s, start = rt_now_s(), next_hb = start + hb, reaped_at = 0;
 	double deadline = timeout_s > 0 ? start + timeout_s : 0;
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0); /* wakes poll() on exit; 5.3+ */
 	int reaped = 0, killed = 0;
@@ -503,11 +334,11 @@ static int agent_supervise(pid_t pid, int out_fd, int err_fd, const struct agent
 			killed = 1;
 		}
 		if (now >= next_hb) {
-			agent_emit(json_pack("{s:s, s:f}", "t", "heartbeat", "uptime_s",
-					     agent_uptime()));
-			next_hb += job->heartbeat_s;
+			agent_emit(json_pack("{s:s, s:f}", CHANNEL_KEY_TYPE, CHANNEL_T_HEARTBEAT,
+					     "uptime_s", agent_uptime()));
+			next_hb += hb;
 			if (next_hb <= now)
-				next_hb = now + job->heartbeat_s;
+				next_hb = now + hb;
 			wake = next_hb;
 		}
 		if (deadline && !killed && deadline < wake)
@@ -571,10 +402,10 @@ static int agent_report(size_t idx, const char *name, int status, double wall,
 		json_object_set(output, "perf_stat", perf);
 	json_decref(perf);
 	rt_utf8_sanitize(c->err, c->err_len);
-	msg = json_pack("{s:s, s:I, s:s, s:i, s:f, s:o, s:s%}", "t", "workload", "index",
-			(json_int_t)idx, "name", name, "exit", agent_exit_code(status), "wall_s",
-			wall, "output", output ? output : json_null(), "stderr", c->err,
-			c->err_len);
+	msg = json_pack("{s:s, s:I, s:s, s:i, s:f, s:o, s:s%}", CHANNEL_KEY_TYPE,
+			CHANNEL_T_WORKLOAD, "index", (json_int_t)idx, "name", name, "exit",
+			agent_exit_code(status), "wall_s", wall, "output",
+			output ? output : json_null(), "stderr", c->err, c->err_len);
 	if (!msg)
 		return agent_emit(NULL), 0;
 	if (why)
@@ -599,20 +430,20 @@ static int agent_report(size_t idx, const char *name, int status, double wall,
 /* Runs workload idx; returns 1 when it succeeded with a JSON result. */
 static int agent_run_workload(const struct agent_job *job, size_t idx)
 {
-	const struct agent_workload *w = &job->w[idx];
+	const struct guestjob_workload *w = &job->gj.workloads[idx];
 	struct rt_capture c = { 0 };
 	char **argv = NULL, perf_out[64];
 	int out_fd = -1, err_fd = -1, status = 0, ok = 0, perf = 0, r;
 	double wall = 0;
 	pid_t pid = -1;
 
-	agent_emit(json_pack("{s:s, s:I, s:s}", "t", "workload-start", "index", (json_int_t)idx,
-			     "name", w->name));
+	agent_emit(json_pack("{s:s, s:I, s:s}", CHANNEL_KEY_TYPE, CHANNEL_T_WORKLOAD_START,
+			     "index", (json_int_t)idx, "name", w->name));
 	agent_log("workload %zu (%s): starting", idx, w->name);
 	r = rt_argv_build(BIN_DIR, w->name, w->params, &argv);
 	snprintf(perf_out, sizeof(perf_out), RT_DISK_OUT "/perf-stat-%zu.csv", idx);
-	if (r == 0 && job->perf_events)
-		r = perf = rt_perfstat_wrap(&argv, job->perf_events, perf_out);
+	if (r == 0 && job->gj.perf_stat)
+		r = perf = rt_perfstat_wrap(&argv, job->gj.perf_stat, perf_out);
 	if (r >= 0)
 		r = agent_spawn(argv, &pid, &out_fd, &err_fd);
 	if (r < 0) {
@@ -628,7 +459,7 @@ static int agent_run_workload(const struct agent_job *job, size_t idx)
 
 		snprintf(why, sizeof(why), "timed out after %g s", w->timeout_s);
 		ok = agent_report(idx, w->name, status, wall, &c, killed ? why : NULL,
-				  job->perf_events ? rt_perfstat_result(perf, perf_out) : NULL);
+				  job->gj.perf_stat ? rt_perfstat_result(perf, perf_out) : NULL);
 	}
 	rt_argv_free(argv);
 	free(c.out);
@@ -637,7 +468,7 @@ static int agent_run_workload(const struct agent_job *job, size_t idx)
 
 /* ---- faults, main ------------------------------------------------------------------------- */
 
-static void agent_fault(enum agent_fault f)
+static void agent_fault(enum fault f)
 {
 	if (f == FAULT_NONE)
 		return;
@@ -656,8 +487,8 @@ static void agent_fault(enum agent_fault f)
 static void agent_online_beat(void *ud, unsigned done, unsigned total)
 {
 	(void)ud;
-	agent_emit(json_pack("{s:s, s:f, s:{s:I, s:I}}", "t", "heartbeat", "uptime_s",
-			     agent_uptime(), "online", "done", (json_int_t)done, "total",
+	agent_emit(json_pack("{s:s, s:f, s:{s:I, s:I}}", CHANNEL_KEY_TYPE, CHANNEL_T_HEARTBEAT,
+			     "uptime_s", agent_uptime(), "online", "done", (json_int_t)done, "total",
 			     (json_int_t)total));
 }
 
@@ -667,7 +498,7 @@ static void agent_online_beat(void *ud, unsigned done, unsigned total)
 static void agent_online(const struct agent_job *job)
 {
 	json_t *line;
-	int r = rt_online_all("", job->heartbeat_s, agent_online_beat, NULL, &line);
+	int r = rt_online_all("", job->gj.heartbeat_s, agent_online_beat, NULL, &line);
 
 	if (r < 0)
 		agent_fatal("cannot read the present and online CPUs from /sys: %s", strerror(-r));
@@ -711,24 +542,23 @@ static __attribute__((noreturn)) void agent_pid1(void)
 		agent_fatal("%s", err);
 	if (agent_job_load(disk ? RT_DISK_JOB : JOB_PATH, &job, err, sizeof(err)) < 0)
 		agent_fatal("%s", err);
-	if (job.online_after_boot)
+	if (job.gj.online_after_boot)
 		agent_online(&job);
 	if (rt_topology_json("", &topo) < 0)
 		agent_fatal("cannot read the NUMA topology from /sys and /proc/zoneinfo");
 	agent_emit(topo);
 	agent_emit(rt_kernel_line("")); /* its .config proves which kernel variant runs */
 	/* Knobs before the workloads; recorded even when none are asked for (rt_knobs.c). */
-	r = rt_knobs_apply("", json_object_get(job.root, "knobs"), &topo, err, sizeof(err));
+	r = rt_knobs_apply("", job.gj.knobs, &topo, err, sizeof(err));
 	agent_emit(topo);
 	if (r < 0)
 		agent_fatal("knobs: %s", err);
-	agent_log("job %s: %zu workload(s)", json_string_value(json_object_get(job.root, "run_id")),
-		  job.nr);
-	if (!job.fault_after_workloads)
-		agent_fault(job.fault);
-	for (size_t i = 0; i < job.nr; i++)
+	agent_log("job %s: %zu workload(s)", job.gj.run_id, job.gj.nr_workloads);
+	if (job.gj.fault_after == FAULT_AFTER_HELLO)
+		agent_fault(job.gj.fault);
+	for (size_t i = 0; i < job.gj.nr_workloads; i++)
 		ok &= agent_run_workload(&job, i);
-	agent_fault(job.fault); /* fault_after "workloads": with results to recover */
+	agent_fault(job.gj.fault); /* fault_after "workloads": with results to recover */
 	agent_poweroff(ok);
 }
 
@@ -741,19 +571,20 @@ static int agent_check_job(const char *path)
 		fprintf(stderr, "agent: %s\n", err);
 		return RT_EXIT_USAGE;
 	}
-	for (size_t i = 0; i < job.nr; i++) {
+	for (size_t i = 0; i < job.gj.nr_workloads; i++) {
+		const struct guestjob_workload *w = &job.gj.workloads[i];
 		_cleanup_json_ json_t *line = NULL;
 		char **argv = NULL;
 		json_t *a;
 
-		if (rt_argv_build(BIN_DIR, job.w[i].name, job.w[i].params, &argv) < 0)
+		if (rt_argv_build(BIN_DIR, w->name, w->params, &argv) < 0)
 			return RT_EXIT_FAIL;
 		a = json_array();
 		for (char **p = argv; a && *p; p++)
 			json_array_append_new(a, json_string(*p));
 		rt_argv_free(argv);
-		line = json_pack("{s:I, s:s, s:o}", "index", (json_int_t)i, "name", job.w[i].name,
-				 "argv", a);
+		line = json_pack("{s:I, s:s, s:o}", "index", (json_int_t)i, "name", w->name, "argv",
+				 a);
 		if (!line || rt_emit_line(STDOUT_FILENO, line) < 0)
 			return RT_EXIT_FAIL;
 	}

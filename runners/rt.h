@@ -1,17 +1,15 @@
 /* Shared by the guest agent and the workload runners (runners/rt_*.c is linked into each).
  * The guest programs are static and self-contained: besides runners/rt_*.c they may use only
- * the pure helpers of lab/util that the Makefile links into them (fs.c, header-only cleanup.h),
- * never lab/core, lab/virt or lab/stage. */
+ * the host-guest contract (lab/proto) and the pure helpers of lab/util that the Makefile links
+ * into them (RUN_UTIL, header-only cleanup.h), never lab/core, lab/virt or lab/stage. */
 #pragma once
 #include <jansson.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "proto/channel.h"
 #include "util/cleanup.h"
-
-/* One results-channel line, newline included, is at most this long (PROTOCOL.md). */
-#define RT_LINE_MAX (1024 * 1024)
 
 /* Exit statuses of runners (PROTOCOL.md): 2 means bad parameters. */
 #define RT_EXIT_OK 0
@@ -26,7 +24,7 @@ int rt_write_full(int fd, const void *buf, size_t len);
 int rt_write_file(const char *path, const char *value);
 
 /* Serialise j as one compact line with sorted keys plus "\n" and write it fully.  -EMSGSIZE
- * (nothing written) when the line would exceed RT_LINE_MAX. */
+ * (nothing written) when the line would exceed CHANNEL_MAX_LINE (lab/proto/channel.h). */
 int rt_emit_line(int fd, const json_t *j);
 
 /* {"value": v, "unit": unit, "better": "higher"|"lower"}; NULL on allocation failure. */

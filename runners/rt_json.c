@@ -54,7 +54,7 @@ int rt_emit_line(int fd, const json_t *j)
 	if (!s)
 		return -ENOMEM;
 	len = strlen(s);
-	if (len + 1 > RT_LINE_MAX)
+	if (len + 1 > CHANNEL_MAX_LINE)
 		return -EMSGSIZE;
 	/* One write() call per line where possible, so a line is never split by a concurrent
 	 * writer and a reader sees whole lines. */

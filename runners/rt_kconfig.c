@@ -89,7 +89,7 @@ json_t *rt_kernel_line(const char *root)
 	if (asprintf(&path, "%s/proc/config.gz", root) < 0)
 		return NULL;
 	read_gz(path, &config, &why);
-	j = json_pack("{s:s, s:o, s:o}", "t", "kernel", "config",
+	j = json_pack("{s:s, s:o, s:o}", CHANNEL_KEY_TYPE, CHANNEL_T_KERNEL, "config",
 		      config ? json_string(config) : json_null(), "vmstat", vma_lock_counters(root));
 	free(config);
 	if (j && why)
@@ -99,5 +99,6 @@ json_t *rt_kernel_line(const char *root)
 
 json_t *rt_vmstat_line(const char *root)
 {
-	return json_pack("{s:s, s:o}", "t", "vmstat", "vmstat", vma_lock_counters(root));
+	return json_pack("{s:s, s:o}", CHANNEL_KEY_TYPE, CHANNEL_T_VMSTAT, "vmstat",
+			 vma_lock_counters(root));
 }

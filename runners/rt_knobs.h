@@ -1,16 +1,11 @@
-/* Kernel knobs the agent applies before the workloads (the job's "knobs", PROTOCOL.md): THP
- * enabled/defrag/shmem_enabled, per-size mTHP enabled, nr_hugepages (total or per node) and
- * numa_balancing.  Every known knob is read before and after, requested or not, so the report
+/* Kernel knobs the agent applies before the workloads (the job's "knobs", PROTOCOL.md), as the
+ * knob table says (lab/proto/knob.c: THP enabled/defrag/shmem_enabled, per-size mTHP enabled,
+ * nr_hugepages (total or per node) and numa_balancing); the guest job's validator
+ * (lab/proto/guestjob.h) has checked their values.  Every known knob is read before and after, requested or not, so the report
  * shows what the workloads ran under. */
 #pragma once
 #include <jansson.h>
 #include <stddef.h>
-
-#define RT_KNOBS_MAX_NODES 64
-
-/* Shape check of the guest job's "knobs" object (the host validated it; this keeps anything
- * else from being written into /sys).  0, or -EINVAL with err set. */
-int rt_knobs_check(const json_t *knobs, char *err, size_t len);
 
 /* Apply knobs (may be NULL: only record) under root ("" for the real /sys and /proc; tests
  * pass a fake tree) and build the {"t":"knobs"} line in *line.  Returns 0, or -EINVAL when a

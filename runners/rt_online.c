@@ -88,10 +88,10 @@ int rt_online_all(const char *root, double beat_s, rt_online_beat beat, void *ud
 	}
 	if (expedited)
 		rt_write_file(rcu, old[0] == '1' ? "1" : "0");
-	line = json_pack("{s:s, s:I, s:I, s:I, s:o, s:f, s:b}", "t", "cpus-online", "present",
-			 (json_int_t)np, "requested", (json_int_t)nt, "failed_count",
-			 (json_int_t)nfail, "failed", failed, "wall_s", rt_now_s() - start,
-			 "rcu_expedited", expedited);
+	line = json_pack("{s:s, s:I, s:I, s:I, s:o, s:f, s:b}", CHANNEL_KEY_TYPE,
+			 CHANNEL_T_CPUS_ONLINE, "present", (json_int_t)np, "requested",
+			 (json_int_t)nt, "failed_count", (json_int_t)nfail, "failed", failed,
+			 "wall_s", rt_now_s() - start, "rcu_expedited", expedited);
 	if (!line)
 		return -ENOMEM;
 	*out = line;

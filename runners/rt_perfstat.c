@@ -1,6 +1,5 @@
 #include "rt_perfstat.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -124,23 +123,4 @@ json_t *rt_perfstat_result(int wrapped, const char *out_file)
 		return json_pack("{s:s}", "error", why);
 	}
 	return rt_perfstat_parse(text);
-}
-
-int rt_perfstat_events_ok(const json_t *events)
-{
-	size_t i, n = json_array_size(events);
-	json_t *e;
-
-	if (!json_is_array(events) || n < 1 || n > RT_PERF_MAX_EVENTS)
-		return 0;
-	json_array_foreach(events, i, e) {
-		const char *s = json_string_value(e);
-		size_t l = s ? strlen(s) : 0;
-
-		/* First an alphanumeric: nothing perf could read as an option. */
-		if (l < 1 || l > 63 || !isalnum((unsigned char)s[0]) ||
-		    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:-") != l)
-			return 0;
-	}
-	return 1;
 }

@@ -6,8 +6,10 @@
 #pragma once
 #include <jansson.h>
 
+#include "proto/guestjob.h"
+
 #define RT_PERF_BIN "/usr/bin/perf"
-#define RT_PERF_MAX_EVENTS 16
+#define RT_PERF_MAX_EVENTS GUESTJOB_MAX_PERF_EVENTS
 #define RT_PERF_OUT_MAX (64 * 1024)
 
 /* Prefix *argv with perf stat writing to out_file.  1 when wrapped, 0 when perf is missing
@@ -19,5 +21,3 @@ json_t *rt_perfstat_parse(const char *text);
 /* The "perf_stat" object for the runner's output: the parsed counters of out_file, or
  * {"error": why} when wrapped is 0 (perf missing) or the file is missing or unreadable. */
 json_t *rt_perfstat_result(int wrapped, const char *out_file);
-/* An array of 1..RT_PERF_MAX_EVENTS event names [A-Za-z0-9][A-Za-z0-9_.:-]{0,62}. */
-int rt_perfstat_events_ok(const json_t *events);

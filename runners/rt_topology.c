@@ -153,8 +153,8 @@ int rt_topology_json(const char *root, json_t **out)
 	if (n > 0)
 		max_id = strtoul(ents[n - 1]->d_name + 4, NULL, 10); /* sorted: last is largest */
 	present = calloc(max_id + 1, sizeof(*present));
-	t = json_pack("{s:s, s:[], s:[], s:o}", "t", "topology", "nodes", "distances",
-		      "online_cpus", topo_cpulist(root, "/sys/devices/system/cpu/online"));
+	t = json_pack("{s:s, s:[], s:[], s:o}", CHANNEL_KEY_TYPE, CHANNEL_T_TOPOLOGY, "nodes",
+		      "distances", "online_cpus", topo_cpulist(root, "/sys/devices/system/cpu/online"));
 	if (!present || !t)
 		r = -ENOMEM;
 	if (r == 0)

@@ -20,19 +20,6 @@ static const char *const workload_keys[] = {"name", "params", "timeout_s", NULL}
 static const char *const timeouts_keys[] = {"boot_s", "boot_silence_s", "progress_s", NULL};
 static const char *const debug_keys[] = {"fault", "fault_after", NULL};
 
-static const char *const fault_names[] = {
-	[JOB_FAULT_NONE] = "none",
-	[JOB_FAULT_PANIC] = "panic",
-	[JOB_FAULT_HANG] = "hang",
-};
-
-const char *job_fault_name(enum job_fault f)
-{
-	if ((unsigned)f >= sizeof(fault_names) / sizeof(fault_names[0]))
-		return "unknown";
-	return fault_names[f];
-}
-
 /* An optional object member with only the allowed keys: *out is NULL when it is absent. */
 static int get_section(const json_t *j, const char *key, const char *const *allowed,
 		       const json_t **out, struct lab_error *err)
@@ -222,31 +209,21 @@ static int parse_timeouts(const json_t *j, struct job *job, struct lab_error *er
 
 static int parse_debug(const json_t *j, struct job *job, struct lab_error *err)
 {
-	const json_t *d, *v;
-	const char *s;
+	const json_t *d;
+	enum fault_after after;
 	int r;
 
-	job->fault = JOB_FAULT_NONE;
+	job->fault = FAULT_NONE;
 	r = get_section(j, "debug", debug_keys, &d, err);
 	if (r < 0 || !d)
 		return r;
 	/* "workloads": the fault fires once the workloads ran, so that there are results for a
 	 * post-mortem to recover. */
-	v = json_object_get(d, "fault_after");
-	s = json_string_value(v);
-	if (v && (!s || (strcmp(s, "hello") && strcmp(s, "workloads"))))
-		return error_set(err, "debug.fault_after", "must be \"hello\" or \"workloads\"");
-	job->fault_after_workloads = s && !strcmp(s, "workloads");
-	v = json_object_get(d, "fault");
-	if (!v)
-		return 0;
-	s = json_string_value(v);
-	for (unsigned f = 0; s && f < sizeof(fault_names) / sizeof(fault_names[0]); f++)
-		if (strcmp(s, fault_names[f]) == 0) {
-			job->fault = (enum job_fault)f;
-			return 0;
-		}
-	return error_set(err, "debug.fault", "must be one of \"none\", \"panic\", \"hang\"");
+	r = fault_after_parse(json_object_get(d, "fault_after"), "debug.fault_after", &after, err);
+	if (r < 0)
+		return r;
+	job->fault_after_workloads = after == FAULT_AFTER_WORKLOADS;
+	return fault_parse(json_object_get(d, "fault"), "debug.fault", &job->fault, err);
 }
 
 static int job_parse(const json_t *j, job_topology_loader load, void *userdata, struct job *job,
@@ -310,4 +287,42 @@ void job_free(struct job *job)
 	json_decref(job->knobs);
 	topology_free(&job->topo);
 	memset(job, 0, sizeof(*job));
+}
+
+/* The agent's heartbeat while it is alive: the host's progress timeout counts on it
+ * (lab/stage/run.c, run_limits_get). */
+#define GUEST_HEARTBEAT_S 2
+
+json_t *job_guestjob(const struct job *job, const char *run_id, int online_after_boot)
+{
+	struct guestjob gj = {
+		.run_id = run_id, .fault = job->fault, .heartbeat_s = GUEST_HEARTBEAT_S,
+		.fault_after = job->fault_after_workloads ? FAULT_AFTER_WORKLOADS
+							  : FAULT_AFTER_HELLO,
+		/* knobs: applied by the agent before the workloads (runners/rt_knobs.c). */
+		.knobs = job->knobs,
+		/* The CPUs boot_cmdline() held back with maxcpus=, onlined by the agent. */
+		.online_after_boot = online_after_boot,
+		.nr_workloads = job->nr_workloads,
+	};
+	_cleanup_json_ json_t *perf = NULL;
+
+	for (unsigned i = 0; i < job->nr_workloads; i++) {
+		const struct job_workload *w = &job->workloads[i];
+
+		gj.workloads[i] = (struct guestjob_workload){
+			.name = w->name, .params = w->params,
+			.timeout_s = w->timeout_s > 0 ? w->timeout_s : JOB_DEFAULT_WORKLOAD_TIMEOUT_S,
+		};
+	}
+	if (job->image.nr_perf_events) {
+		perf = json_array();
+		for (unsigned i = 0; perf && i < job->image.nr_perf_events; i++)
+			if (json_array_append_new(perf, json_string(job->image.perf_events[i])) < 0)
+				return NULL;
+		if (!perf)
+			return NULL;
+		gj.perf_stat = perf;
+	}
+	return guestjob_build(&gj);
 }

@@ -5,9 +5,13 @@
 #include <limits.h>
 
 #include "core/topology.h"
+#include "proto/fault.h"
+#include "proto/guestjob.h"
 #include "util/error.h"
 
-#define JOB_MAX_WORKLOADS 64
+#define JOB_MAX_WORKLOADS GUESTJOB_MAX_WORKLOADS
+/* How long the agent lets a workload run when the job gives no timeout_s. */
+#define JOB_DEFAULT_WORKLOAD_TIMEOUT_S 1800.0
 #define JOB_MAX_REPEATS 1000
 
 struct job_workload {
@@ -29,7 +33,7 @@ struct job_kernel {
 };
 
 #define JOB_MAX_COLLECT 32
-#define JOB_MAX_PERF_EVENTS 16
+#define JOB_MAX_PERF_EVENTS GUESTJOB_MAX_PERF_EVENTS
 
 /* "image": boot from a disk image built from a recipe (images/, lab/stage/image.h) instead of
  * the initramfs (lab/core/job_image.c). */
@@ -39,12 +43,6 @@ struct job_image {
 	char collect[JOB_MAX_COLLECT][256];        /* guest files/globs the post-mortem copies */
 	unsigned nr_perf_events;                   /* > 0: each workload runs under perf stat */
 	char perf_events[JOB_MAX_PERF_EVENTS][64];
-};
-
-enum job_fault {
-	JOB_FAULT_NONE = 0,
-	JOB_FAULT_PANIC,   /* agent triggers a kernel panic after hello (tests) */
-	JOB_FAULT_HANG,    /* agent stops all output after hello (tests) */
 };
 
 struct job {
@@ -60,7 +58,7 @@ struct job {
 	double boot_timeout_s;       /* 0 = derive from vCPU count */
 	double boot_silence_s;       /* 0 = derive: a console silent this long before hello */
 	double progress_timeout_s;   /* 0 = default: silence this long after boot is a hang */
-	enum job_fault fault;
+	enum fault fault;            /* debug.fault: what the agent provokes (tests) */
 	int fault_after_workloads;   /* debug.fault_after "workloads" (default: after hello) */
 	struct job_image image;
 	json_t *knobs;               /* normalised "knobs" (lab/core/knobs.c), NULL = none */
@@ -76,6 +74,9 @@ int job_from_json(const json_t *j, job_topology_loader load, void *userdata, str
 void job_free(struct job *job);
 /* Parse "kernel" (one) or "kernels" (an A/B list) into job->kernels (lab/core/job_kernel.c). */
 int job_parse_kernels(const json_t *j, struct job *job, struct lab_error *err);
-const char *job_fault_name(enum job_fault f);
+/* The guest job of one run of job (lab/proto/guestjob.h): its workloads (timeout_s given or
+ * JOB_DEFAULT_WORKLOAD_TIMEOUT_S), knobs, debug fault and perf events; online_after_boot as
+ * boot_online_after() decided.  A new reference, or NULL when out of memory. */
+json_t *job_guestjob(const struct job *job, const char *run_id, int online_after_boot);
 /* Parse "image" (optional) into job->image (lab/core/job_image.c). */
 int job_parse_image(const json_t *j, struct job *job, struct lab_error *err);

@@ -1,7 +1,6 @@
 /* The job's "image" section (configs/README.md):
  *   "image": {"recipe": "debian-perf", "collect": ["/etc/motd"], "perf_stat": true}
  * Pure: the recipe itself is read and checked by lab/stage/image.c. */
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -98,12 +97,9 @@ static int parse_perf(const json_t *img, struct job_image *ji, struct lab_error 
 				 "1..%d perf event names", JOB_MAX_PERF_EVENTS);
 	json_array_foreach(v, i, e) {
 		const char *s = json_string_value(e);
-		size_t l = s ? strlen(s) : 0;
 
 		jsonpath_index(p, sizeof(p), "image.perf_stat", i);
-		/* First an alphanumeric: nothing perf could read as an option. */
-		if (l < 1 || l > 63 || !isalnum((unsigned char)s[0]) ||
-		    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:-") != l)
+		if (!guestjob_perf_event_ok(s))
 			return error_set(err, p, "must be a perf event name "
 					 "[A-Za-z0-9][A-Za-z0-9_.:-]{0,62}");
 		snprintf(ji->perf_events[ji->nr_perf_events++], sizeof(ji->perf_events[0]), "%s", s);

@@ -1,6 +1,7 @@
 /* The job's "knobs": kernel settings the guest agent applies before the workloads (THP modes,
  * per-size mTHP, huge pages, NUMA balancing) and reads back for the report.  Pure: validation
- * and normalisation only; runners/rt_knobs.c applies them. */
+ * and normalisation only, against the knob table (lab/proto/knob.c); runners/rt_knobs.c
+ * applies them. */
 #pragma once
 #include <jansson.h>
 

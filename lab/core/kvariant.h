@@ -127,22 +127,3 @@ json_t *kconfig_confounds(const struct kconfig *final);
 /* {"CONFIG_X": "y", ...} for the options the report shows: every option the fragments name,
  * those of the known confounds and a fixed list relevant to MM scaling; "n" when absent. */
 json_t *kconfig_subset(const struct kconfig *c, const struct kconfig *frags, unsigned nfrags);
-
-/* What the guest said about its kernel on the results channel (runners/rt_kconfig.c): the
- * {"t":"kernel"} line after boot and the {"t":"vmstat"} line before power-off.  Untrusted:
- * sizes bounded, types checked, anything malformed ignored (and counted). */
-struct kguest {
-	int seen;               /* a kernel line arrived */
-	char *config;           /* the guest's /proc/config.gz, decompressed; NULL when none */
-	char config_error[256]; /* why there is none, as the guest said */
-	json_t *vm_start;       /* {"vma_lock_success": N, ...} at boot, or NULL */
-	json_t *vm_end;         /* the same before power-off, or NULL */
-	unsigned bad;           /* kernel/vmstat lines that failed validation */
-};
-
-/* Scan a results channel (JSON lines) for those two lines. */
-int kguest_scan(const char *jsonl, size_t len, struct kguest *out);
-void kguest_free(struct kguest *g);
-/* The report's view: {"start": {...}, "end": {...}, "delta": {...}} or null when the guest
- * had no vma_lock counters (kernel without PER_VMA_LOCK_STATS). */
-json_t *kguest_vma_lock_json(const struct kguest *g);

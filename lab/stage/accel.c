@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proto/guestjob.h"
 #include "stage/boot.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
@@ -94,9 +95,8 @@ static int accel_probe(struct virt_conn *vc, const char *state_dir, const char *
 				 .distances = &dist };
 	_cleanup_free_ char *dir = fs_join(state_dir, "kvm-probe");
 	_cleanup_free_ char *cmdline = boot_cmdline(kernel, 1, 0, NULL);
-	_cleanup_json_ json_t *job = json_pack("{s:s,s:s,s:s,s:i,s:[]}", "schema",
-						"numalab.guestjob/1", "run_id", "kvm-probe", "fault",
-						"none", "heartbeat_s", 1, "workloads");
+	const struct guestjob probe = { .run_id = "kvm-probe", .heartbeat_s = 1 };
+	_cleanup_json_ json_t *job = guestjob_build(&probe);
 	struct boot_params bp = {
 		.run_dir = dir, .name = "numalab-kvm-probe", .kernel = kernel,
 		.cmdline = cmdline, .topo = &topo, .kvm = 1, .runners_dir = runners_dir,

@@ -53,21 +53,6 @@ int imgrun_build(struct imgrun *ir, int kvm, void (*progress)(void *, const char
 	return image_ensure(ir->recipe_path, &ir->opts, &ir->info, err);
 }
 
-int imgrun_guest_keys(const struct job *job, json_t *gj)
-{
-	json_t *ev;
-
-	if (job->fault_after_workloads &&
-	    json_object_set_new(gj, "fault_after", json_string("workloads")) < 0)
-		return -ENOMEM;
-	if (!job->image.nr_perf_events)
-		return 0;
-	ev = json_array();
-	for (unsigned i = 0; ev && i < job->image.nr_perf_events; i++)
-		json_array_append_new(ev, json_string(job->image.perf_events[i]));
-	return json_object_set_new(gj, "perf_stat", ev) < 0 ? -ENOMEM : 0;
-}
-
 const char *imgrun_before(struct imgrun *ir, const char *run_dir, char *why, size_t len)
 {
 	_cleanup_free_ char *abs = NULL;

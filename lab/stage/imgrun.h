@@ -28,9 +28,6 @@ int imgrun_resolve(const struct job *job, const char *job_dir, const char *runne
 /* Build the image unless cached; kvm is the host's verdict. */
 int imgrun_build(struct imgrun *ir, int kvm, void (*progress)(void *, const char *), void *ud,
 		 struct lab_error *err);
-/* Add what the agent needs to know for this job to the guest job: "fault_after" and
- * "perf_stat" (PROTOCOL.md). */
-int imgrun_guest_keys(const struct job *job, json_t *guestjob);
 /* Before a run: the overlay run_dir/overlay.qcow2 over the base.  The overlay's path, or NULL
  * for an initramfs job or a failure (why says which). */
 const char *imgrun_before(struct imgrun *ir, const char *run_dir, char *why, size_t len);

@@ -140,7 +140,8 @@ static json_t *build_json(const struct krun_kernel *k)
 /* "config": which options the kernel had, from the guest (its /proc/config.gz) when it sent
  * it, else from the build; "verified" says the guest's config is the build's, byte for
  * byte, i.e. the guest runs this variant. */
-static json_t *config_json(const struct krun_kernel *k, const struct kguest *g, json_t **conf)
+static json_t *config_json(const struct krun_kernel *k, const struct guest_kernel *g,
+			   json_t **conf)
 {
 	const char *text = g && g->config ? g->config : k->build_config;
 	struct lab_error err = { 0 };
@@ -165,25 +166,15 @@ static json_t *config_json(const struct krun_kernel *k, const struct kguest *g, 
 	return o;
 }
 
-json_t *krun_report(const struct krun_kernel *k, const char *run_dir)
+json_t *krun_report(const struct krun_kernel *k, const struct guest_log *log)
 {
-	_cleanup_free_ char *path = run_dir ? fs_join(run_dir, "results.jsonl") : NULL;
-	_cleanup_free_ char *jsonl = NULL;
-	struct kguest g;
-	size_t len = 0;
-	json_t *conf = NULL, *cfg, *out;
-	int have = path && fs_read_file(path, COLLECT_MAX_TOTAL, &jsonl, &len) == 0;
+	const struct guest_kernel *g = log && log->kernel.seen ? &log->kernel : NULL;
+	json_t *conf = NULL, *cfg = config_json(k, g, &conf);
 
-	memset(&g, 0, sizeof(g));
-	if (have)
-		kguest_scan(jsonl, len, &g);
-	cfg = config_json(k, have && g.seen ? &g : NULL, &conf);
-	out = json_pack("{s:s,s:s?,s:o,s:o,s:o,s:o}", "label", k->jk->label, "variant",
-			k->is_variant ? k->v.name : NULL, "build", build_json(k), "config", cfg,
-			"confounds", conf ? conf : json_array(), "vma_lock",
-			have ? kguest_vma_lock_json(&g) : json_null());
-	kguest_free(&g);
-	return out;
+	return json_pack("{s:s,s:s?,s:o,s:o,s:o,s:o}", "label", k->jk->label, "variant",
+			 k->is_variant ? k->v.name : NULL, "build", build_json(k), "config", cfg,
+			 "confounds", conf ? conf : json_array(), "vma_lock",
+			 log ? collect_vma_lock_json(&log->kernel) : json_null());
 }
 
 void krun_free(struct krun *kr)

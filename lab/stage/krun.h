@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <limits.h>
 
+#include "core/collect.h"
 #include "core/job.h"
 #include "core/kvariant.h"
 #include "core/outcome.h"
@@ -37,7 +38,7 @@ int krun_resolve(const struct job *job, const char *job_dir, struct krun *kr,
 int krun_build(struct krun *kr, const struct kernel_build_opts *o);
 /* The first kernel that can boot (for the KVM probe), or NULL. */
 const char *krun_first_image(const struct krun *kr);
-/* Fields for a run's "kernel" object; run_dir (may be NULL: the run never booted) holds the
- * guest's results.jsonl. */
-json_t *krun_report(const struct krun_kernel *k, const char *run_dir);
+/* Fields for a run's "kernel" object; log is what the guest said on the results channel (may
+ * be NULL: the run never booted). */
+json_t *krun_report(const struct krun_kernel *k, const struct guest_log *log);
 void krun_free(struct krun *kr);

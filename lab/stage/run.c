@@ -19,8 +19,6 @@
 #include "util/jsonio.h"
 #include "util/progress.h"
 
-#define DEFAULT_WORKLOAD_TIMEOUT_S 1800.0
-
 int run_state_dir(char *buf, size_t len)
 {
 	const char *s = getenv("LAB_STATE_DIR"), *x = getenv("XDG_STATE_HOME"), *h = getenv("HOME");
@@ -89,31 +87,7 @@ void run_limits_get(const struct job *job, unsigned boot_cpus, struct run_limits
 	l->total_s = l->boot_s + online + 120.0;
 	for (unsigned i = 0; i < job->nr_workloads; i++)
 		l->total_s += job->workloads[i].timeout_s > 0 ? job->workloads[i].timeout_s
-							      : DEFAULT_WORKLOAD_TIMEOUT_S;
-}
-
-static json_t *guest_job(const struct job *job, const char *run_id, int online_after_boot)
-{
-	json_t *ws = json_array(), *gj;
-
-	for (unsigned i = 0; ws && i < job->nr_workloads; i++) {
-		const struct job_workload *w = &job->workloads[i];
-
-		json_array_append_new(ws, json_pack("{s:s,s:O,s:f}", "name", w->name, "params",
-						    w->params,
-						    "timeout_s", w->timeout_s > 0 ? w->timeout_s
-									  : DEFAULT_WORKLOAD_TIMEOUT_S));
-	}
-	/* knobs: applied by the agent before the workloads (runners/rt_knobs.c). */
-	gj = json_pack("{s:s,s:s,s:s,s:i,s:o,s:O*}", "schema", "numalab.guestjob/1", "run_id",
-		       run_id, "fault", job_fault_name(job->fault), "heartbeat_s", 2, "workloads", ws,
-		       "knobs", job->knobs);
-	/* The CPUs boot_cmdline() held back with maxcpus=, onlined by the agent. */
-	if (gj && online_after_boot && json_object_set_new(gj, "online_after_boot", json_true()) < 0) {
-		json_decref(gj);
-		return NULL;
-	}
-	return gj;
+							      : JOB_DEFAULT_WORKLOAD_TIMEOUT_S;
 }
 
 struct run_ctx {
@@ -232,8 +206,8 @@ static int one_run(struct run_ctx *c, unsigned index, unsigned repeat, struct kr
 	/* The host's memory as this guest starts, beside the plan checked at job load. */
 	run_host_memory(&rec.host.mem_total_mib, &rec.host.mem_available_mib);
 	run_limits_get(c->job, online ? BOOT_EARLY_CPUS : c->job->topo.vcpus, &lim);
-	gj = guest_job(c->job, run_id, online);
-	if (!gj || !cmdline || imgrun_guest_keys(c->job, gj) < 0)
+	gj = job_guestjob(c->job, run_id, online);
+	if (!gj || !cmdline)
 		return -ENOMEM;
 	if (k->fail != OUTCOME_OK)
 		return record_unbooted(c, &rec, k);
@@ -261,7 +235,7 @@ static int one_run(struct run_ctx *c, unsigned index, unsigned repeat, struct kr
 			 total, outcome_name(rec.outcome));
 	rec.image_extra = iextra = imgrun_after(&c->img, c->job, rec.outcome,
 						c->o->interrupt && *c->o->interrupt, dir, rel);
-	rec.kernel_extra = kextra = krun_report(k, dir);
+	rec.kernel_extra = kextra = krun_report(k, &res.log);
 	rj = runreport_run_json(&rec);
 	boot_result_free(&res);
 	if (!rj)

@@ -1,7 +1,8 @@
 /* The results channel (untrusted guest output) and the report converter.
  * A recorded channel from a real quick.json run is replayed, hostile lines are thrown at the
  * parser, and the report of the replayed run is compared with a golden file
- * (UPDATE_GOLDEN=1 rewrites it). */
+ * (UPDATE_GOLDEN=1 rewrites it).  A healthy channel with every line type the agent sends
+ * leaves no bad line and yields the guest's kernel facts. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "core/job.h"
 #include "core/runreport.h"
 #include "tap.h"
+#include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
 
@@ -133,6 +135,45 @@ static void golden(const struct job *job, const struct guest_log *g)
 	json_decref(j);
 }
 
+/* lab/tests/data/results/healthy.jsonl: quick-ok.jsonl with the kernel, knobs, heartbeat and
+ * vmstat lines every healthy run also has (their fields from lab/tests/data/kguest/ok.jsonl). */
+static void healthy(const struct job *job)
+{
+	_cleanup_free_ char *text = NULL;
+	_cleanup_json_ json_t *vma = NULL, *run = NULL;
+	struct console_scan cs = { 0 };
+	struct run_record rec = { .job = job, .console = &cs, .outcome = OUTCOME_OK };
+	struct guest_log g;
+	size_t len = 0, lines;
+
+	if (!tap_ok(fs_read_file("lab/tests/data/results/healthy.jsonl", 1 << 24, &text, &len) ==
+			    0 && collect_init(&g, job->nr_workloads) == 0,
+		    "read the healthy channel"))
+		return;
+	lines = collect_text(&g, text, len, 1);
+	tap_ok(lines == 10 && g.bad_lines == 0, "a healthy channel: %zu lines, all progress, "
+	       "bad_lines %u", lines, g.bad_lines);
+	tap_ok(g.kernel.seen && g.kernel.config &&
+		       !strcmp(g.kernel.config, "CONFIG_A=y\n# CONFIG_B is not set\n") &&
+		       !g.kernel.config_error[0],
+	       "the guest's .config is kept");
+	vma = collect_vma_lock_json(&g.kernel);
+	tap_ok(json_integer_value(json_object_get(json_object_get(vma, "delta"),
+						  "vma_lock_success")) == 16384 &&
+		       json_integer_value(json_object_get(json_object_get(vma, "start"),
+							  "vma_lock_retry")) == 1,
+	       "vma_lock counters at boot and before power-off, and their delta");
+	tap_ok(g.knobs && json_array_size(json_object_get(g.knobs, "knobs")) == 4 && g.online &&
+		       g.done_ok && json_object_get(json_array_get(g.workloads, 0), "output"),
+	       "knobs, cpus-online, the workload and done kept too");
+	rec.log = &g;
+	run = runreport_run_json(&rec);
+	tap_ok(json_integer_value(json_object_get(json_object_get(run, "guest"), "bad_lines")) ==
+			       0 && json_object_get(json_object_get(run, "guest"), "bad_lines"),
+	       "the report says guest.bad_lines 0");
+	collect_free(&g);
+}
+
 int main(void)
 {
 	struct guest_log g;
@@ -154,6 +195,7 @@ int main(void)
 	golden(&job, &g);
 	hostile(&g);
 	bad_output();
+	healthy(&job);
 	collect_free(&g);
 	job_free(&job);
 	json_decref(jj);

@@ -207,7 +207,7 @@ static void test_job_image(void)
 	       !strcmp(job.image.collect[0], "/var/log/*.log"), "image.recipe and image.collect");
 	tap_ok(job.image.nr_perf_events == 8 && !strcmp(job.image.perf_events[1], "page-faults"),
 	       "perf_stat: true counts the default events");
-	tap_ok(job.fault == JOB_FAULT_PANIC && job.fault_after_workloads,
+	tap_ok(job.fault == FAULT_PANIC && job.fault_after_workloads,
 	       "debug.fault_after \"workloads\"");
 	job_free(&job);
 	json_decref(j);

@@ -75,7 +75,7 @@ static json_t *job_dump(const struct job *job)
 			 job->kernels[0].cmdline, "repeats", (json_int_t)job->repeats, "workloads", wl,
 			 "timeouts",
 			 "boot_s", job->boot_timeout_s, "progress_s", job->progress_timeout_s,
-			 "fault", job_fault_name(job->fault));
+			 "fault", fault_name(job->fault));
 }
 
 static void run_case(const char *dir, const char *name, int want_ok)
@@ -158,11 +158,11 @@ static void run_misc(void)
 	struct lab_error err = {0};
 	struct job job;
 
-	tap_ok(strcmp(job_fault_name(JOB_FAULT_NONE), "none") == 0 &&
-		       strcmp(job_fault_name(JOB_FAULT_PANIC), "panic") == 0 &&
-		       strcmp(job_fault_name(JOB_FAULT_HANG), "hang") == 0 &&
-		       strcmp(job_fault_name((enum job_fault)42), "unknown") == 0,
-	       "job_fault_name");
+	tap_ok(strcmp(fault_name(FAULT_NONE), "none") == 0 &&
+		       strcmp(fault_name(FAULT_PANIC), "panic") == 0 &&
+		       strcmp(fault_name(FAULT_HANG), "hang") == 0 &&
+		       strcmp(fault_name((enum fault)42), "unknown") == 0,
+	       "fault_name");
 
 	/* Without a loader a topology name cannot be resolved, but an inline one is fine. */
 	jsonio_load_string("{\"name\":\"x\",\"topology\":\"4s-8c\",\"kernel\":{\"image\":\"/k\"},"

@@ -1,4 +1,5 @@
-/* Kernel variants and Kconfig text (lab/core/kvariant.c, kconfig.c, kkey.c, kguest.c).
+/* Kernel variants and Kconfig text (lab/core/kvariant.c, kconfig.c, kkey.c), and the kernel
+ * facts a guest sends (lab/core/collect.c).
  *
  * Data-driven:
  *  - lab/tests/data/kvariant/NAME.json: a variant; NAME.expected is either the parsed variant
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/collect.h"
 #include "core/kvariant.h"
 #include "tap.h"
 #include "testutil.h"
@@ -329,6 +331,8 @@ static void key_cases(void)
 	tap_ok(kkey_artifact(&in, a2) == -EINVAL, "an input with a newline is refused");
 }
 
+/* The kernel facts of a results channel, as the host's one reader (lab/core/collect.c) keeps
+ * them; "bad" counts every line it ignored. */
 static void guest_cases(void)
 {
 	_cleanup_free_ char *dir = fs_join(testutil_root(), "lab/tests/data/kguest");
@@ -337,23 +341,23 @@ static void guest_cases(void)
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		_cleanup_free_ char *path = NULL, *text = NULL, *exp = NULL, *ep = NULL;
 		_cleanup_json_ json_t *have = NULL;
-		struct kguest g;
+		struct guest_log g;
 		size_t len = 0;
 
 		if (asprintf(&path, "%s/%s.jsonl", dir, names[i]) < 0 ||
 		    asprintf(&ep, "%s/%s.expected", dir, names[i]) < 0 ||
 		    fs_read_file(path, TESTUTIL_MAX_FILE, &text, &len) < 0 ||
-		    fs_read_file(ep, TESTUTIL_MAX_FILE, &exp, NULL) < 0) {
+		    fs_read_file(ep, TESTUTIL_MAX_FILE, &exp, NULL) < 0 || collect_init(&g, 1) < 0) {
 			tap_ok(0, "kguest %s: read the case", names[i]);
 			continue;
 		}
-		kguest_scan(text, len, &g);
-		have = json_pack("{s:b,s:s?,s:s,s:o,s:i}", "seen", g.seen, "config", g.config,
-				 "config_error", g.config_error, "vma_lock", kguest_vma_lock_json(&g),
-				 "bad", (int)g.bad);
+		collect_text(&g, text, len, 1);
+		have = json_pack("{s:b,s:s?,s:s,s:o,s:i}", "seen", g.kernel.seen, "config",
+				 g.kernel.config, "config_error", g.kernel.config_error, "vma_lock",
+				 collect_vma_lock_json(&g.kernel), "bad", (int)g.bad_lines);
 		testutil_chomp(exp);
 		testutil_check_json(names[i], "guest kernel view", have, exp);
-		kguest_free(&g);
+		collect_free(&g);
 	}
 }
 

@@ -135,6 +135,8 @@ badjob "duplicate keys" "{$H, \"run_id\": \"y\", \"workloads\": []}"
 badjob "a wrong schema" '{"schema": "numalab.guestjob/2", "run_id": "x", "workloads": []}'
 badjob "an unknown fault" "{$H, \"fault\": \"boom\", \"workloads\": []}"
 badjob "a path in a runner name" "{$H, \"workloads\": [{\"name\": \"../bin/sh\"}]}"
+badjob "a runner that is not a registered workload" "{$H, \"workloads\": [{\"name\": \"sh\"}]}"
+badjob "a knob word the knob table does not allow" "{$H, \"workloads\": [], \"knobs\": {\"thp_enabled\": \"sometimes\"}}"
 badjob "nested object params" "{$H, \"workloads\": [{\"name\": \"pft\", \"params\": {\"a\": {}}}]}"
 badjob "a negative timeout" "{$H, \"workloads\": [{\"name\": \"pft\", \"timeout_s\": -1}]}"
 badjob "unknown keys" "{$H, \"workloads\": [], \"extra\": 1}"

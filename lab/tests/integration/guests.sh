@@ -25,6 +25,8 @@ check "distances seen by the guest" jqr "$r" '.runs[0].topology.observed.distanc
 check "memory within 5% per node" jqr "$r" '[.runs[0].topology as $t | range(4) as $i | (($t.observed.nodes[$i].memory_mib - $t.requested.nodes[$i].memory_mib) | fabs) / $t.requested.nodes[$i].memory_mib <= 0.05] | all'
 check "host accel and versions recorded" jqr "$r" '.runs[0].host | (.accel == "tcg" or .accel == "kvm") and (.accel_reason | length > 0) and (.qemu_version | test("^[0-9]+\\.")) and (.libvirt_version | test("^[0-9]+\\."))'
 check "kernel release from the guest" jqr "$r" '.runs[0].kernel.release | length > 0'
+# Every results line of a healthy run is one the host knows and accepts (lab/proto/channel.c).
+check "no results line ignored (guest.bad_lines 0)" jqr "$r" '.runs[0].guest.bad_lines == 0'
 check "pft faults/s per task count, with unit and direction" jqr "$r" '.runs[0].workloads[0].results[0] | .tasks == 8 and .metrics.faults_per_s.value > 0 and .metrics.faults_per_s.unit == "faults/s" and .metrics.faults_per_s.better == "higher"'
 check "timings recorded" jqr "$r" '.runs[0].timings | .boot_s > 0 and .total_s >= .boot_s and .workload_s >= 0'
 check "console log kept" test -s "$r/run-0/console.log"
