@@ -17,10 +17,9 @@
 #endif
 #define MS_HUGE_2MB (21 << MAP_HUGE_SHIFT)
 #define MS_HPAGE (2UL << 20)
-#define MS_MAX_MEMORY_MIB (1024UL * 1024)
 
+/* In the order of the registry's choices for huge (lab/proto/workload.c). */
 enum ms_huge { HUGE_SYSTEM, HUGE_THP, HUGE_NOTHP, HUGE_HUGETLB };
-static const char *const ms_huge_names[] = { "system", "thp", "nothp", "hugetlb", NULL };
 
 struct ms_opts {
 	struct rt_common c;
@@ -213,45 +212,29 @@ static void ms_table(FILE *f, const json_t *doc, int style)
 
 int main(int argc, char **argv)
 {
-	struct ms_opts o = { .c = { .repetitions = 1 }, .memory_mib = 64, .stride_kib = 4 };
-	const struct rt_opt opts[] = {
-		RT_OPT_MODE(&o.c),
-		RT_OPT_TASK_COUNTS(&o.c),
-		{ "memory-mib", RT_OPT_ULONG, &o.memory_mib, NULL, 1, MS_MAX_MEMORY_MIB,
-		  "memory each task reserves after the release, MiB (runt's -b; default 64)", 0 },
-		{ "huge", RT_OPT_ENUM, &o.huge, ms_huge_names, 0, 0,
-		  "system = the THP knob decides, as in the seed, thp (MADV_HUGEPAGE), nothp\n"
-		  "      (MADV_NOHUGEPAGE) or hugetlb (MAP_HUGETLB, 2 MiB pages; needs nr_hugepages)", 0 },
-		{ "stride-kib", RT_OPT_ULONG, &o.stride_kib, NULL, 1, 2048,
-		  "one byte written per this many KiB (default 4, as the seed)", 0 },
-		RT_OPT_PIN(&o.c),
-		RT_OPT_MEMBIND(&o.c),
-		RT_OPT_REPS(&o.c),
-		RT_OPT_WARMUP(&o.c),
-	};
-	size_t nopts = sizeof(opts) / sizeof(opts[0]);
+	struct ms_opts o = { 0 };
 	struct rt_cpus cpus;
 	struct rt_cli cli;
 	struct ms_ctx x = { .o = &o, .cpus = &cpus };
-	_cleanup_json_ json_t *doc = NULL;
+	_cleanup_json_ json_t *doc = NULL, *params = NULL;
+	_cleanup_json_ json_t *raw = rt_opts_parse("memscale", NULL, 0, NULL, argc, argv, &cli);
 	json_t *info;
 	int r;
 
-	o.c.tasks.per_cpu = 1;
-	rt_opts_parse("memscale", "Tasks released together each reserve node-local memory and "
-		      "write one byte per 4 KiB (thp_memscale).", opts, nopts, NULL, argc, argv, &cli);
-	if (rt_cpus_load(&cpus) < 0 || rt_tasks_resolve(&o.c.tasks, cpus.n) < 0)
+	if (rt_cpus_load(&cpus) < 0)
 		return RT_EXIT_FAIL;
+	/* The registry also refuses an odd memory_mib with hugetlb (2 MiB pages). */
+	params = rt_params_check("memscale", raw, cpus.n, &cli, &o.c);
+	o.memory_mib = (unsigned long)wopts_int(params, "memory_mib");
+	o.stride_kib = (unsigned long)wopts_int(params, "stride_kib");
+	o.huge = rt_param_enum("memscale", params, "huge");
 	x.len = (size_t)o.memory_mib << 20;
 	x.stride = (size_t)o.stride_kib << 10;
 	x.page = o.huge == HUGE_HUGETLB ? MS_HPAGE : (size_t)sysconf(_SC_PAGESIZE);
-	if (o.huge == HUGE_HUGETLB && x.len % MS_HPAGE)
-		rt_usage_error("memscale", "--memory-mib", "must be a multiple of 2 with --huge "
-			       "hugetlb (2 MiB pages)");
 	info = rt_machine_info(&cpus);
 	json_object_set_new(info, "hugetlb_page_kib", json_integer(MS_HPAGE >> 10));
-	doc = json_pack("{s:s, s:o, s:o, s:[]}", "workload", "memscale", "params",
-			rt_opts_json(opts, nopts), "info", info, "results");
+	doc = json_pack("{s:s, s:O, s:o, s:[]}", "workload", "memscale", "params", params, "info",
+			info, "results");
 	if (!doc)
 		return RT_EXIT_FAIL;
 	r = rt_sweep(&o.c, json_object_get(doc, "results"), ms_one, &x, "memscale");

@@ -235,37 +235,23 @@ static void mmc_table(FILE *f, const json_t *doc, int style)
 
 int main(int argc, char **argv)
 {
-	struct mmc_opts o = { .c = { .repetitions = 1 }, .mappers = 1, .memory_mib = 16,
-			      .map_kib = 64, .duration_s = 5 };
-	const struct rt_opt opts[] = {
-		{ "tasks", RT_OPT_TASKS, &o.c.tasks, NULL, 0, 0,
-		  "faulting thread counts to sweep: N[,N...], per-cpu or pow2", 0 },
-		{ "mappers", RT_OPT_ULONG, &o.mappers, NULL, 0, 1024,
-		  "threads doing mmap/munmap of unrelated regions meanwhile (default 1)", 0 },
-		{ "memory-mib", RT_OPT_ULONG, &o.memory_mib, NULL, 1, 1024UL * 1024,
-		  "region each faulting thread faults through, MiB (default 16)", 0 },
-		{ "map-kib", RT_OPT_ULONG, &o.map_kib, NULL, 4, 1024UL * 1024,
-		  "size of each mapper's mmap/munmap, KiB (default 64)", 0 },
-		{ "duration-s", RT_OPT_ULONG, &o.duration_s, NULL, 1, 3600,
-		  "seconds each run lasts (default 5)", 0 },
-		RT_OPT_PIN(&o.c),
-		RT_OPT_MEMBIND(&o.c),
-		RT_OPT_REPS(&o.c),
-		RT_OPT_WARMUP(&o.c),
-	};
-	size_t nopts = sizeof(opts) / sizeof(opts[0]);
+	struct mmc_opts o = { 0 };
 	struct rt_cpus cpus;
 	struct rt_cli cli;
 	struct mmc_ctx x = { .o = &o, .cpus = &cpus };
-	_cleanup_json_ json_t *doc = NULL;
+	_cleanup_json_ json_t *doc = NULL, *params = NULL;
+	_cleanup_json_ json_t *raw = rt_opts_parse("mmap_contention", NULL, 0, NULL, argc, argv,
+						   &cli);
 	json_t *info;
 	int r;
 
-	o.c.tasks.per_cpu = 1;
-	rt_opts_parse("mmap_contention", "Fault throughput and latency while other threads "
-		      "mmap/munmap (mmap_lock, per-VMA locks).", opts, nopts, NULL, argc, argv, &cli);
-	if (rt_cpus_load(&cpus) < 0 || rt_tasks_resolve(&o.c.tasks, cpus.n) < 0)
+	if (rt_cpus_load(&cpus) < 0)
 		return RT_EXIT_FAIL;
+	params = rt_params_check("mmap_contention", raw, cpus.n, &cli, &o.c);
+	o.mappers = (unsigned long)wopts_int(params, "mappers");
+	o.memory_mib = (unsigned long)wopts_int(params, "memory_mib");
+	o.map_kib = (unsigned long)wopts_int(params, "map_kib");
+	o.duration_s = (unsigned long)wopts_int(params, "duration_s");
 	x.len = (size_t)o.memory_mib << 20;
 	x.map_len = (size_t)o.map_kib << 10;
 	x.page = (size_t)sysconf(_SC_PAGESIZE);
@@ -274,8 +260,8 @@ int main(int argc, char **argv)
 	json_object_set_new(info, "latency_note",
 			    json_string("each sample is one write fault timed with two "
 					"CLOCK_MONOTONIC reads; clock_overhead_ns is included"));
-	doc = json_pack("{s:s, s:o, s:o, s:[]}", "workload", "mmap_contention", "params",
-			rt_opts_json(opts, nopts), "info", info, "results");
+	doc = json_pack("{s:s, s:O, s:o, s:[]}", "workload", "mmap_contention", "params", params,
+			"info", info, "results");
 	if (!doc)
 		return RT_EXIT_FAIL;
 	r = rt_sweep(&o.c, json_object_get(doc, "results"), mmc_one, &x, "mmap_contention");

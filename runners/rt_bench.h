@@ -1,66 +1,47 @@
 /* The measurement harness shared by the workload runners (pft, memscale, page_fault1/2/3,
- * mmap_contention): option tables, CPUs and their nodes, memory policy, the move_pages()
- * placement check, perf counters, /proc/vmstat deltas, running a team of threads or processes
- * through ready/go/done gates, and the JSON result entries built from all of that.
+ * mmap_contention): options from the workload registry, CPUs and their nodes, memory policy,
+ * the move_pages() placement check, perf counters, /proc/vmstat deltas, running a team of
+ * threads or processes through ready/go/done gates, and the JSON result entries built from
+ * all of that.
  *
  * Everything here also runs on the host (the tests do), so nothing assumes it is in the guest. */
 #pragma once
 #include <stdint.h>
 #include <stdio.h>
 
+#include "proto/wopts.h"
 #include "rt.h"
 
 /* ---- options ------------------------------------------------------------------------------- */
 
-enum rt_opt_type {
-	RT_OPT_FLAG,   /* int: --NAME present = 1 (the agent omits false booleans) */
-	RT_OPT_ENUM,   /* int: index into choices */
-	RT_OPT_ULONG,  /* unsigned long in min..max */
-	RT_OPT_TASKS,  /* struct rt_tasks */
-	RT_OPT_STRING, /* const char * */
-};
-
-/* A task-count list: explicit counts, or "per-cpu" / "pow2" resolved against the CPUs later. */
-struct rt_tasks {
-	unsigned long *v;
-	size_t n;
-	int per_cpu, pow2;
-};
-
-#define RT_MAX_TASKS 4096UL
-#define RT_MAX_COUNTS 64UL
-
+/* A runner's workload parameters are options derived from the registry (lab/proto/workload.c
+ * through lab/proto/wopts.h) and checked by the lab's own workload_params_max(); a runner
+ * declares here only its runner-local options, which are not job parameters (page_fault's
+ * --dir), and are never echoed in "params". */
 struct rt_opt {
-	const char *name; /* long option without "--"; "_" of the job param becomes "-" */
-	enum rt_opt_type type;
-	void *dest;
-	const char *const *choices; /* ENUM, NULL-terminated */
-	unsigned long min, max;     /* ULONG */
+	const char *name; /* long option without "--" */
+	const char *arg;  /* its value in --help, e.g. "PATH" */
+	const char **dest;
 	const char *help;
-	int hidden;                 /* host-only option: not echoed in "params" */
 };
 
 struct rt_cli {
-	int json, table;
+	int json, table, dry_run;
 	int table_style; /* index into the runner's own style list; 0 = its default */
 };
 
-/* Parse argv against opts plus --json, --table[=STYLE] and --help.  Bad input exits 2 with
- * "PROG: --OPT: why" on stderr (the protocol's "bad parameters").  styles may be NULL. */
-void rt_opts_parse(const char *prog, const char *summary, const struct rt_opt *opts, size_t n,
-		   const char *const *styles, int argc, char **argv, struct rt_cli *cli);
-/* The options' values as the "params" object of the output (hidden ones left out). */
-json_t *rt_opts_json(const struct rt_opt *opts, size_t n);
-__attribute__((format(printf, 3, 4), noreturn)) void rt_usage_error(const char *prog,
-								       const char *opt,
-								       const char *fmt, ...);
+/* Task counts above the CPU count run several tasks per CPU; beyond this they are refused. */
+#define RT_MAX_TASKS 4096U
 
-/* Options every sweep runner has. */
+/* A task-count list, as workload_params_max() filled it in ("per-cpu" and "pow2" resolved). */
+struct rt_tasks {
+	unsigned long *v;
+	size_t n;
+};
+
+/* Options every sweep runner has (the registry's mode, tasks, pin, membind, repetitions,
+ * warmup).  The enum follows the order of workload_membind_choices. */
 enum rt_membind { RT_MEMBIND_BIND, RT_MEMBIND_LOCAL, RT_MEMBIND_INTERLEAVE, RT_MEMBIND_NONE };
-extern const char *const rt_mode_names[];    /* "threads", "processes" */
-extern const char *const rt_pin_names[];     /* "cpu", "none" */
-extern const char *const rt_membind_names[]; /* "bind", "local", "interleave", "none" */
-
 struct rt_common {
 	int processes;
 	struct rt_tasks tasks;
@@ -69,29 +50,24 @@ struct rt_common {
 	unsigned long repetitions, warmup;
 };
 
-#define RT_OPT_MODE(c)                                                                          \
-	{ "mode", RT_OPT_ENUM, &(c)->processes, rt_mode_names, 0, 0,                           \
-	  "threads (one process, shared mm) or processes, one task each", 0 }
-#define RT_OPT_TASK_COUNTS(c)                                                                   \
-	{ "tasks", RT_OPT_TASKS, &(c)->tasks, NULL, 0, 0,                                      \
-	  "task counts to sweep: N[,N...], per-cpu or pow2 (1,2,4.. up to the CPUs)", 0 }
-#define RT_OPT_PIN(c)                                                                           \
-	{ "pin", RT_OPT_ENUM, &(c)->unpinned, rt_pin_names, 0, 0,                              \
-	  "cpu: task i runs on allowed CPU i (mod count); none: unpinned", 0 }
-#define RT_OPT_MEMBIND(c)                                                                       \
-	{ "membind", RT_OPT_ENUM, &(c)->membind, rt_membind_names, 0, 0,                       \
-	  "memory policy per task: bind (MPOL_BIND to the task's node), local (preferred),\n"  \
-	  "                 interleave (all nodes) or none", 0 }
-#define RT_OPT_REPS(c)                                                                          \
-	{ "repetitions", RT_OPT_ULONG, &(c)->repetitions, NULL, 1, 100,                        \
-	  "measured runs per task count, each its own result (1..100)", 0 }
-#define RT_OPT_WARMUP(c)                                                                        \
-	{ "warmup", RT_OPT_ULONG, &(c)->warmup, NULL, 0, 10,                                   \
-	  "unreported runs before the measured ones, per task count (0..10)", 0 }
-
-/* per-cpu / pow2 -> explicit counts for ncpus CPUs.  pow2 is 1,2,4.. <= ncpus, plus ncpus
- * itself when it is not a power of two (the seed's last row ran on 510 CPUs). */
-int rt_tasks_resolve(struct rt_tasks *t, size_t ncpus);
+/* Parse argv for the workload called prog: its parameters' options, the runner-local opts,
+ * --json, --table[=STYLE], --dry-run and --help (which prints the usage from the registry and
+ * exits 0).  Returns the raw params object the options make, for rt_params_check().  Bad
+ * input exits 2 with "PROG: --OPT: why" on stderr (the protocol's "bad parameters").  styles
+ * may be NULL. */
+json_t *rt_opts_parse(const char *prog, const struct rt_opt *opts, size_t n,
+		      const char *const *styles, int argc, char **argv, struct rt_cli *cli);
+/* Validate raw as the lab validates a job's params (workload_params_max(): "per-cpu" and
+ * "pow2" against the ncpus CPUs the runner may use, task counts up to RT_MAX_TASKS) and set c
+ * from the result.  Returns the filled-in params, the "params" of the output.  Bad params exit
+ * 2 naming the option; with --dry-run the params are printed (one JSON line) and it exits 0. */
+json_t *rt_params_check(const char *prog, const json_t *raw, size_t ncpus,
+			const struct rt_cli *cli, struct rt_common *c);
+/* Index of the value of enum parameter name of workload prog among the registry's choices. */
+int rt_param_enum(const char *prog, const json_t *params, const char *name);
+__attribute__((format(printf, 3, 4), noreturn)) void rt_usage_error(const char *prog,
+								       const char *opt,
+								       const char *fmt, ...);
 
 /* ---- CPUs, nodes, placement ---------------------------------------------------------------- */
 

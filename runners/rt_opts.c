@@ -1,16 +1,15 @@
-/* Runner options from a table: the agent turns job params into --key value (PROTOCOL.md), and
- * a person on the host types the same options.  One table per runner gives parsing, --help and
- * the "params" echo, so the three cannot disagree. */
+/* Runner options from the workload registry: the agent turns a job's validated params into
+ * --key value (PROTOCOL.md), and a person on the host types the same options.  The options,
+ * their --help and their checks all come from lab/proto/workload.c, the table the lab checks
+ * jobs with, so a runner refuses exactly what the lab refuses; only options that are not job
+ * parameters (--json, --table, --dry-run, --help, a runner's own such as --dir) live here. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <string.h>
 
 #include "rt_bench.h"
-
-const char *const rt_mode_names[] = { "threads", "processes", NULL };
-const char *const rt_pin_names[] = { "cpu", "none", NULL };
-const char *const rt_membind_names[] = { "bind", "local", "interleave", "none", NULL };
+#include "util/error.h"
 
 void rt_usage_error(const char *prog, const char *opt, const char *fmt, ...)
 {
@@ -24,51 +23,59 @@ void rt_usage_error(const char *prog, const char *opt, const char *fmt, ...)
 	exit(RT_EXIT_USAGE);
 }
 
-static void rt_choices(char *buf, size_t len, const char *const *c)
+/* Help text indented by 6 and wrapped before column 92, at spaces. */
+static void rt_usage_text(FILE *f, const char *s)
 {
-	size_t used = 0;
+	size_t col = 0;
 
-	buf[0] = '\0';
-	for (size_t i = 0; c[i] && used < len; i++) {
-		int w = snprintf(buf + used, len - used, "%s%s", i ? "|" : "", c[i]);
+	while (*s) {
+		size_t w = strcspn(s, " ");
 
-		if (w < 0)
-			return;
-		used += (size_t)w;
+		if (col && col + 1 + w > 86) {
+			fputc('\n', f);
+			col = 0;
+		}
+		fprintf(f, "%s%.*s", col ? " " : "      ", (int)w, s);
+		col += (col ? 1 : 0) + w;
+		s += w;
+		s += strspn(s, " ");
 	}
+	fputc('\n', f);
 }
 
-static void rt_usage(FILE *f, const char *prog, const char *summary, const struct rt_opt *o,
-		     size_t n, const char *const *styles)
+static void rt_usage(FILE *f, const struct workload_def *w, const struct rt_opt *o, size_t n,
+		     const char *const *styles)
 {
-	char ch[256];
+	char name[WOPTS_NAME_LEN], arg[320];
 
-	fprintf(f, "usage: %s [--json] [--table%s] [options]\n%s\n", prog,
-		styles ? "[=STYLE]" : "", summary);
+	fprintf(f, "usage: %s [--json] [--table%s] [--dry-run] [options]\n%s\n", w->name,
+		styles ? "[=STYLE]" : "", w->help);
+	for (size_t i = 0; i < w->nr_params; i++) {
+		wopts_name(w->params[i].name, name, sizeof(name));
+		wopts_arg(&w->params[i], arg, sizeof(arg));
+		fprintf(f, "  --%s%s%s\n", name, arg[0] ? " " : "", arg);
+		rt_usage_text(f, w->params[i].help);
+	}
 	for (size_t i = 0; i < n; i++) {
-		const char *arg = "";
-
-		if (o[i].type == RT_OPT_ENUM) {
-			rt_choices(ch, sizeof(ch), o[i].choices);
-			arg = ch;
-		} else if (o[i].type == RT_OPT_ULONG) {
-			snprintf(ch, sizeof(ch), "%lu..%lu", o[i].min, o[i].max);
-			arg = ch;
-		} else if (o[i].type == RT_OPT_TASKS) {
-			arg = "LIST";
-		} else if (o[i].type == RT_OPT_STRING) {
-			arg = "PATH";
-		}
-		fprintf(f, "  --%s%s%s\n      %s\n", o[i].name, arg[0] ? " " : "", arg, o[i].help);
+		fprintf(f, "  --%s %s\n", o[i].name, o[i].arg);
+		rt_usage_text(f, o[i].help);
 	}
 	fprintf(f, "  --json\n      JSON result on stdout (numalab runner protocol, PROTOCOL.md)\n"
 		   "  --table%s\n      human table (on stderr when --json is also given)\n",
 		styles ? "[=STYLE]" : "");
 	if (styles) {
-		rt_choices(ch, sizeof(ch), styles);
-		fprintf(f, "      STYLE: %s (default %s)\n", ch, styles[0]);
+		fprintf(f, "      STYLE: ");
+		for (size_t i = 0; styles[i]; i++)
+			fprintf(f, "%s%s", i ? "|" : "", styles[i]);
+		fprintf(f, " (default %s)\n", styles[0]);
 	}
-	fprintf(f, "Exit status: 0 ok, 2 bad parameters (message on stderr), 1 failure.\n");
+	fprintf(f, "  --dry-run\n      check the options as the lab checks a job's params, print "
+		   "the params object\n      (JSON) and run nothing\n");
+	fprintf(f, "Primary metrics (what an A/B verdict looks at):");
+	for (size_t i = 0; i < w->nr_primary; i++)
+		fprintf(f, "%s %s (%s is better)", i ? "," : "", w->primary[i].name,
+			w->primary[i].better);
+	fprintf(f, "\nExit status: 0 ok, 2 bad parameters (message on stderr), 1 failure.\n");
 }
 
 static int rt_find_choice(const char *const *c, const char *s)
@@ -79,84 +86,62 @@ static int rt_find_choice(const char *const *c, const char *s)
 	return -1;
 }
 
-static void rt_parse_tasks(const char *prog, const char *opt, const char *s, struct rt_tasks *t)
+static const struct workload_def *rt_workload(const char *prog)
 {
-	free(t->v);
-	memset(t, 0, sizeof(*t));
-	if (!strcmp(s, "per-cpu")) {
-		t->per_cpu = 1;
-		return;
+	const struct workload_def *w = workload_find(prog);
+
+	if (!w) {
+		fprintf(stderr, "%s: not a registered workload (lab/proto/workload.c)\n", prog);
+		exit(RT_EXIT_FAIL);
 	}
-	if (!strcmp(s, "pow2")) {
-		t->pow2 = 1;
-		return;
-	}
-	if (rt_parse_ulong_list(s, 1, RT_MAX_TASKS, RT_MAX_COUNTS, &t->v, &t->n) < 0)
-		rt_usage_error(prog, opt,
-			       "'%s' is not per-cpu, pow2 or a comma list of at most %lu "
-			       "integers in 1..%lu", s, RT_MAX_COUNTS, RT_MAX_TASKS);
+	return w;
 }
 
-static void rt_set(const char *prog, const struct rt_opt *o, const char *arg)
+static void rt_local_set(const char *prog, const struct rt_opt *o, const char *arg)
 {
-	char opt[80];
-	int k;
+	char opt[WOPTS_NAME_LEN + 2];
 
 	snprintf(opt, sizeof(opt), "--%s", o->name);
-	switch (o->type) {
-	case RT_OPT_FLAG:
-		*(int *)o->dest = 1;
-		break;
-	case RT_OPT_ENUM: {
-		char ch[256];
-
-		k = rt_find_choice(o->choices, arg);
-		if (k < 0) {
-			rt_choices(ch, sizeof(ch), o->choices);
-			rt_usage_error(prog, opt, "'%s' is not one of %s", arg, ch);
-		}
-		*(int *)o->dest = k;
-		break;
-	}
-	case RT_OPT_ULONG:
-		if (rt_parse_ulong(arg, o->min, o->max, (unsigned long *)o->dest) < 0)
-			rt_usage_error(prog, opt, "'%s' is not an integer in %lu..%lu", arg, o->min,
-				       o->max);
-		break;
-	case RT_OPT_TASKS:
-		rt_parse_tasks(prog, opt, arg, o->dest);
-		break;
-	case RT_OPT_STRING:
-		if (!arg[0] || strlen(arg) > 1024)
-			rt_usage_error(prog, opt, "must be a non-empty path of at most 1024 bytes");
-		*(const char **)o->dest = arg;
-		break;
-	}
+	if (!arg[0] || strlen(arg) > 1024)
+		rt_usage_error(prog, opt, "must be a non-empty path of at most 1024 bytes");
+	*o->dest = arg;
 }
 
-void rt_opts_parse(const char *prog, const char *summary, const struct rt_opt *opts, size_t n,
-		   const char *const *styles, int argc, char **argv, struct rt_cli *cli)
+json_t *rt_opts_parse(const char *prog, const struct rt_opt *opts, size_t n,
+		      const char *const *styles, int argc, char **argv, struct rt_cli *cli)
 {
-	enum { O_JSON = 1000, O_TABLE, O_HELP };
-	_cleanup_free_ struct option *lo = calloc(n + 4, sizeof(*lo));
+	enum { O_JSON = 1000, O_TABLE, O_HELP, O_DRY_RUN };
+	const struct workload_def *w = rt_workload(prog);
+	size_t np = w->nr_params;
+	_cleanup_free_ struct option *lo = calloc(np + n + 5, sizeof(*lo));
+	_cleanup_free_ char(*names)[WOPTS_NAME_LEN] = calloc(np + 1, sizeof(*names));
+	json_t *raw = json_object();
 	int c, idx;
 
-	if (!lo)
+	if (!lo || !names || !raw)
 		exit(RT_EXIT_FAIL);
-	for (size_t i = 0; i < n; i++) {
-		lo[i].name = opts[i].name;
-		lo[i].has_arg = opts[i].type == RT_OPT_FLAG ? no_argument : required_argument;
-		lo[i].val = (int)i;
+	for (size_t i = 0; i < np; i++) {
+		wopts_name(w->params[i].name, names[i], sizeof(names[i]));
+		lo[i] = (struct option){ names[i],
+					 w->params[i].type == WORKLOAD_PARAM_BOOL ? no_argument
+										  : required_argument,
+					 NULL, (int)i };
 	}
-	lo[n] = (struct option){ "json", no_argument, NULL, O_JSON };
-	lo[n + 1] = (struct option){ "table", optional_argument, NULL, O_TABLE };
-	lo[n + 2] = (struct option){ "help", no_argument, NULL, O_HELP };
+	for (size_t i = 0; i < n; i++)
+		lo[np + i] = (struct option){ opts[i].name, required_argument, NULL, (int)(np + i) };
+	lo[np + n] = (struct option){ "json", no_argument, NULL, O_JSON };
+	lo[np + n + 1] = (struct option){ "table", optional_argument, NULL, O_TABLE };
+	lo[np + n + 2] = (struct option){ "help", no_argument, NULL, O_HELP };
+	lo[np + n + 3] = (struct option){ "dry-run", no_argument, NULL, O_DRY_RUN };
 	memset(cli, 0, sizeof(*cli));
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":", lo, &idx)) != -1) {
-		if (c >= 0 && (size_t)c < n) {
-			rt_set(prog, &opts[c], optarg);
+		if (c >= 0 && (size_t)c < np) {
+			if (wopts_set(raw, &w->params[c], optarg) < 0)
+				exit(RT_EXIT_FAIL);
+		} else if (c >= 0 && (size_t)c < np + n) {
+			rt_local_set(prog, &opts[(size_t)c - np], optarg);
 		} else if (c == O_JSON) {
 			cli->json = 1;
 		} else if (c == O_TABLE) {
@@ -164,8 +149,10 @@ void rt_opts_parse(const char *prog, const char *summary, const struct rt_opt *o
 			if (optarg && (!styles || (cli->table_style = rt_find_choice(styles, optarg)) < 0))
 				rt_usage_error(prog, "--table", "unknown style '%s'", optarg);
 		} else if (c == O_HELP) {
-			rt_usage(stdout, prog, summary, opts, n, styles);
+			rt_usage(stdout, w, opts, n, styles);
 			exit(RT_EXIT_OK);
+		} else if (c == O_DRY_RUN) {
+			cli->dry_run = 1;
 		} else if (c == ':') {
 			rt_usage_error(prog, argv[optind - 1], "needs a value");
 		} else {
@@ -174,80 +161,48 @@ void rt_opts_parse(const char *prog, const char *summary, const struct rt_opt *o
 	}
 	if (optind < argc)
 		rt_usage_error(prog, argv[optind], "unexpected argument");
+	return raw;
 }
 
-static json_t *rt_tasks_json(const struct rt_tasks *t)
+json_t *rt_params_check(const char *prog, const json_t *raw, size_t ncpus,
+			const struct rt_cli *cli, struct rt_common *c)
 {
-	json_t *a;
+	const struct workload_def *w = rt_workload(prog);
+	unsigned cpus = ncpus == 0 ? 1 : ncpus > RT_MAX_TASKS ? RT_MAX_TASKS : (unsigned)ncpus;
+	struct lab_error err = { 0 };
+	json_t *params = NULL, *tasks, *e;
+	size_t i;
 
-	if (t->per_cpu && !t->v)
-		return json_string("per-cpu");
-	if (t->pow2 && !t->v)
-		return json_string("pow2");
-	a = json_array();
-	for (size_t i = 0; a && i < t->n; i++)
-		json_array_append_new(a, json_integer((json_int_t)t->v[i]));
-	return a;
-}
+	if (workload_params_max(w, raw, "", cpus, RT_MAX_TASKS, &params, &err) < 0) {
+		char opt[WOPTS_NAME_LEN + 2];
 
-json_t *rt_opts_json(const struct rt_opt *opts, size_t n)
-{
-	json_t *p = json_object();
-
-	for (size_t i = 0; p && i < n; i++) {
-		const struct rt_opt *o = &opts[i];
-		char key[80];
-		json_t *v = NULL;
-
-		if (o->hidden)
-			continue;
-		snprintf(key, sizeof(key), "%s", o->name);
-		for (char *q = key; *q; q++)
-			*q = *q == '-' ? '_' : *q;
-		switch (o->type) {
-		case RT_OPT_FLAG:
-			v = json_boolean(*(int *)o->dest);
-			break;
-		case RT_OPT_ENUM:
-			v = json_string(o->choices[*(int *)o->dest]);
-			break;
-		case RT_OPT_ULONG:
-			v = json_integer((json_int_t) * (unsigned long *)o->dest);
-			break;
-		case RT_OPT_TASKS:
-			v = rt_tasks_json(o->dest);
-			break;
-		case RT_OPT_STRING:
-			v = *(const char **)o->dest ? json_string(*(const char **)o->dest)
-						    : json_null();
-			break;
-		}
-		json_object_set_new(p, key, v);
+		if (!err.msg[0])
+			exit(RT_EXIT_FAIL);
+		wopts_path_option(err.path, opt, sizeof(opt));
+		rt_usage_error(prog, opt, "%s", err.msg);
 	}
-	return p;
+	if (cli->dry_run) {
+		int r = json_dumpf(params, stdout, JSON_COMPACT | JSON_SORT_KEYS);
+
+		exit(r == 0 && fputc('\n', stdout) != EOF && fflush(stdout) == 0 ? RT_EXIT_OK
+										   : RT_EXIT_FAIL);
+	}
+	memset(c, 0, sizeof(*c));
+	c->processes = rt_param_enum(prog, params, "mode") == 1;
+	c->unpinned = rt_param_enum(prog, params, "pin") == 1;
+	c->membind = rt_param_enum(prog, params, "membind");
+	c->repetitions = (unsigned long)wopts_int(params, "repetitions");
+	c->warmup = (unsigned long)wopts_int(params, "warmup");
+	tasks = json_object_get(params, "tasks");
+	c->tasks.v = calloc(json_array_size(tasks) + 1, sizeof(*c->tasks.v));
+	if (!c->tasks.v)
+		exit(RT_EXIT_FAIL);
+	json_array_foreach(tasks, i, e)
+		c->tasks.v[c->tasks.n++] = (unsigned long)json_integer_value(e);
+	return params;
 }
 
-int rt_tasks_resolve(struct rt_tasks *t, size_t ncpus)
+int rt_param_enum(const char *prog, const json_t *params, const char *name)
 {
-	size_t cnt = 0;
-
-	if (ncpus == 0)
-		ncpus = 1;
-	if (!t->per_cpu && !t->pow2)
-		return 0;
-	free(t->v);
-	t->v = calloc(RT_MAX_COUNTS, sizeof(*t->v));
-	if (!t->v)
-		return -ENOMEM;
-	if (t->per_cpu) {
-		t->v[cnt++] = ncpus > RT_MAX_TASKS ? RT_MAX_TASKS : ncpus;
-	} else {
-		for (unsigned long p = 1; p <= ncpus && p <= RT_MAX_TASKS && cnt < RT_MAX_COUNTS;
-		     p *= 2)
-			t->v[cnt++] = p;
-		if (t->v[cnt - 1] != ncpus && ncpus <= RT_MAX_TASKS && cnt < RT_MAX_COUNTS)
-			t->v[cnt++] = ncpus;
-	}
-	t->n = cnt;
-	return 0;
+	return wopts_enum(rt_workload(prog), params, name);
 }

@@ -13,11 +13,10 @@
 #include "rt_bench.h"
 #include "rt_pagefault.h"
 
-#define PF_MAX_MEMORY_MIB (1024UL * 1024)
 #define PF_STOP_CHECK 64 /* pages between looks at the stop flag */
 
+/* In the order of the registry's choices for huge (lab/proto/workload.c). */
 enum pf_huge { PF_NOTHP, PF_SYSTEM, PF_THP };
-static const char *const pf_huge_names[] = { "nothp", "system", "thp", NULL };
 
 struct pf_opts {
 	struct rt_common c;
@@ -214,46 +213,29 @@ static void pf_table(FILE *f, const json_t *doc, int style)
 
 int rt_pagefault_main(int argc, char **argv, int variant)
 {
-	static const char *const what[] = {
-		"", "private anonymous", "private file-backed", "shared file-backed",
-	};
-	struct pf_opts o = { .c = { .repetitions = 1 }, .memory_mib = 128, .duration_s = 5,
-			     .dir = "/tmp" };
+	struct pf_opts o = { .dir = "/tmp" };
 	const struct rt_opt opts[] = {
-		RT_OPT_MODE(&o.c),
-		RT_OPT_TASK_COUNTS(&o.c),
-		{ "memory-mib", RT_OPT_ULONG, &o.memory_mib, NULL, 1, PF_MAX_MEMORY_MIB,
-		  "size of each map/touch/unmap cycle, MiB (will-it-scale: 128)", 0 },
-		{ "duration-s", RT_OPT_ULONG, &o.duration_s, NULL, 1, 3600,
-		  "seconds each run lasts (default 5)", 0 },
-		{ "huge", RT_OPT_ENUM, &o.huge, pf_huge_names, 0, 0,
-		  "nothp (MADV_NOHUGEPAGE: one fault per page), system, or thp (MADV_HUGEPAGE)", 0 },
-		RT_OPT_PIN(&o.c),
-		RT_OPT_MEMBIND(&o.c),
-		RT_OPT_REPS(&o.c),
-		RT_OPT_WARMUP(&o.c),
-		{ "dir", RT_OPT_STRING, &o.dir, NULL, 0, 0,
-		  "directory for the files of page_fault2/3 (default /tmp)", 1 },
+		{ "dir", "PATH", &o.dir, "directory for the files of page_fault2/3 (default /tmp)" },
 	};
-	size_t nopts = sizeof(opts) / sizeof(opts[0]);
 	struct rt_cpus cpus;
 	struct pf_ctx x = { .o = &o, .cpus = &cpus, .variant = variant };
 	struct rt_cli cli;
-	char prog[32], summary[160];
-	_cleanup_json_ json_t *doc = NULL;
+	char prog[32];
+	_cleanup_json_ json_t *doc = NULL, *params = NULL, *raw = NULL;
 	int r;
 
 	snprintf(prog, sizeof(prog), "page_fault%d", variant);
-	snprintf(summary, sizeof(summary), "will-it-scale %s: map, write every page, unmap, "
-		 "for --duration-s; ops = pages touched.", what[variant]);
-	o.c.tasks.per_cpu = 1;
-	rt_opts_parse(prog, summary, opts, nopts, NULL, argc, argv, &cli);
-	if (rt_cpus_load(&cpus) < 0 || rt_tasks_resolve(&o.c.tasks, cpus.n) < 0)
+	raw = rt_opts_parse(prog, opts, sizeof(opts) / sizeof(opts[0]), NULL, argc, argv, &cli);
+	if (rt_cpus_load(&cpus) < 0)
 		return RT_EXIT_FAIL;
+	params = rt_params_check(prog, raw, cpus.n, &cli, &o.c);
+	o.memory_mib = (unsigned long)wopts_int(params, "memory_mib");
+	o.duration_s = (unsigned long)wopts_int(params, "duration_s");
+	o.huge = rt_param_enum(prog, params, "huge");
 	x.len = (size_t)o.memory_mib << 20;
 	x.page = (size_t)sysconf(_SC_PAGESIZE);
-	doc = json_pack("{s:s, s:o, s:o, s:[]}", "workload", prog, "params",
-			rt_opts_json(opts, nopts), "info", rt_machine_info(&cpus), "results");
+	doc = json_pack("{s:s, s:O, s:o, s:[]}", "workload", prog, "params", params, "info",
+			rt_machine_info(&cpus), "results");
 	if (!doc)
 		return RT_EXIT_FAIL;
 	r = rt_sweep(&o.c, json_object_get(doc, "results"), pf_one, &x, prog);

@@ -172,7 +172,7 @@ int rt_result_common(json_t *res, const struct rt_team *t, unsigned from, unsign
 	    rt_result_info(res, "vmstat", delta) < 0 ||
 	    rt_result_info(res, "vmstat_absent", absent) < 0 ||
 	    rt_result_info(res, "pinned", json_boolean(pinned)) < 0 ||
-	    rt_result_info(res, "membind", json_string(rt_membind_names[t->membind])) < 0)
+	    rt_result_info(res, "membind", json_string(workload_membind_choices[t->membind])) < 0)
 		return -ENOMEM;
 	return 0;
 }

@@ -7,12 +7,14 @@
 #include "util/cleanup.h"
 #include "util/jsonpath.h"
 
-/* The runners (runners/NAME.c) take these as --name value options; their own --help says the
- * same.  A boolean reaches a runner only when true (PROTOCOL.md), so every boolean here
- * defaults to false and a default-on behaviour is an enum instead (pin: "cpu"). */
+/* The runners (runners/NAME.c) take these as --name value options derived from this table
+ * (wopts.h) and print the help and ranges below in their --help.  A boolean reaches a runner
+ * only when true (PROTOCOL.md), so every boolean here defaults to false and a default-on
+ * behaviour is an enum instead (pin: "cpu").  A runner turns an enum value into the index of
+ * its choice here, and its own C enum follows that order: append choices, never reorder. */
 static const char *const modes[] = {"threads", "processes", NULL};
 static const char *const pins[] = {"cpu", "none", NULL};
-static const char *const membinds[] = {"bind", "local", "interleave", "none", NULL};
+const char *const workload_membind_choices[] = {"bind", "local", "interleave", "none", NULL};
 static const char *const pft_objects[] = {"anon", "malloc", "zero", "shm", NULL};
 static const char *const pft_touches[] = {"write", "memset", "mlock", NULL};
 static const char *const memscale_huge[] = {"system", "thp", "nothp", "hugetlb", NULL};
@@ -20,23 +22,24 @@ static const char *const pf_huge[] = {"nothp", "system", "thp", NULL};
 
 #define P_MODE                                                                                 \
 	{.name = "mode", .type = WORKLOAD_PARAM_ENUM, .choices = modes,                        \
-	 .help = "tasks are threads of one process (shared mm) or separate processes"}
+	 .help = "threads (one process, shared mm) or processes, one task each"}
 #define P_TASKS                                                                                \
 	{.name = "tasks", .type = WORKLOAD_PARAM_TASKS,                                        \
-	 .help = "task counts to sweep; \"per-cpu\" = one per vCPU, \"pow2\" = 1, 2, 4.. vCPUs"}
+	 .help = "task counts to sweep: N[,N...], per-cpu (one per CPU) or pow2 (1,2,4.. up "   \
+		 "to the CPUs)"}
 #define P_PIN                                                                                  \
 	{.name = "pin", .type = WORKLOAD_PARAM_ENUM, .choices = pins,                          \
-	 .help = "\"cpu\": task i runs on CPU i (mod the CPU count); \"none\": unpinned"}
+	 .help = "cpu: task i runs on allowed CPU i (mod count); none: unpinned"}
 #define P_MEMBIND                                                                              \
-	{.name = "membind", .type = WORKLOAD_PARAM_ENUM, .choices = membinds,                  \
-	 .help = "memory policy per task: MPOL_BIND to its CPU's node, preferred local, "      \
-		 "interleave over all nodes, or none"}
+	{.name = "membind", .type = WORKLOAD_PARAM_ENUM, .choices = workload_membind_choices,  \
+	 .help = "memory policy per task: bind (MPOL_BIND to the task's node), local "         \
+		 "(preferred), interleave (all nodes) or none"}
 #define P_REPS                                                                                 \
 	{.name = "repetitions", .type = WORKLOAD_PARAM_INT, .min = 1, .max = 100, .def = 1,    \
-	 .help = "measured runs per task count; each is its own result with a repetition index"}
+	 .help = "measured runs per task count, each its own result"}
 #define P_WARMUP                                                                               \
 	{.name = "warmup", .type = WORKLOAD_PARAM_INT, .min = 0, .max = 10, .def = 0,          \
-	 .help = "runs per task count before the measured ones, not reported"}
+	 .help = "unreported runs before the measured ones, per task count"}
 #define P_MEMORY(d, what)                                                                      \
 	{.name = "memory_mib", .type = WORKLOAD_PARAM_INT, .min = 1, .max = 1048576, .def = d, \
 	 .help = what}
@@ -52,19 +55,21 @@ static const struct workload_param pft_params[] = {
 	 .help = "memory_mib is the total, carved among the tasks (Lameter's -m)"},
 	P_TASKS,
 	{.name = "object", .type = WORKLOAD_PARAM_ENUM, .choices = pft_objects,
-	 .help = "private anonymous mmap, malloc, shared /dev/zero mapping or SysV shm"},
+	 .help = "memory object: anon (private mmap), malloc, zero (shared /dev/zero mapping, "
+		 "Lameter's -Z) or shm (SysV shmget, Lameter's -S)"},
 	{.name = "shared", .type = WORKLOAD_PARAM_BOOL, .def = 0,
 	 .help = "preallocate: one object made before the tasks start, a range per task"},
 	{.name = "touch", .type = WORKLOAD_PARAM_ENUM, .choices = pft_touches,
-	 .help = "write cachelines per page, memset the range, or mlock it"},
+	 .help = "write cachelines per page, memset the range (-z) or mlock it (-l)"},
 	{.name = "cachelines", .type = WORKLOAD_PARAM_INT, .min = 1, .max = 64, .def = 1,
-	 .help = "cache lines written per page (Lameter's -c)"},
+	 .help = "cache lines written per page with touch write (Lameter's -c)"},
 	{.name = "thp", .type = WORKLOAD_PARAM_BOOL, .def = 0,
-	 .help = "allow transparent huge pages (MADV_HUGEPAGE) instead of forbidding them"},
+	 .help = "MADV_HUGEPAGE on the object (otherwise MADV_NOHUGEPAGE, one fault per page)"},
 	P_PIN,
 	P_MEMBIND,
 	{.name = "mbind", .type = WORKLOAD_PARAM_BOOL, .def = 0,
-	 .help = "apply membind to the object with mbind() (a VMA policy, Lameter's -p)"},
+	 .help = "apply membind to the object with mbind() (a VMA policy, Lameter's -p) instead "
+		 "of set_mempolicy(); on a shared object this splits its VMA per range"},
 	{.name = "shm_lock", .type = WORKLOAD_PARAM_BOOL, .def = 0,
 	 .help = "SHM_LOCK the shm segment (Lameter's -L)"},
 	{.name = "sched_fifo", .type = WORKLOAD_PARAM_BOOL, .def = 0,
@@ -79,7 +84,8 @@ static const struct workload_param memscale_params[] = {
 	P_TASKS,
 	P_MEMORY(64, "memory each task reserves after the release, MiB (runt's -b)"),
 	{.name = "huge", .type = WORKLOAD_PARAM_ENUM, .choices = memscale_huge,
-	 .help = "system THP setting, MADV_HUGEPAGE, MADV_NOHUGEPAGE or MAP_HUGETLB"},
+	 .help = "system (the THP knob decides, as in the seed), thp (MADV_HUGEPAGE), nothp "
+		 "(MADV_NOHUGEPAGE) or hugetlb (MAP_HUGETLB, 2 MiB pages; needs nr_hugepages)"},
 	{.name = "stride_kib", .type = WORKLOAD_PARAM_INT, .min = 1, .max = 2048, .def = 4,
 	 .help = "one byte written per this many KiB (the seed: 4)"},
 	P_PIN,
@@ -105,7 +111,7 @@ static const struct workload_param pf_params[] = {
 /* runners/mmap_contention.c: seed 003, faulting threads against mmap/munmap threads. */
 static const struct workload_param mmc_params[] = {
 	{.name = "tasks", .type = WORKLOAD_PARAM_TASKS,
-	 .help = "faulting thread counts to sweep (\"per-cpu\", \"pow2\" or an array)"},
+	 .help = "faulting thread counts to sweep: N[,N...], per-cpu or pow2"},
 	{.name = "mappers", .type = WORKLOAD_PARAM_INT, .min = 0, .max = 1024, .def = 1,
 	 .help = "threads doing mmap/munmap of unrelated regions meanwhile"},
 	P_MEMORY(16, "region each faulting thread faults through, MiB"),
@@ -145,6 +151,21 @@ static int pft_check(const json_t *params, const char *path, struct lab_error *e
 		return param_fail(err, path, "shm_lock", "needs object \"shm\"");
 	if (json_is_true(json_object_get(params, "mbind")) && param_is(params, "membind", "none"))
 		return param_fail(err, path, "mbind", "needs a membind policy other than \"none\"");
+	if (json_is_true(json_object_get(params, "memory_split"))) {
+		json_int_t mib = json_integer_value(json_object_get(params, "memory_mib")), maxn = 1;
+		size_t i;
+		json_t *e;
+		char msg[128];
+
+		json_array_foreach(json_object_get(params, "tasks"), i, e)
+			maxn = json_integer_value(e) > maxn ? json_integer_value(e) : maxn;
+		if ((mib << 20) / maxn < WORKLOAD_PAGE_SIZE) {
+			snprintf(msg, sizeof(msg), "%lld MiB split among %lld tasks is less than a "
+				 "%d-byte page each", (long long)mib, (long long)maxn,
+				 WORKLOAD_PAGE_SIZE);
+			return param_fail(err, path, "memory_mib", msg);
+		}
+	}
 	return 0;
 }
 
@@ -157,23 +178,31 @@ static int memscale_check(const json_t *params, const char *path, struct lab_err
 	return 0;
 }
 
+/* What an A/B verdict looks at, by the metric names the runners report (configs/README.md). */
+static const struct workload_metric pft_primary[] = {{"faults_per_s", "higher"}};
+static const struct workload_metric memscale_primary[] = {{"elapsed_s", "lower"}};
+static const struct workload_metric pf_primary[] = {{"ops_per_s", "higher"}};
+static const struct workload_metric mmc_primary[] = {{"faults_per_s", "higher"},
+						     {"fault_latency_p99_ns", "lower"}};
+
 #define TABLE(t) .params = t, .nr_params = sizeof(t) / sizeof(t[0])
+#define PRIMARY(m) .primary = m, .nr_primary = sizeof(m) / sizeof(m[0])
 
 static const struct workload_def workloads[] = {
 	{.name = "pft", .help = "page-fault scaling: faults/s against the number of tasks",
-	 TABLE(pft_params), .check = pft_check},
+	 TABLE(pft_params), .check = pft_check, PRIMARY(pft_primary)},
 	{.name = "memscale", .help = "tasks released together each reserve and touch node-local "
 				     "memory: elapsed time against the number of tasks",
-	 TABLE(memscale_params), .check = memscale_check},
+	 TABLE(memscale_params), .check = memscale_check, PRIMARY(memscale_primary)},
 	{.name = "page_fault1", .help = "will-it-scale: private anonymous map/touch/unmap, ops/s",
-	 TABLE(pf_params)},
+	 TABLE(pf_params), PRIMARY(pf_primary)},
 	{.name = "page_fault2", .help = "will-it-scale: private file map/touch/unmap, ops/s",
-	 TABLE(pf_params)},
+	 TABLE(pf_params), PRIMARY(pf_primary)},
 	{.name = "page_fault3", .help = "will-it-scale: shared file map/touch/unmap, ops/s",
-	 TABLE(pf_params)},
+	 TABLE(pf_params), PRIMARY(pf_primary)},
 	{.name = "mmap_contention", .help = "fault throughput and latency while other threads "
 					    "mmap/munmap (mmap_lock, per-VMA locks)",
-	 TABLE(mmc_params)},
+	 TABLE(mmc_params), PRIMARY(mmc_primary)},
 };
 
 #define NR_WORKLOADS (sizeof(workloads) / sizeof(workloads[0]))
@@ -194,6 +223,14 @@ size_t workload_count(void)
 const struct workload_def *workload_at(size_t i)
 {
 	return i < NR_WORKLOADS ? &workloads[i] : NULL;
+}
+
+const struct workload_metric *workload_primary(const char *name, size_t *n)
+{
+	const struct workload_def *w = workload_find(name);
+
+	*n = w ? w->nr_primary : 0;
+	return w ? w->primary : NULL;
 }
 
 void workload_names(char *buf, size_t len)
@@ -275,8 +312,8 @@ static int param_bool(const struct workload_param *p, const json_t *v, const cha
 	return 0;
 }
 
-static int param_tasks(const json_t *v, const char *path, unsigned vcpus, json_t **out,
-		       struct lab_error *err)
+static int param_tasks(const json_t *v, const char *path, unsigned vcpus, unsigned max_tasks,
+		       json_t **out, struct lab_error *err)
 {
 	_cleanup_json_ json_t *arr = json_array();
 	size_t i;
@@ -309,11 +346,12 @@ static int param_tasks(const json_t *v, const char *path, unsigned vcpus, json_t
 				 WORKLOAD_MAX_TASK_COUNTS);
 	json_array_foreach(v, i, e) {
 		if (!json_is_integer(e) || json_integer_value(e) < 1 ||
-		    json_integer_value(e) > (json_int_t)vcpus) {
+		    json_integer_value(e) > (json_int_t)max_tasks) {
 			char p[JSONPATH_LEN];
 
 			jsonpath_index(p, sizeof(p), path, i);
-			return error_set(err, p, "must be an integer 1..%u (the vCPU count)", vcpus);
+			return error_set(err, p, "must be an integer 1..%u%s", max_tasks,
+					 max_tasks == vcpus ? " (the vCPU count)" : "");
 		}
 		if (json_array_append_new(arr, json_integer(json_integer_value(e))) < 0)
 			return -ENOMEM;
@@ -324,6 +362,12 @@ static int param_tasks(const json_t *v, const char *path, unsigned vcpus, json_t
 
 int workload_params(const struct workload_def *w, const json_t *params, const char *path,
 		    unsigned vcpus, json_t **out, struct lab_error *err)
+{
+	return workload_params_max(w, params, path, vcpus, vcpus, out, err);
+}
+
+int workload_params_max(const struct workload_def *w, const json_t *params, const char *path,
+			unsigned vcpus, unsigned max_tasks, json_t **out, struct lab_error *err)
 {
 	_cleanup_json_ json_t *res = json_object();
 	const char *key;
@@ -360,7 +404,8 @@ int workload_params(const struct workload_def *w, const json_t *params, const ch
 			r = param_bool(p, in, pp, &val, err);
 			break;
 		case WORKLOAD_PARAM_TASKS:
-			r = param_tasks(in, pp, vcpus, &val, err);
+			r = param_tasks(in, pp, vcpus, max_tasks < vcpus ? vcpus : max_tasks, &val,
+					err);
 			break;
 		default:
 			r = -EINVAL;

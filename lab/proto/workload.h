@@ -1,6 +1,10 @@
-/* The workload registry: which workloads exist, which parameters each takes, their types,
- * bounds and defaults.  One table in workload.c; adding a workload means adding rows there.
- * Pure: validation only. */
+/* The workload registry, the one contract between a job's workloads and the runners: which
+ * workloads exist, which parameters each takes (type, bounds, default, help), the rules across
+ * parameters, and which metrics of a runner's output decide an A/B verdict.  One table in
+ * workload.c; adding a workload or a parameter means adding rows there.  The lab validates a
+ * job's params with it, and the runners (linked with lab/proto) derive their options from it
+ * (wopts.h) and validate them with the same workload_params(), so that a runner refuses
+ * exactly what the lab refuses.  Pure: validation only. */
 #pragma once
 #include <jansson.h>
 #include <stddef.h>
@@ -26,6 +30,16 @@ struct workload_param {
 	const char *help;
 };
 
+/* The guest's page size the rules assume (x86-64 guests: 4 KiB), for checks such as "each
+ * task gets at least a page"; the runner still uses the page size it finds. */
+#define WORKLOAD_PAGE_SIZE 4096
+
+/* A metric of the runner's output (PROTOCOL.md, "Runner output") that decides an A/B verdict. */
+struct workload_metric {
+	const char *name;   /* key in results[].metrics */
+	const char *better; /* "higher" or "lower", as the runner reports it */
+};
+
 struct workload_def {
 	const char *name;
 	const char *help;
@@ -34,7 +48,14 @@ struct workload_def {
 	/* Rules across parameters, on the filled-in object (path as for workload_params); NULL
 	 * when there are none.  0 or error_set()'s -EINVAL. */
 	int (*check)(const json_t *params, const char *path, struct lab_error *err);
+	/* The primary metrics, most important first; at least one. */
+	const struct workload_metric *primary;
+	size_t nr_primary;
 };
+
+/* The membind choices every sweep workload shares; the runners' harness reports a task's
+ * policy by its index here (runners/rt_bench.h, enum rt_membind). */
+extern const char *const workload_membind_choices[];
 
 const struct workload_def *workload_find(const char *name);
 size_t workload_count(void);
@@ -46,3 +67,12 @@ void workload_names(char *buf, size_t len);
  * "workloads[0].params"); vcpus bounds the task counts. */
 int workload_params(const struct workload_def *w, const json_t *params, const char *path,
 		    unsigned vcpus, json_t **out, struct lab_error *err);
+/* The same with task counts allowed up to max_tasks (>= vcpus) instead of vcpus: a runner
+ * resolves "per-cpu" and "pow2" against the CPUs it may use, but runs more tasks than CPUs
+ * when told to (they share CPUs), so a guest whose CPUs did not all come online still runs
+ * what the lab accepted for the topology. */
+int workload_params_max(const struct workload_def *w, const json_t *params, const char *path,
+			unsigned vcpus, unsigned max_tasks, json_t **out, struct lab_error *err);
+/* The primary metrics of the workload called name (*n of them), NULL when there is no such
+ * workload. */
+const struct workload_metric *workload_primary(const char *name, size_t *n);

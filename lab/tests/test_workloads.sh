@@ -4,8 +4,9 @@
 # pages costs N faults (within 2%), that THP on a 2 MiB-aligned region costs about N/512,
 # that memory bound to a node lands there (>= 95%; this host's tasks run on node 0 when it has
 # one node), that perf counters the machine cannot count are listed as unavailable (never 0),
-# repetitions/warm-up, the task sweeps, the tables, and that bad parameters exit 2 with a
-# message.  Needs build/runners/* and python3.  Ends with "N passed, N failed".
+# repetitions/warm-up, the task sweeps, the tables, that bad parameters exit 2 with a
+# message, and that the runners' options and checks are the registry's, as the lab's are.
+# Needs build/runners/* and python3.  Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . lab/tests/lib.sh
@@ -310,6 +311,156 @@ for w in pft memscale page_fault1 page_fault2 page_fault3 mmap_contention; do
 	"$R/$w" --help >"$T/help" 2>&1 && grep -q -- '--tasks' "$T/help" && grep -q -- '--membind' "$T/help"
 	ok $? "$w --help exits 0 and documents --tasks and --membind"
 done
+
+# --- options from the registry: runner and lab agree ------------------------------------
+# The runners take their options from the registry (lab/proto/workload.c) and check them as
+# the lab checks a job (test_workload.c compares the two checks in C; this runs the real
+# binaries), data-driven from the runners' own --help, which the registry writes: every
+# parameter at its bounds, defaults and choices is accepted (--dry-run echoes it), one past a
+# bound or an unknown choice exits 2 naming the option.  Then every workload params object
+# the lab filled in for lab/tests/data/job-ok/ goes through the agent's argv (agent
+# --check-job) into the runner, whose params echo must be the lab's object exactly.  Last, the
+# primary metrics each --help names are in the runner's output, with the same direction.
+WORKLOADS="pft memscale page_fault1 page_fault2 page_fault3 mmap_contention"
+# Options a flag needs besides itself to pass the registry's rules across parameters.
+declare -A CONTEXT=([pft:shm-lock]="--object shm")
+
+# has FILE KEY WANT: the one-line, compact, sorted JSON object in FILE has "KEY":WANT.
+has() {
+	grep -qF "\"$2\":$3," "$1" || grep -qF "\"$2\":$3}" "$1"
+}
+# echoed RUNNER KEY WANT ARGS...: runner --dry-run ARGS exits 0 and echoes KEY as WANT
+# (compact JSON).
+echoed() {
+	local w=$1 key=$2 want=$3
+	shift 3
+	"$R/$w" --dry-run "$@" >"$T/out" 2>"$T/err"
+	local st=$?
+	[ $st -eq 0 ] && has "$T/out" "$key" "$want"
+	ok $? "$w $* accepted, params.$key = $want (status $st: $(head -c 120 "$T/err"))"
+}
+# refused RUNNER OPTION ARGS...: exit 2 and a message naming OPTION.
+refused() {
+	local w=$1 want=$2
+	shift 2
+	"$R/$w" --dry-run "$@" >/dev/null 2>"$T/err"
+	local st=$?
+	[ $st -eq 2 ] && grep -q -- "^$w: $want: " "$T/err"
+	ok $? "$w $* refused naming $want (status $st: $(head -c 120 "$T/err"))"
+}
+
+for w in $WORKLOADS; do
+	"$R/$w" --help >"$T/help" 2>&1
+	ok $? "$w --help exits 0"
+	# "  --NAME ARG" lines of the parameters (runner-local options have no range or choices).
+	python3 - "$T/help" >"$T/params" <<'PY'
+import re, sys
+for line in open(sys.argv[1]):
+    m = re.match(r"  --([a-z0-9-]+)(?: (.*))?$", line.rstrip("\n"))
+    if not m or m.group(1) in ("json", "dry-run", "table", "help"):
+        continue
+    arg = m.group(2) or ""
+    r = re.match(r"(-?\d+)\.\.(\d+) \(default (-?\d+)\)$", arg)
+    c = re.match(r"([a-z0-9|-]+) \(default ([a-z0-9-]+)\)$", arg)
+    if arg == "":
+        print("flag", m.group(1))
+    elif r:
+        print("int", m.group(1), *r.groups())
+    elif arg.startswith("N[,N...]"):
+        print("tasks", m.group(1))
+    elif c:
+        print("enum", m.group(1), c.group(1).replace("|", ","), c.group(2))
+PY
+	grep -q '^tasks tasks$' "$T/params" && grep -q '^enum membind ' "$T/params"
+	ok $? "$w --help lists its parameters with ranges and choices"
+	"$R/$w" --dry-run >"$T/defaults" 2>"$T/err"
+	ok $? "$w --dry-run with no options prints the defaults"
+	while read -r kind opt a b c; do
+		key=${opt//-/_}
+		case $kind in
+		int)
+			has "$T/defaults" "$key" "$c"
+			ok $? "$w: --$opt defaults to $c as --help says"
+			echoed "$w" "$key" "$a" "--$opt" "$a"
+			echoed "$w" "$key" "$b" "--$opt" "$b"
+			refused "$w" "--$opt" "--$opt" $((a - 1))
+			refused "$w" "--$opt" "--$opt" $((b + 1))
+			refused "$w" "--$opt" "--$opt" 1x
+			;;
+		enum)
+			has "$T/defaults" "$key" "\"$b\""
+			ok $? "$w: --$opt defaults to $b as --help says"
+			for v in ${a//,/ }; do
+				echoed "$w" "$key" "\"$v\"" "--$opt" "$v"
+			done
+			refused "$w" "--$opt" "--$opt" bogus
+			;;
+		flag)
+			# shellcheck disable=SC2086
+			echoed "$w" "$key" true "--$opt" ${CONTEXT[$w:$opt]:-}
+			;;
+		tasks)
+			echoed "$w" tasks '[1,2]' --tasks 1,2
+			echoed "$w" tasks "[$(nproc)]" --tasks per-cpu
+			refused "$w" --tasks --tasks 0
+			refused "$w" --tasks --tasks 1,,2
+			refused "$w" --tasks --tasks 4097
+			;;
+		esac
+	done <"$T/params"
+done
+
+# The lab's filled-in params of every job-ok case -> the agent's argv -> the runner's echo.
+python3 - "$T" lab/tests/data/job-ok/*.expected <<'PY'
+import json, sys
+out, cases = sys.argv[1], []
+for f in sys.argv[2:]:
+    for w in json.load(open(f)).get("workloads", []):
+        cases.append({"name": w["name"], "params": w["params"]})
+json.dump({"schema": "numalab.guestjob/1", "run_id": "t", "workloads": cases},
+          open(out + "/job.json", "w"))
+json.dump(cases, open(out + "/cases.json", "w"))
+PY
+"$R/agent" --check-job "$T/job.json" >"$T/argv" 2>"$T/err"
+ok $? "agent --check-job accepts the lab's params of every job-ok case ($(head -c 100 "$T/err"))"
+python3 - "$T/cases.json" "$T/argv" "$R" >"$T/why" 2>&1 <<'PY'
+import json, subprocess, sys
+cases = json.load(open(sys.argv[1]))
+argvs = [json.loads(l)["argv"] for l in open(sys.argv[2])]
+bad = 0 if len(cases) == len(argvs) else print("%d cases, %d argv" % (len(cases), len(argvs))) or 1
+for case, argv in zip(cases, argvs):
+    args = [a for a in argv[1:] if a != "--json"]
+    p = subprocess.run([sys.argv[3] + "/" + case["name"], "--dry-run"] + args,
+                       capture_output=True, text=True)
+    if p.returncode != 0 or json.loads(p.stdout) != case["params"]:
+        bad += 1
+        print("%s %s: status %d %s\n  got  %s\n  want %s" % (case["name"], " ".join(args),
+              p.returncode, p.stderr.strip(), p.stdout.strip(), json.dumps(case["params"])))
+print("%d cases" % len(cases))
+sys.exit(1 if bad or not cases else 0)
+PY
+ok $? "the runners echo the lab's filled-in params of every job-ok workload exactly ($(tail -1 "$T/why"))"
+diag "$T/why"
+
+# Primary metrics named in --help are in the runner's results, with the same direction.
+for w in $WORKLOADS; do
+	extra=""
+	grep -q -- '--duration-s' <("$R/$w" --help) && extra="--duration-s 1"
+	# shellcheck disable=SC2086
+	"$R/$w" --tasks 1 --memory-mib 4 $extra --json >"$T/out.json" 2>"$T/err"
+	st=$?
+	"$R/$w" --help | python3 -c '
+import json, re, sys
+line = [l for l in sys.stdin if l.startswith("Primary metrics")][0]
+want = re.findall(r"([a-z0-9_]+) \((higher|lower) is better\)", line)
+doc = json.load(open(sys.argv[1]))
+got = [(k, m["better"]) for r in doc["results"] for k, m in r["metrics"].items()]
+missing = [w for w in want if w not in got]
+print("want %s; missing %s" % (want, missing))
+sys.exit(1 if missing or not want else 0)' "$T/out.json" >"$T/why" 2>&1
+	ok $(( st | $? )) "$w: primary metrics of --help in its results ($(head -c 150 "$T/why"))"
+done
+
 
 # --- knobs, applied by the agent (runners/rt_knobs.c) on a fake /sys and /proc tree --------
 K=$T/root
