@@ -1,7 +1,8 @@
 /* Shared by the guest agent and the workload runners (runners/rt_*.c is linked into each).
  * The guest programs are static and self-contained: besides runners/rt_*.c they may use only
  * the host-guest contract (lab/proto) and the pure helpers of lab/util that the Makefile links
- * into them (RUN_UTIL, header-only cleanup.h), never lab/core, lab/virt or lab/stage. */
+ * into them (RUN_UTIL, header-only cleanup.h), never lab/core, lab/analysis, lab/virt or
+ * lab/stage. */
 #pragma once
 #include <jansson.h>
 #include <stddef.h>
@@ -35,10 +36,6 @@ json_t *rt_metric(double value, const char *unit, const char *better);
 
 /* Decimal unsigned integer in [min, max], the whole string, no sign.  0 or -EINVAL/-ERANGE. */
 int rt_parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out);
-
-/* Comma list of integers in [min, max] ("1,2,4"), at most max_n of them.  *out is allocated. */
-int rt_parse_ulong_list(const char *s, unsigned long min, unsigned long max, size_t max_n,
-			unsigned long **out, size_t *n);
 
 /* Kernel CPU list ("0-3,8,10-11", trailing newline allowed) -> sorted, allocated array.  An
  * empty string gives n = 0 (a memoryless or CPU-less node has an empty cpulist). */

@@ -121,40 +121,6 @@ int rt_parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned
 	return 0;
 }
 
-int rt_parse_ulong_list(const char *s, unsigned long min, unsigned long max, size_t max_n,
-			unsigned long **out, size_t *n)
-{
-	_cleanup_free_ unsigned long *v = NULL;
-	size_t cnt = 0;
-	const char *p = s;
-
-	v = calloc(max_n ? max_n : 1, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (;;) {
-		const char *end;
-		unsigned long x;
-		int r = parse_digits(p, &x, &end);
-
-		if (r < 0)
-			return r;
-		if (*end != ',' && *end != '\0')
-			return -EINVAL;
-		if (x < min || x > max)
-			return -ERANGE;
-		if (cnt == max_n)
-			return -E2BIG;
-		v[cnt++] = x;
-		if (*end == '\0')
-			break;
-		p = end + 1;
-	}
-	*out = v;
-	v = NULL;
-	*n = cnt;
-	return 0;
-}
-
 static int cmp_unsigned(const void *a, const void *b)
 {
 	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;

@@ -16,7 +16,8 @@
  * which jansson accepts in keys (valid UTF-8). */
 #define SEP "\x1f"
 
-/* Longest unit and metric name the results channel lets through (lab/core/collect.c). */
+/* Longest unit and metric name the results channel lets through (lab/proto/channel.c,
+ * check_metric and check_output). */
 #define MAX_UNIT 32
 #define MAX_METRIC 64
 

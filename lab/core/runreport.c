@@ -148,7 +148,8 @@ json_t *runreport_run_json(const struct run_record *r)
 
 	if (run && r->host.mem_total_mib)
 		json_object_set_new(json_object_get(run, "host"), "memory", memory_json(r));
-	/* What the agent applied and read back (collect.c on_knobs); null when not reported. */
+	/* What the agent applied and read back, as lab/proto/channel.c check_knobs let it through;
+	 * null when not reported. */
 	if (run)
 		json_object_set_new(run, "knobs", r->log && r->log->knobs ? json_incref(r->log->knobs)
 									  : json_null());

@@ -218,7 +218,7 @@ static void fake_elf(struct fake_elf *f)
 	f->eh.e_shstrndx = 4;
 	memcpy(f->text, "code code code!", 16);
 	memcpy(f->note, "build-id 123456", 16);
-	memcpy(f->debug, "/work/main/x.c", 15);
+	memcpy(f->debug, "/home/u/src/x.c", 16);
 	memcpy(f->strtab, names, sizeof(names));
 	f->sh[1] = (Elf64_Shdr){ .sh_name = 1, .sh_type = SHT_PROGBITS, .sh_flags = SHF_ALLOC,
 				 .sh_offset = offsetof(struct fake_elf, text), .sh_size = 16 };
