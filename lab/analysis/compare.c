@@ -6,22 +6,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/workload.h"
 #include "util/cleanup.h"
 #include "util/strbuf.h"
 
 /* How many series only one side has are named in the text table (JSON has them all). */
 #define TEXT_ONLY_LIST 8
 
-static const char *const verdict_names[VERDICT__COUNT] = {
-	[VERDICT_NO_CHANGE] = "no-change",
-	[VERDICT_IMPROVEMENT] = "improvement",
-	[VERDICT_REGRESSION] = "regression",
-	[VERDICT_INSUFFICIENT] = "insufficient-data",
+static const char *const decision_names[] = {
+	[COMPARE_OK] = "ok",
+	[COMPARE_REGRESSION] = "regression",
+	[COMPARE_UNDECIDED] = "undecided",
 };
 
-const char *verdict_name(enum verdict v)
+const char *compare_decision_name(enum compare_decision d)
 {
-	return v < VERDICT__COUNT ? verdict_names[v] : "?";
+	return (unsigned)d <= COMPARE_UNDECIDED ? decision_names[d] : "?";
 }
 
 void compare_free(struct comparison *c)
@@ -32,9 +32,17 @@ void compare_free(struct comparison *c)
 	memset(c, 0, sizeof(*c));
 }
 
-int compare_failed(const struct comparison *c)
+enum compare_decision compare_decide_all(const struct comparison *c, size_t n)
 {
-	return c->beyond > 0 || c->outcome_regression;
+	enum compare_decision d = COMPARE_OK;
+
+	for (size_t i = 0; i < n; i++) {
+		if (c[i].decision == COMPARE_REGRESSION)
+			return COMPARE_REGRESSION;
+		if (c[i].decision == COMPARE_UNDECIDED)
+			d = COMPARE_UNDECIDED;
+	}
+	return d;
 }
 
 /* ---- consistency of the two sides ---------------------------------------------------- */
@@ -66,6 +74,34 @@ static int check_workloads(const struct series_set *s, size_t va, size_t vb,
 			 only_b ? only_b : "");
 }
 
+/* Both sides ran under one and the same timing model: figures of different models measure
+ * different things (lab/core/timing.h), and pooling them hides that. */
+static int check_timing(const struct series_set *s, size_t va, size_t vb, const char **timing,
+			struct lab_error *err)
+{
+	const struct series_variant *v[2] = {&s->variants[va], &s->variants[vb]};
+	const char *t[2];
+
+	for (int i = 0; i < 2; i++) {
+		_cleanup_free_ char *mix = json_dumps(v[i]->timings, JSON_COMPACT | JSON_SORT_KEYS);
+
+		t[i] = series_variant_timing(v[i]);
+		if (!t[i])
+			return error_set(err, "", "%s (%s) mixes runs of different timing models "
+						  "(runs per model: %s): figures of different models "
+						  "cannot be pooled; compare runs of one model",
+					 i ? "B" : "A", v[i]->label, mix ? mix : "?");
+	}
+	if (strcmp(t[0], t[1]))
+		return error_set(err, "", "A (%s) ran under the %s timing model and B (%s) under %s: "
+					  "figures of different timing models measure different "
+					  "things and cannot be compared; run both sides under one "
+					  "model (the job's \"timing\")",
+				 v[0]->label, t[0], v[1]->label, t[1]);
+	*timing = t[0];
+	return 0;
+}
+
 /* ---- rows ----------------------------------------------------------------------------- */
 
 static int all_positive(const struct series *x)
@@ -93,42 +129,116 @@ static void relative(struct compare_row *row, int higher)
 	row->ci_pct_hi = (higher ? hi : -lo) + 0.0;
 }
 
-static void judge(struct compare_row *row, int higher, double threshold_pct)
+/* The series' primary flag: its metric is one of its workload's primary metrics. */
+static int is_primary(const struct series_what *g)
 {
-	double better = (higher ? 1 : -1) * row->d.diff;
+	size_t n = 0;
+	const struct workload_metric *m = workload_primary(g->workload, &n);
 
-	row->verdict = VERDICT_NO_CHANGE;
-	if (!row->tested)
-		row->verdict = VERDICT_INSUFFICIENT;
-	else if (row->d.p < 1 - STATS_LEVEL && better > 0)
-		row->verdict = VERDICT_IMPROVEMENT;
-	else if (row->d.p < 1 - STATS_LEVEL && better < 0)
-		row->verdict = VERDICT_REGRESSION;
-	row->beyond_threshold = row->verdict == VERDICT_REGRESSION &&
-				(isnan(row->change_pct) || -row->change_pct > threshold_pct);
+	for (size_t i = 0; m && i < n; i++)
+		if (!strcmp(m[i].name, g->metric))
+			return 1;
+	return 0;
+}
+
+/* One side summarised per boot: bs gets the spreads, *sum the statistics of the boot means
+ * (room for x->n of them in means). */
+static int side_boots(const struct series *x, enum stats_mean kind, double *means,
+		      struct boot_stats *bs, struct stats_summary *sum)
+{
+	int r = boots_aggregate(x->boot, x->v, x->n, kind, means, bs);
+
+	return r < 0 ? r : stats_summarize(means, bs->boots, kind, sum);
 }
 
 static int fill_row(const struct series_set *s, size_t key, const struct series *a,
-		    const struct series *b, double threshold_pct, struct compare_row *row)
+		    const struct series *b, struct compare_row *row)
 {
 	const struct series_what *g = &s->groups[s->keys[key].group];
+	_cleanup_free_ double *ma = malloc(a->n * sizeof(*ma)), *mb = malloc(b->n * sizeof(*mb));
 	int r;
 
 	memset(row, 0, sizeof(*row));
+	if (!ma || !mb)
+		return -ENOMEM;
 	row->key = key;
+	row->primary = is_primary(g);
 	row->mean = series_unit_is_rate(g->unit) && all_positive(a) && all_positive(b)
 			    ? STATS_HARMONIC
 			    : STATS_ARITHMETIC;
-	if ((r = stats_summarize(a->v, a->n, row->mean, &row->a)) < 0 ||
-	    (r = stats_summarize(b->v, b->n, row->mean, &row->b)) < 0)
+	if ((r = side_boots(a, row->mean, ma, &row->ab, &row->a)) < 0 ||
+	    (r = side_boots(b, row->mean, mb, &row->bb, &row->b)) < 0)
 		return r;
-	r = stats_welch(a->v, a->n, b->v, b->n, row->mean, &row->d);
-	if (r < 0 && r != -EDOM)
-		return r;
-	row->tested = r == 0;
+	row->q = NAN;
+	if (row->ab.boots >= VERDICT_MIN_BOOTS && row->bb.boots >= VERDICT_MIN_BOOTS) {
+		r = stats_welch(ma, row->ab.boots, mb, row->bb.boots, row->mean, &row->d);
+		if (r < 0 && r != -EDOM)
+			return r;
+		row->tested = r == 0;
+	}
 	relative(row, g->higher);
-	judge(row, g->higher, threshold_pct);
 	return 0;
+}
+
+/* Benjamini-Hochberg within one family of rows (primary or not), then every row's verdict. */
+static int judge_family(struct comparison *c, int primary)
+{
+	_cleanup_free_ double *p = calloc(c->nr_rows + 1, sizeof(*p));
+	_cleanup_free_ size_t *idx = calloc(c->nr_rows + 1, sizeof(*idx));
+	size_t n = 0;
+	int r;
+
+	if (!p || !idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->nr_rows; i++)
+		if (c->rows[i].primary == primary) {
+			p[n] = c->rows[i].tested ? c->rows[i].d.p : NAN;
+			idx[n++] = i;
+		}
+	if ((r = verdict_fdr_bh(p, n, p)) < 0)
+		return r;
+	for (size_t k = 0; k < n; k++) {
+		struct compare_row *row = &c->rows[idx[k]];
+		struct verdict_input in = {
+			.tested = row->tested, .change_pct = row->change_pct,
+			.ci_lo_pct = row->ci_pct_lo, .ci_hi_pct = row->ci_pct_hi, .q = p[k],
+		};
+		size_t have = row->ab.boots < row->bb.boots ? row->ab.boots : row->bb.boots;
+
+		row->q = p[k];
+		/* A mean of 0 leaves no relative change: such a row can only be undecided. */
+		row->verdict = isnan(row->change_pct) && row->tested ? VERDICT_INCONCLUSIVE
+								     : verdict_decide(&in, c->threshold_pct);
+		if (row->verdict == VERDICT_INCONCLUSIVE || row->verdict == VERDICT_INSUFFICIENT)
+			row->boots_needed = verdict_boots_needed(100 * row->ab.cv_between,
+								 100 * row->bb.cv_between,
+								 c->threshold_pct, have);
+	}
+	return 0;
+}
+
+static void decide(struct comparison *c)
+{
+	int undecided = 0, regression = c->outcome_regression;
+
+	for (size_t i = 0; i < c->nr_rows; i++) {
+		const struct compare_row *row = &c->rows[i];
+		int deciding = row->primary || c->all_metrics;
+
+		if (!deciding) {
+			c->count_other[row->verdict]++;
+			continue;
+		}
+		c->count[row->verdict]++;
+		regression |= row->verdict == VERDICT_REGRESSION;
+		if (row->verdict == VERDICT_INCONCLUSIVE || row->verdict == VERDICT_INSUFFICIENT) {
+			undecided = 1;
+			if (row->boots_needed > c->boots_needed)
+				c->boots_needed = row->boots_needed;
+		}
+	}
+	c->decision = regression ? COMPARE_REGRESSION
+				 : undecided ? COMPARE_UNDECIDED : COMPARE_OK;
 }
 
 static int no_overlap(const struct series_set *s, const struct comparison *c,
@@ -151,7 +261,7 @@ static int no_overlap(const struct series_set *s, const struct comparison *c,
 }
 
 int compare_variants(const struct series_set *s, size_t va, size_t vb, double threshold_pct,
-		     struct comparison *out, struct lab_error *err)
+		     int all_metrics, struct comparison *out, struct lab_error *err)
 {
 	_cleanup_free_ size_t *keys = series_sorted_keys(s);
 	size_t n = s->nr_keys ? s->nr_keys : 1;
@@ -161,7 +271,9 @@ int compare_variants(const struct series_set *s, size_t va, size_t vb, double th
 	out->va = va;
 	out->vb = vb;
 	out->threshold_pct = threshold_pct;
-	if ((r = check_workloads(s, va, vb, err)) < 0)
+	out->all_metrics = all_metrics;
+	if ((r = check_workloads(s, va, vb, err)) < 0 ||
+	    (r = check_timing(s, va, vb, &out->timing, err)) < 0)
 		return r;
 	out->rows = calloc(n, sizeof(*out->rows));
 	out->only_a = calloc(n, sizeof(*out->only_a));
@@ -181,12 +293,10 @@ int compare_variants(const struct series_set *s, size_t va, size_t vb, double th
 				out->only_b[out->nr_only_b++] = keys[i];
 			continue;
 		}
-		if ((r = fill_row(s, keys[i], a, b, threshold_pct, row)) < 0) {
+		if ((r = fill_row(s, keys[i], a, b, row)) < 0) {
 			compare_free(out);
 			return r;
 		}
-		out->count[row->verdict]++;
-		out->beyond += (unsigned)row->beyond_threshold;
 		out->nr_rows++;
 	}
 	out->outcome_regression = s->variants[vb].failed > 0 && s->variants[va].failed == 0;
@@ -195,6 +305,11 @@ int compare_variants(const struct series_set *s, size_t va, size_t vb, double th
 		compare_free(out);
 		return r;
 	}
+	if ((r = judge_family(out, 1)) < 0 || (r = judge_family(out, 0)) < 0) {
+		compare_free(out);
+		return r;
+	}
+	decide(out);
 	return 0;
 }
 
@@ -207,8 +322,8 @@ static size_t baseline_of(const struct series_set *s, size_t v)
 	return v;
 }
 
-int compare_all(const struct series_set *s, double threshold_pct, struct comparison *c,
-		size_t *n, struct strbuf *note)
+int compare_all(const struct series_set *s, double threshold_pct, int all_metrics,
+		struct comparison *c, size_t *n, struct strbuf *note)
 {
 	*n = 0;
 	if (s->nr_variants < 2)
@@ -225,7 +340,7 @@ int compare_all(const struct series_set *s, double threshold_pct, struct compari
 					     "compared.\n", s->variants[v].label);
 			continue;
 		}
-		r = compare_variants(s, u, v, threshold_pct, &c[*n], &err);
+		r = compare_variants(s, u, v, threshold_pct, all_metrics, &c[*n], &err);
 		if (r == -ENOMEM)
 			return r;
 		if (r < 0) {
@@ -263,16 +378,28 @@ static json_t *summary_json(const struct stats_summary *x)
 			 num(x->ci_hi));
 }
 
+static json_t *boots_json(const struct boot_stats *b)
+{
+	return json_pack("{s:I,s:I,s:o,s:o}", "boots", (json_int_t)b->boots, "values",
+			 (json_int_t)b->values, "cv_within", num(b->cv_within), "cv_between",
+			 num(b->cv_between));
+}
+
 json_t *compare_row_json(const struct series_set *s, const struct compare_row *r)
 {
 	json_t *o = key_json(s, r->key);
-	int fail = !o;
+	json_t *a = summary_json(&r->a), *b = summary_json(&r->b);
+	int fail = !o || !a || !b;
 
+	/* Each side: the statistics of its per-boot means plus how the boots spread. */
+	fail = fail || json_object_update(a, boots_json(&r->ab)) < 0;
+	fail = fail || json_object_update(b, boots_json(&r->bb)) < 0;
 	fail = fail || json_object_set_new(o, "mean", json_string(r->mean == STATS_HARMONIC
 									  ? "harmonic"
 									  : "arithmetic")) < 0;
-	fail = fail || json_object_set_new(o, "a", summary_json(&r->a)) < 0;
-	fail = fail || json_object_set_new(o, "b", summary_json(&r->b)) < 0;
+	fail = fail || json_object_set_new(o, "primary", json_boolean(r->primary)) < 0;
+	fail = fail || json_object_set(o, "a", a) < 0;
+	fail = fail || json_object_set(o, "b", b) < 0;
 	fail = fail || json_object_set_new(o, "diff", num(r->b.mean - r->a.mean)) < 0;
 	fail = fail || json_object_set_new(o, "change_pct", num(r->change_pct)) < 0;
 	fail = fail || json_object_set_new(o, "ci95_pct", json_pack("[o,o]", num(r->ci_pct_lo),
@@ -283,9 +410,13 @@ json_t *compare_row_json(const struct series_set *s, const struct compare_row *r
 	fail = fail || json_object_set_new(o, "t", r->tested ? num(r->d.t) : json_null()) < 0;
 	fail = fail || json_object_set_new(o, "df", r->tested ? num(r->d.df) : json_null()) < 0;
 	fail = fail || json_object_set_new(o, "p", r->tested ? num(r->d.p) : json_null()) < 0;
+	fail = fail || json_object_set_new(o, "q", num(r->q)) < 0;
 	fail = fail || json_object_set_new(o, "verdict", json_string(verdict_name(r->verdict))) < 0;
-	fail = fail || json_object_set_new(o, "beyond_threshold",
-					   json_boolean(r->beyond_threshold)) < 0;
+	fail = fail || json_object_set_new(o, "boots_needed",
+					   r->boots_needed ? json_integer((json_int_t)r->boots_needed)
+							   : json_null()) < 0;
+	json_decref(a);
+	json_decref(b);
 	if (fail) {
 		json_decref(o);
 		return NULL;
@@ -295,9 +426,23 @@ json_t *compare_row_json(const struct series_set *s, const struct compare_row *r
 
 static json_t *side_json(const struct series_variant *v)
 {
-	return json_pack("{s:s,s:I,s:I,s:I,s:O}", "variant", v->label, "reports",
+	return json_pack("{s:s,s:I,s:I,s:I,s:O,s:O,s:I}", "variant", v->label, "reports",
 			 (json_int_t)v->reports, "runs", (json_int_t)v->runs, "failed_runs",
-			 (json_int_t)v->failed, "statuses", v->statuses);
+			 (json_int_t)v->failed, "statuses", v->statuses, "timing", v->timings,
+			 "contended_runs", (json_int_t)v->contended);
+}
+
+static json_t *counts_json(const unsigned *count)
+{
+	json_t *o = json_object();
+
+	for (int i = 0; o && i < VERDICT__COUNT; i++)
+		if (json_object_set_new(o, verdict_name((enum verdict)i),
+					json_integer(count[i])) < 0) {
+			json_decref(o);
+			return NULL;
+		}
+	return o;
 }
 
 static json_t *keys_json(const struct series_set *s, const size_t *keys, size_t n)
@@ -323,29 +468,25 @@ static json_t *one_json(const struct series_set *s, const struct comparison *c)
 		}
 	if (!rows)
 		return NULL;
-	o = json_pack("{s:o,s:o,s:o,s:o,s:o,s:b,s:{s:I,s:I,s:I,s:I,s:I}}", "a",
+	o = json_pack("{s:o,s:o,s:o,s:o,s:o,s:b,s:b,s:o,s:o,s:s,s:s,s:o}", "a",
 		      side_json(&s->variants[c->va]), "b", side_json(&s->variants[c->vb]), "rows",
 		      rows, "only_a", keys_json(s, c->only_a, c->nr_only_a), "only_b",
 		      keys_json(s, c->only_b, c->nr_only_b), "outcome_regression",
-		      c->outcome_regression, "summary", "improvement",
-		      (json_int_t)c->count[VERDICT_IMPROVEMENT], "regression",
-		      (json_int_t)c->count[VERDICT_REGRESSION], "no-change",
-		      (json_int_t)c->count[VERDICT_NO_CHANGE], "insufficient-data",
-		      (json_int_t)c->count[VERDICT_INSUFFICIENT], "beyond_threshold",
-		      (json_int_t)c->beyond);
+		      c->outcome_regression, "all_metrics", c->all_metrics, "summary",
+		      counts_json(c->count), "summary_other", counts_json(c->count_other),
+		      "timing", c->timing ? c->timing : "unknown", "decision",
+		      compare_decision_name(c->decision), "boots_needed",
+		      c->boots_needed ? json_integer((json_int_t)c->boots_needed) : json_null());
 	return o;
 }
 
 json_t *compare_json(const struct series_set *s, const struct comparison *c, size_t n)
 {
 	json_t *arr = json_array(), *reports = json_array();
-	int failed = 0;
 
-	for (size_t i = 0; arr && i < n; i++) {
-		failed |= compare_failed(&c[i]);
+	for (size_t i = 0; arr && i < n; i++)
 		if (json_array_append_new(arr, one_json(s, &c[i])) < 0)
 			goto oom;
-	}
 	for (size_t i = 0; reports && i < s->nr_reports; i++)
 		if (json_array_append_new(reports,
 					  json_pack("{s:s,s:s,s:s}", "file", s->reports[i].file,
@@ -354,148 +495,14 @@ json_t *compare_json(const struct series_set *s, const struct comparison *c, siz
 			goto oom;
 	if (!arr || !reports)
 		goto oom;
-	return json_pack("{s:s,s:f,s:f,s:o,s:o,s:b}", "schema", COMPARE_SCHEMA, "level",
-			 STATS_LEVEL, "threshold_pct", n ? c[0].threshold_pct : 0.0, "comparisons",
-			 arr, "reports", reports, "regression", failed);
+	return json_pack("{s:s,s:f,s:f,s:f,s:o,s:o,s:b,s:s}", "schema", COMPARE_SCHEMA, "level",
+			 STATS_LEVEL, "fdr", VERDICT_FDR, "threshold_pct",
+			 n ? c[0].threshold_pct : 0.0, "comparisons", arr, "reports", reports,
+			 "regression", compare_decide_all(c, n) == COMPARE_REGRESSION, "decision",
+			 compare_decision_name(compare_decide_all(c, n)));
 oom:
 	json_decref(arr);
 	json_decref(reports);
 	return NULL;
 }
 
-/* ---- text ----------------------------------------------------------------------------- */
-
-static const char *fmt_num(char *buf, size_t len, double v)
-{
-	if (isnan(v))
-		return "-";
-	if (isinf(v))
-		return v > 0 ? "inf" : "-inf";
-	snprintf(buf, len, "%.4g", v);
-	return buf;
-}
-
-static const char *fmt_pct(char *buf, size_t len, double v, int sign)
-{
-	if (isnan(v))
-		return "-";
-	if (isinf(v))
-		return v > 0 ? "+inf%" : "-inf%";
-	snprintf(buf, len, sign ? "%+.2f%%" : "%.1f%%", v);
-	return buf;
-}
-
-static void text_side(struct strbuf *sb, const char *name, const struct series_variant *v)
-{
-	const char *k;
-	json_t *c;
-	int first = 1;
-
-	strbuf_appendf(sb, "%s: %s  (%zu report%s, %u run%s:", name, v->label, v->reports,
-		       v->reports == 1 ? "" : "s", v->runs, v->runs == 1 ? "" : "s");
-	json_object_foreach(v->statuses, k, c) {
-		strbuf_appendf(sb, "%s %s %lld", first ? "" : ",", k,
-			       (long long)json_integer_value(c));
-		first = 0;
-	}
-	strbuf_append(sb, ")\n");
-}
-
-static int metric_width(const struct series_set *s, const struct comparison *c)
-{
-	size_t w = 6;
-
-	for (size_t i = 0; i < c->nr_rows; i++) {
-		size_t l = strlen(s->groups[s->keys[c->rows[i].key].group].metric);
-
-		w = l > w ? l : w;
-	}
-	return (int)w;
-}
-
-static void text_row(struct strbuf *sb, const struct series_set *s, const struct compare_row *r,
-		     int mw)
-{
-	const struct series_what *g = &s->groups[s->keys[r->key].group];
-	char b[10][48], ci[100];
-
-	if (r->tested)
-		snprintf(ci, sizeof(ci), "[%s, %s]", fmt_pct(b[8], 48, r->ci_pct_lo, 1),
-			 fmt_pct(b[9], 48, r->ci_pct_hi, 1));
-	else
-		snprintf(ci, sizeof(ci), "-");
-	strbuf_appendf(sb, "%6u  %-*s  %-10.32s %-5s %3zu %10s %9s %6s %3zu %10s %9s %6s %9s  %-20s %7s  %s\n",
-		       s->keys[r->key].tasks, mw, g->metric, g->unit,
-		       r->mean == STATS_HARMONIC ? "harm" : "arith", r->a.n,
-		       fmt_num(b[0], 48, r->a.mean), fmt_num(b[1], 48, r->a.stddev),
-		       fmt_pct(b[2], 48, r->a.cv * 100, 0), r->b.n, fmt_num(b[3], 48, r->b.mean),
-		       fmt_num(b[4], 48, r->b.stddev), fmt_pct(b[5], 48, r->b.cv * 100, 0),
-		       fmt_pct(b[6], 48, r->change_pct, 1), ci,
-		       r->tested ? fmt_num(b[7], 48, r->d.p) : "-", verdict_name(r->verdict));
-}
-
-static void text_only(struct strbuf *sb, const struct series_set *s, const char *side,
-		      const size_t *keys, size_t n)
-{
-	char name[512];
-
-	if (!n)
-		return;
-	strbuf_appendf(sb, "%zu series only in %s:\n", n, side);
-	for (size_t i = 0; i < n && i < TEXT_ONLY_LIST; i++) {
-		series_key_name(s, keys[i], name, sizeof(name));
-		strbuf_appendf(sb, "  %s\n", name);
-	}
-	if (n > TEXT_ONLY_LIST)
-		strbuf_appendf(sb, "  ... (%zu more; --json lists them all)\n", n - TEXT_ONLY_LIST);
-}
-
-static void text_one(struct strbuf *sb, const struct series_set *s, const struct comparison *c)
-{
-	const struct series_what *prev = NULL;
-	int mw = metric_width(s, c);
-
-	text_side(sb, "A", &s->variants[c->va]);
-	text_side(sb, "B", &s->variants[c->vb]);
-	for (size_t i = 0; i < c->nr_rows; i++) {
-		const struct series_what *g = &s->groups[s->keys[c->rows[i].key].group];
-
-		if (!prev || strcmp(prev->topology, g->topology) || strcmp(prev->workload, g->workload) ||
-		    strcmp(prev->params_text, g->params_text)) {
-			strbuf_appendf(sb, "\n%s %s on %s\n", g->workload, g->params_text, g->topology);
-			strbuf_appendf(sb, "%6s  %-*s  %-10s %-5s %3s %10s %9s %6s %3s %10s %9s %6s %9s  %-20s %7s  %s\n",
-				       "tasks", mw, "metric", "unit", "mean", "n", "A mean", "sd", "cv",
-				       "n", "B mean", "sd", "cv", "change", "95% CI of change", "p",
-				       "verdict");
-		}
-		prev = g;
-		text_row(sb, s, &c->rows[i], mw);
-	}
-	strbuf_append(sb, "\n");
-	text_only(sb, s, "A", c->only_a, c->nr_only_a);
-	text_only(sb, s, "B", c->only_b, c->nr_only_b);
-	strbuf_appendf(sb, "summary: %u regression%s (%u beyond the %g%% threshold), %u improvement%s, "
-			   "%u no change, %u with fewer than 2 samples a side\n",
-		       c->count[VERDICT_REGRESSION], c->count[VERDICT_REGRESSION] == 1 ? "" : "s",
-		       c->beyond, c->threshold_pct, c->count[VERDICT_IMPROVEMENT],
-		       c->count[VERDICT_IMPROVEMENT] == 1 ? "" : "s", c->count[VERDICT_NO_CHANGE],
-		       c->count[VERDICT_INSUFFICIENT]);
-	if (c->outcome_regression)
-		strbuf_appendf(sb, "outcome regression: %u of B's %u runs failed, none of A's\n",
-			       s->variants[c->vb].failed, s->variants[c->vb].runs);
-}
-
-int compare_text(const struct series_set *s, const struct comparison *c, size_t n, char **out)
-{
-	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
-
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			strbuf_append(&sb, "\n");
-		text_one(&sb, s, &c[i]);
-	}
-	strbuf_append(&sb, "\nchange and its 95% CI: % of A's mean, signed so that + is better. mean: "
-			   "harm = harmonic\n(rates, /s; tested on reciprocals), arith = "
-			   "arithmetic. Significant: Welch p < 0.05.\n");
-	return strbuf_take(&sb, out);
-}

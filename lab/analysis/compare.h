@@ -1,43 +1,60 @@
 /* A/B comparison of two kernel variants of a series_set: one row per series they share, with
- * descriptive statistics per side, Welch's test (lab/analysis/stats.h) and a verdict; as JSON
- * (schema numalab.compare/1) or a text table.  Pure.
+ * boot-level statistics per side, Welch's test on the per-boot means (lab/analysis/stats.h),
+ * false-discovery-rate control and a verdict (lab/analysis/verdict.h); as JSON (schema
+ * numalab.compare/2) or a text table.  Pure.
  *
- * Rates (units ending in "/s") use harmonic means and are tested on reciprocals; everything
- * else arithmetic means.  A change is significant when p < 1 - STATS_LEVEL, which is exactly
- * when the 95% interval of the difference excludes 0.  The % change and its interval are
- * relative to A's mean and signed so that positive is better (the metric's "better").  A
- * significant change for the worse is a regression; it counts against the exit status when it
- * is worse than the threshold (in %).  Variant B also regresses when any of its runs failed
- * (panic, hang, ...) while none of A's did: an outcome regression. */
+ * The boot is the unit: each run's repetitions are first summarised into one value per boot
+ * (lab/analysis/verdict.h says why), so n is the number of boots.  Rates (units ending in
+ * "/s") use harmonic means and are tested on reciprocals; everything else arithmetic means.
+ * The % change and its interval are relative to A's mean and signed so that positive is
+ * better (the metric's "better").
+ *
+ * Only a workload's primary metrics (lab/proto/workload.c) decide: their p-values are adjusted
+ * together (Benjamini-Hochberg over every primary row of the comparison), the other metrics'
+ * among themselves, and only primary rows set the decision unless all_metrics is asked for.
+ * The decision is a regression when a deciding row regresses or B had failed runs while A had
+ * none (an outcome regression); else undecided when a deciding row is inconclusive or has too
+ * little data; else ok.
+ *
+ * Runs of different timing models (lab/core/timing.h) measure different things: a side that
+ * mixes models, or two sides of different models, are refused. */
 #pragma once
 #include <jansson.h>
 #include <stddef.h>
 
 #include "analysis/series.h"
 #include "analysis/stats.h"
+#include "analysis/verdict.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
-#define COMPARE_SCHEMA "numalab.compare/1"
-
-enum verdict {
-	VERDICT_NO_CHANGE = 0,
-	VERDICT_IMPROVEMENT,
-	VERDICT_REGRESSION,
-	VERDICT_INSUFFICIENT, /* fewer than two samples on a side: nothing can be tested */
-	VERDICT__COUNT
-};
+#define COMPARE_SCHEMA "numalab.compare/2"
+/* The minimum effect, in %, by default (`lab compare`, `lab report`): the deterministic
+ * timing model resolves ~0.2 % between boots, so a 1 % change is decided with a few boots;
+ * noisier models need more boots or a larger threshold, and say so. */
+#define COMPARE_DEFAULT_THRESHOLD_PCT 1.0
 
 struct compare_row {
 	size_t key;
+	int primary;                 /* one of its workload's primary metrics */
 	enum stats_mean mean;
-	struct stats_summary a, b;
-	int tested;                  /* both sides have >= 2 samples: d is valid */
+	struct boot_stats ab, bb;    /* boots, values and within/between-boot CVs per side */
+	struct stats_summary a, b;   /* of the per-boot means: n is the number of boots */
+	int tested;                  /* both sides have >= VERDICT_MIN_BOOTS boots: d is valid */
 	struct stats_diff d;
+	double q;                    /* d.p adjusted for the FDR within its family; NAN untested */
 	double change_pct;           /* 100 * (B - A) / |A|, + = better; NAN when A's mean is 0 */
 	double ci_pct_lo, ci_pct_hi; /* the interval of the difference in the same terms */
 	enum verdict verdict;
-	int beyond_threshold;        /* a regression worse than the threshold */
+	size_t boots_needed;         /* undecided rows: about how many boots a side would decide
+				      * (VERDICT_MAX_BOOTS_NEEDED + 1: more); 0 unknown */
+};
+
+enum compare_decision {
+	COMPARE_OK = 0,          /* every deciding row is no-change or an improvement */
+	COMPARE_REGRESSION,      /* a deciding row regressed, or an outcome regression */
+	COMPARE_UNDECIDED,       /* no regression, but a deciding row is inconclusive or has
+				  * too little data: more boots are needed */
 };
 
 struct comparison {
@@ -46,28 +63,31 @@ struct comparison {
 	size_t nr_rows;
 	size_t *only_a, *only_b;     /* keys with samples on one side only */
 	size_t nr_only_a, nr_only_b;
-	unsigned count[VERDICT__COUNT];
-	unsigned beyond;             /* regressions beyond the threshold */
+	unsigned count[VERDICT__COUNT];       /* deciding rows (primary, or all: all_metrics) */
+	unsigned count_other[VERDICT__COUNT]; /* the rest */
 	int outcome_regression;
+	int all_metrics;             /* every metric decides, not only primary ones */
 	double threshold_pct;
+	const char *timing;          /* the timing model both sides ran under */
+	size_t boots_needed;         /* the most any undecided deciding row needs; 0 unknown */
+	enum compare_decision decision;
 };
 
-const char *verdict_name(enum verdict v);
 /* Compare variant vb against va.  -EINVAL with err saying what differs when the variants ran
  * different workloads (or topologies) or share no series; -ENOMEM. */
 int compare_variants(const struct series_set *s, size_t va, size_t vb, double threshold_pct,
-		     struct comparison *out, struct lab_error *err);
+		     int all_metrics, struct comparison *out, struct lab_error *err);
 /* Every variant against its baseline: the first variant (in the order the reports name them)
  * that ran the same workloads, so that reports of unrelated jobs still pair up (`lab report`).
  * c has room for s->nr_variants comparisons; *n gets how many were made, each to be freed
  * with compare_free.  A variant with no baseline, or a pair that cannot be compared, gets a
  * line (\n-separated) in note.  0, or -ENOMEM. */
-int compare_all(const struct series_set *s, double threshold_pct, struct comparison *c,
-		size_t *n, struct strbuf *note);
+int compare_all(const struct series_set *s, double threshold_pct, int all_metrics,
+		struct comparison *c, size_t *n, struct strbuf *note);
 void compare_free(struct comparison *c);
-/* True when the comparison should fail a CI job: a regression beyond the threshold or an
- * outcome regression. */
-int compare_failed(const struct comparison *c);
+const char *compare_decision_name(enum compare_decision d);
+/* The worst decision of n comparisons (regression, then undecided, then ok). */
+enum compare_decision compare_decide_all(const struct comparison *c, size_t n);
 /* {"schema", "level", "threshold_pct", "comparisons": [...], "regression"}; NULL on ENOMEM. */
 json_t *compare_json(const struct series_set *s, const struct comparison *c, size_t n);
 /* The text table of n comparisons. */

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "analysis/charts.h"
+#include "core/timing.h"
 #include "util/cleanup.h"
 
 /* Offline by construction: nothing may be fetched, only inline scripts and styles run. */
@@ -158,20 +159,24 @@ static void reports_section(struct strbuf *sb, const struct series_set *s)
 	strbuf_append(sb, "</tbody></table></section>\n");
 }
 
-static void side_cells(struct strbuf *sb, const struct stats_summary *x)
+static void side_cells(struct strbuf *sb, const struct stats_summary *x,
+		       const struct boot_stats *b)
 {
-	char a[48], b[48], c[48];
+	char a[48], c[48], w[48];
 
 	strbuf_appendf(sb, "<td class=\"n\">%zu</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
 			   "<td class=\"n\">%s</td>",
-		       x->n, fmt_num(a, sizeof(a), x->mean), fmt_num(b, sizeof(b), x->stddev),
-		       isnan(x->cv) ? "-" : (snprintf(c, sizeof(c), "%.1f%%", x->cv * 100), c));
+		       b->boots, fmt_num(a, sizeof(a), x->mean),
+		       isnan(b->cv_between) ? "-"
+					    : (snprintf(c, sizeof(c), "%.2f%%", b->cv_between * 100), c),
+		       isnan(b->cv_within) ? "-"
+					   : (snprintf(w, sizeof(w), "%.2f%%", b->cv_within * 100), w));
 }
 
 static void ab_row(struct strbuf *sb, const struct series_set *s, const struct compare_row *r)
 {
 	const struct series_what *g = &s->groups[s->keys[r->key].group];
-	char a[48], b[48], c[48], p[48];
+	char a[48], b[48], c[48], q[48];
 
 	strbuf_append(sb, "<tr class=\"v-");
 	strbuf_append(sb, verdict_name(r->verdict));
@@ -180,45 +185,39 @@ static void ab_row(struct strbuf *sb, const struct series_set *s, const struct c
 	strbuf_append(sb, "</td><td>");
 	esc(sb, g->unit);
 	strbuf_appendf(sb, "</td><td>%s</td>", r->mean == STATS_HARMONIC ? "harmonic" : "arithmetic");
-	side_cells(sb, &r->a);
-	side_cells(sb, &r->b);
+	side_cells(sb, &r->a, &r->ab);
+	side_cells(sb, &r->b, &r->bb);
 	strbuf_appendf(sb, "<td class=\"n\">%s</td><td class=\"n\">", fmt_pct(a, sizeof(a), r->change_pct));
 	if (r->tested)
 		strbuf_appendf(sb, "[%s, %s]", fmt_pct(b, sizeof(b), r->ci_pct_lo),
 			       fmt_pct(c, sizeof(c), r->ci_pct_hi));
 	else
 		strbuf_append(sb, "-");
-	strbuf_appendf(sb, "</td><td class=\"n\">%s</td><td class=\"verdict\">%s%s</td></tr>\n",
-		       r->tested ? fmt_num(p, sizeof(p), r->d.p) : "-", verdict_name(r->verdict),
-		       r->beyond_threshold ? " (beyond threshold)" : "");
+	strbuf_appendf(sb, "</td><td class=\"n\">%s</td><td class=\"verdict\">%s",
+		       r->tested ? fmt_num(q, sizeof(q), r->q) : "-", verdict_name(r->verdict));
+	if (r->boots_needed > VERDICT_MAX_BOOTS_NEEDED)
+		strbuf_appendf(sb, " (needs &gt; %d boots a side)", VERDICT_MAX_BOOTS_NEEDED);
+	else if (r->boots_needed)
+		strbuf_appendf(sb, " (needs ~%zu boots a side)", r->boots_needed);
+	strbuf_append(sb, "</td></tr>\n");
 }
 
-static void ab_table(struct strbuf *sb, const struct series_set *s, const struct comparison *c)
+/* The rows of one family (deciding or not) as a table, a heading per workload block. */
+static void ab_rows(struct strbuf *sb, const struct series_set *s, const struct comparison *c,
+		    int deciding)
 {
-	const struct series_variant *va = &s->variants[c->va], *vb = &s->variants[c->vb];
 	const struct series_what *prev = NULL;
 
-	strbuf_append(sb, "<h3>B: ");
-	esc(sb, vb->label);
-	strbuf_append(sb, " against A: ");
-	esc(sb, va->label);
-	strbuf_appendf(sb, "</h3>\n<p class=\"summary\">A: %u runs (%u failed), B: %u runs (%u "
-			   "failed). %u improvement(s), %u regression(s), %u no change, %u with "
-			   "fewer than 2 samples a side; %zu series only in A, %zu only in B.",
-		       va->runs, va->failed, vb->runs, vb->failed, c->count[VERDICT_IMPROVEMENT],
-		       c->count[VERDICT_REGRESSION], c->count[VERDICT_NO_CHANGE],
-		       c->count[VERDICT_INSUFFICIENT], c->nr_only_a, c->nr_only_b);
-	if (c->outcome_regression)
-		strbuf_append(sb, " <strong class=\"v-regression\">Outcome regression: B had failed "
-				  "runs, A none.</strong>");
-	strbuf_append(sb, "</p>\n<table class=\"ab\"><thead><tr><th>tasks</th><th>metric</th>"
-			  "<th>unit</th><th>mean</th><th>A n</th><th>A mean</th><th>A sd</th>"
-			  "<th>A cv</th><th>B n</th><th>B mean</th><th>B sd</th><th>B cv</th>"
-			  "<th>change</th><th>95% CI of change</th><th>p</th><th>verdict</th></tr>"
-			  "</thead><tbody>\n");
+	strbuf_append(sb, "<table class=\"ab\"><thead><tr><th>tasks</th><th>metric</th>"
+			  "<th>unit</th><th>mean</th><th>A boots</th><th>A mean</th><th>A cv</th>"
+			  "<th>A cv in boot</th><th>B boots</th><th>B mean</th><th>B cv</th>"
+			  "<th>B cv in boot</th><th>change</th><th>95% CI of change</th><th>q</th>"
+			  "<th>verdict</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < c->nr_rows; i++) {
 		const struct series_what *g = &s->groups[s->keys[c->rows[i].key].group];
 
+		if ((c->rows[i].primary || c->all_metrics) != deciding)
+			continue;
 		/* Rows come sorted by topology, workload and params: one heading per block. */
 		if (!prev || strcmp(prev->topology, g->topology) ||
 		    strcmp(prev->workload, g->workload) || strcmp(prev->params_text, g->params_text)) {
@@ -234,6 +233,68 @@ static void ab_table(struct strbuf *sb, const struct series_set *s, const struct
 		ab_row(sb, s, &c->rows[i]);
 	}
 	strbuf_append(sb, "</tbody></table>\n");
+}
+
+/* What the comparison's timing model measures and cannot show: every figure's meaning. */
+static void ab_timing(struct strbuf *sb, const struct comparison *c)
+{
+	enum timing_model m;
+	const struct timing_info *t =
+		c->timing && timing_parse(c->timing, &m) == 0 ? timing_info(m) : NULL;
+
+	strbuf_append(sb, "<p class=\"timing\">Timing model: <strong>");
+	esc(sb, t ? t->title : (c->timing ? c->timing : "unknown"));
+	strbuf_append(sb, "</strong>");
+	if (t) {
+		strbuf_append(sb, ". It measures ");
+		esc(sb, t->measures);
+		strbuf_append(sb, "; it cannot ");
+		esc(sb, t->cannot);
+		strbuf_append(sb, ".");
+	}
+	strbuf_append(sb, "</p>\n");
+}
+
+static void ab_table(struct strbuf *sb, const struct series_set *s, const struct comparison *c)
+{
+	const struct series_variant *va = &s->variants[c->va], *vb = &s->variants[c->vb];
+	unsigned other = 0;
+
+	for (int i = 0; i < VERDICT__COUNT; i++)
+		other += c->count_other[i];
+	strbuf_append(sb, "<h3>B: ");
+	esc(sb, vb->label);
+	strbuf_append(sb, " against A: ");
+	esc(sb, va->label);
+	strbuf_appendf(sb, "</h3>\n<p class=\"decision d-%s\">Decision: <strong>%s</strong>",
+		       compare_decision_name(c->decision), compare_decision_name(c->decision));
+	if (c->decision == COMPARE_UNDECIDED && c->boots_needed > VERDICT_MAX_BOOTS_NEEDED)
+		strbuf_appendf(sb, " (more than %d boots a side would be needed at this spread)",
+			       VERDICT_MAX_BOOTS_NEEDED);
+	else if (c->decision == COMPARE_UNDECIDED && c->boots_needed)
+		strbuf_appendf(sb, " (about %zu boots a side would decide it)", c->boots_needed);
+	strbuf_appendf(sb, ". %s metrics: %u regression(s), %u improvement(s), %u no change, %u "
+			   "inconclusive, %u with too little data; threshold %g%%.",
+		       c->all_metrics ? "All" : "Primary", c->count[VERDICT_REGRESSION],
+		       c->count[VERDICT_IMPROVEMENT], c->count[VERDICT_NO_CHANGE],
+		       c->count[VERDICT_INCONCLUSIVE], c->count[VERDICT_INSUFFICIENT],
+		       c->threshold_pct);
+	if (c->outcome_regression)
+		strbuf_append(sb, " <strong class=\"v-regression\">Outcome regression: B had failed "
+				  "runs, A none.</strong>");
+	strbuf_appendf(sb, "</p>\n<p class=\"summary\">A: %u runs (%u failed, %u on a contended "
+			   "host), B: %u runs (%u failed, %u on a contended host); %zu series only "
+			   "in A, %zu only in B.</p>\n",
+		       va->runs, va->failed, va->contended, vb->runs, vb->failed, vb->contended,
+		       c->nr_only_a, c->nr_only_b);
+	ab_timing(sb, c);
+	ab_rows(sb, s, c, 1);
+	if (other) {
+		strbuf_appendf(sb, "<details class=\"other\"><summary>Other metrics (%u; shown, they "
+				   "do not decide)</summary>\n", other);
+		ab_rows(sb, s, c, 0);
+		strbuf_append(sb, "</details>\n");
+	}
 }
 
 static void ab_section(struct strbuf *sb, const struct dashboard_input *in)
@@ -257,10 +318,14 @@ static void ab_section(struct strbuf *sb, const struct dashboard_input *in)
 	for (size_t i = 0; i < in->nr_cmp; i++)
 		ab_table(sb, in->set, &in->cmp[i]);
 	if (in->nr_cmp)
-		strbuf_append(sb, "<p class=\"legend\">change and its 95% CI: % of A's mean, signed so "
-				  "that + is better. Rates (/s): harmonic means, Welch test on the "
-				  "reciprocals; other units: arithmetic means. Significant: p &lt; "
-				  "0.05.</p>\n");
+		strbuf_append(sb, "<p class=\"legend\">The boot is the unit: a run's repetitions are "
+				  "averaged first; cv is between boots, cv in boot within one. change "
+				  "and its 95% CI: % of A's mean, signed so that + is better. Rates "
+				  "(/s): harmonic means, Welch test on the reciprocals; other units: "
+				  "arithmetic means. q: p adjusted for the false discovery rate "
+				  "(Benjamini-Hochberg). A change counts when q &lt; 0.05 and it is at "
+				  "least the threshold; no change: the CI lies inside "
+				  "&plusmn;threshold.</p>\n");
 	strbuf_append(sb, "</section>\n");
 }
 

@@ -46,12 +46,14 @@ void series_free(struct series_set *s)
 		free(s->variants[i].label);
 		json_decref(s->variants[i].statuses);
 		json_decref(s->variants[i].workloads);
+		json_decref(s->variants[i].timings);
 	}
 	for (size_t i = 0; i < s->nr_groups; i++)
 		what_free(&s->groups[i]);
 	for (size_t i = 0; i < s->nr_series; i++) {
 		free(s->series[i].v);
 		free(s->series[i].report);
+		free(s->series[i].boot);
 	}
 	free(s->reports);
 	free(s->variants);
@@ -290,10 +292,12 @@ static long add_variant(struct series_set *s, const char *label)
 	v->label = strdup(label);
 	v->statuses = json_object();
 	v->workloads = json_object();
-	if (!v->label || !v->statuses || !v->workloads) {
+	v->timings = json_object();
+	if (!v->label || !v->statuses || !v->workloads || !v->timings) {
 		free(v->label);
 		json_decref(v->statuses);
 		json_decref(v->workloads);
+		json_decref(v->timings);
 		return -ENOMEM;
 	}
 	if (index_put(s, k, s->nr_variants) < 0)
@@ -301,11 +305,18 @@ static long add_variant(struct series_set *s, const char *label)
 	return (long)s->nr_variants++;
 }
 
-static int count_run(struct series_set *s, size_t variant, size_t report, const char *status)
+static int count_run(struct series_set *s, size_t variant, size_t report, const json_t *run,
+		     const char *status)
 {
 	struct series_variant *v = &s->variants[variant];
 	json_int_t c = json_integer_value(json_object_get(v->statuses, status));
+	const char *timing = series_run_timing(run);
+	json_int_t tc = json_integer_value(json_object_get(v->timings, timing));
 
+	if (json_object_set_new(v->timings, timing, json_integer(tc + 1)) < 0)
+		return -ENOMEM;
+	v->contended += json_is_true(
+		json_object_get(json_object_get(json_object_get(run, "host"), "noise"), "contended"));
 	v->runs++;
 	if (strcmp(status, "ok"))
 		v->failed++;
@@ -323,6 +334,7 @@ struct wl {
 	json_t *params;            /* without tasks */
 	char *params_text;
 	size_t variant;
+	size_t boot;               /* the run's boot identifier */
 };
 
 static long add_group(struct series_set *s, const struct wl *w, const char *metric,
@@ -370,21 +382,21 @@ static long add_key(struct series_set *s, size_t group, unsigned tasks)
 	return (long)s->nr_keys++;
 }
 
-static int add_sample(struct series_set *s, size_t key, size_t variant, size_t report,
+static int add_sample(struct series_set *s, size_t key, const struct wl *w, size_t report,
 		      double v)
 {
 	char k[64];
 	long i;
 	struct series *se;
 
-	snprintf(k, sizeof(k), "s" SEP "%zu" SEP "%zu", key, variant);
+	snprintf(k, sizeof(k), "s" SEP "%zu" SEP "%zu", key, w->variant);
 	i = index_get(s, k);
 	if (i < 0) {
 		if (grow(&s->series, &s->cap_series, s->nr_series, sizeof(*se)) < 0 ||
 		    index_put(s, k, s->nr_series) < 0)
 			return -ENOMEM;
 		i = (long)s->nr_series++;
-		s->series[i] = (struct series){ .key = key, .variant = variant };
+		s->series[i] = (struct series){ .key = key, .variant = w->variant };
 	}
 	se = &s->series[i];
 	if (se->n == se->cap) {
@@ -399,9 +411,15 @@ static int add_sample(struct series_set *s, size_t key, size_t variant, size_t r
 		if (!nr)
 			return -ENOMEM;
 		se->report = nr;
+		size_t *nb = realloc(se->boot, ncap * sizeof(*nb));
+
+		if (!nb)
+			return -ENOMEM;
+		se->boot = nb;
 		se->cap = ncap;
 	}
 	se->v[se->n] = v;
+	se->boot[se->n] = w->boot;
 	se->report[se->n++] = report;
 	return 0;
 }
@@ -444,7 +462,7 @@ static int read_metric(struct reader *r, const struct wl *w, unsigned tasks, con
 	k = add_key(s, (size_t)g, tasks);
 	if (k < 0)
 		return (int)k;
-	return add_sample(s, (size_t)k, w->variant, r->report, json_number_value(value));
+	return add_sample(s, (size_t)k, w, r->report, json_number_value(value));
 }
 
 static int read_result(struct reader *r, const struct wl *w, const json_t *res,
@@ -520,7 +538,7 @@ static int read_run(struct reader *r, const json_t *run, const char *prefix)
 	const char *status, *label;
 	json_t *kernel, *workloads, *wj;
 	long variant;
-	size_t i;
+	size_t i, boot;
 
 	if (!json_is_object(run))
 		return bad(r, prefix, "must be an object");
@@ -531,11 +549,12 @@ static int read_run(struct reader *r, const json_t *run, const char *prefix)
 		return -EINVAL;
 	label = r->variant ? r->variant : series_run_label(run, buf, sizeof(buf));
 	variant = add_variant(r->s, label);
-	if (variant < 0 || count_run(r->s, (size_t)variant, r->report, status) < 0)
+	if (variant < 0 || count_run(r->s, (size_t)variant, r->report, run, status) < 0)
 		return -ENOMEM;
+	boot = r->s->nr_boots++;
 	jsonpath_key(p, sizeof(p), prefix, "workloads");
 	json_array_foreach(workloads, i, wj) {
-		struct wl w = { .topology = topo, .variant = (size_t)variant };
+		struct wl w = { .topology = topo, .variant = (size_t)variant, .boot = boot };
 		char q[JSONPATH_LEN];
 		int e;
 
@@ -547,6 +566,32 @@ static int read_run(struct reader *r, const json_t *run, const char *prefix)
 			return e;
 	}
 	return 0;
+}
+
+const char *series_run_timing(const json_t *run)
+{
+	const json_t *host = json_object_get(run, "host");
+	const char *m = json_string_value(json_object_get(json_object_get(host, "timing"), "model"));
+
+	if (!m)
+		m = json_string_value(json_object_get(host, "accel"));
+	/* Only plain names: the value becomes a key and is printed. */
+	if (!m || !m[0] || strlen(m) > 16 || strspn(m, "abcdefghijklmnopqrstuvwxyz0123456789-") !=
+						     strlen(m))
+		return "unknown";
+	return m;
+}
+
+const char *series_variant_timing(const struct series_variant *v)
+{
+	const char *k;
+	json_t *c;
+
+	if (json_object_size(v->timings) != 1)
+		return NULL;
+	json_object_foreach(v->timings, k, c)
+		return k;
+	return NULL;
 }
 
 /* "YYYY-MM-DDTHH:MM:SSZ" -> seconds since the epoch, or -1. */

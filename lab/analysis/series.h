@@ -32,6 +32,8 @@ struct series {
 	size_t key, variant;
 	double *v;             /* samples, in the order they were added */
 	size_t *report;        /* the report each sample came from */
+	size_t *boot;          /* the boot (run) each sample came from: the statistical unit;
+				* repetitions inside one boot share its identifier */
 	size_t n, cap;
 };
 
@@ -42,6 +44,9 @@ struct series_variant {
 	json_t *workloads;     /* "topology / workload params" seen -> true (a set) */
 	size_t reports;        /* reports that have runs of this variant */
 	size_t last_report;    /* to count reports once */
+	json_t *timings;       /* timing model of the runs (host.timing.model, else host.accel)
+				* -> run count; comparing or pooling two models is refused */
+	unsigned contended;    /* runs measured on a contended host (host.noise.contended) */
 };
 
 struct series_report {
@@ -62,6 +67,7 @@ struct series_set {
 	size_t nr_keys, cap_keys;
 	struct series *series;
 	size_t nr_series, cap_series;
+	size_t nr_boots;       /* runs read: the next boot identifier */
 	json_t *index;         /* private: lookup strings -> indexes */
 };
 
@@ -72,6 +78,11 @@ void series_free(struct series_set *s);
  * may hold part of the report: callers stop. */
 int series_add_report(struct series_set *s, json_t *doc, const char *file, const char *variant,
 		      struct lab_error *err);
+/* A run's timing model: host.timing.model, else host.accel (reports from before timing
+ * models were recorded ran "tcg" or "kvm"), else "unknown". */
+const char *series_run_timing(const json_t *run);
+/* The one timing model of variant v, or NULL when its runs mix models (or it has none). */
+const char *series_variant_timing(const struct series_variant *v);
 /* A run's variant label: kernel.label (the job's name for that kernel), else kernel.variant,
  * else kernel.release, else the base name of kernel.image, else "unknown kernel".  Points
  * into run or buf. */

@@ -1,4 +1,5 @@
-/* lab compare A [B] [--json] [--threshold PCT]: A/B statistics of two kernel variants. */
+/* lab compare A [B] [--json] [--threshold PCT] [--all-metrics]: A/B verdicts on two kernel
+ * variants. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -12,35 +13,45 @@
 #include "util/cleanup.h"
 #include "util/jsonio.h"
 
-/* For CI and nightly jobs: the one status that says "B is worse". */
+/* For CI and nightly jobs: "B is worse", and "cannot tell yet" (never a silent pass). */
 #define EXIT_REGRESSION 1
+#define EXIT_UNDECIDED 3
 
 void cmd_compare_help(void)
 {
-	printf("usage: lab compare A [B] [--json] [--threshold PCT]\n\n"
-	       "Compares the workload metrics of kernel B against kernel A.  A and B are report\n"
-	       "files or directories (a directory holding report.json, or one whose\n"
+	printf("usage: lab compare A [B] [--json] [--threshold PCT] [--all-metrics]\n\n"
+	       "Decides whether kernel B is worse, better or the same as kernel A.  A and B are\n"
+	       "report files or directories (a directory holding report.json, or one whose\n"
 	       "subdirectories do, such as reports/); all their runs are pooled per side.  With\n"
 	       "only A, its reports must hold two or more kernel variants (runs[].kernel.label,\n"
 	       "else .variant, else the kernel release): each is compared against the first.\n\n"
-	       "Per workload, task count and metric: n, mean, stddev, coefficient of variation,\n"
-	       "the %% change (signed so that + is better), the 95%% confidence interval of the\n"
-	       "difference (Welch) and its p-value, and a verdict: improvement, regression,\n"
-	       "no-change, or insufficient-data (fewer than 2 samples a side).  Rates (units\n"
-	       "ending in /s) use harmonic means, tested on reciprocals; the rest arithmetic\n"
-	       "means.  Significant: p < 0.05.  With many series some will cross that by\n"
-	       "chance (about 1 in 20 of unchanged ones): repeat runs before acting on one.\n\n"
-	       "  --json           print JSON (schema numalab.compare/1, keys sorted)\n"
-	       "  --threshold PCT  only regressions worse than PCT %% fail (default 0)\n\n"
-	       "Exit status: 0 no significant regression beyond the threshold, 1 there is one\n"
-	       "(or B had failed runs and A none; or the lab failed), 2 bad input: unreadable\n"
-	       "reports, another schema, different workloads or topologies, or no series in\n"
-	       "common.\n");
+	       "The boot is the unit: the repetitions of one run are averaged first, and the\n"
+	       "spread between boots drives Welch's test on the per-boot means.  Per workload,\n"
+	       "task count and metric: boots, mean, between- and within-boot CV, the %% change\n"
+	       "(signed so that + is better) with its 95%% interval, q (the p-value adjusted\n"
+	       "for the false discovery rate, Benjamini-Hochberg) and a verdict:\n"
+	       "  regression / improvement  q < 0.05 and the change is at least the threshold\n"
+	       "  no-change                 the interval lies inside +-threshold\n"
+	       "  inconclusive              neither: the line says about how many boots would do\n"
+	       "  insufficient-data         fewer than 2 boots on a side\n"
+	       "Only each workload's primary metrics decide (pft faults_per_s, page_fault*\n"
+	       "ops_per_s, memscale's elapsed time, mmap_contention's fault rate and p99\n"
+	       "latency); the rest are shown below them.  Rates (units ending in /s) use\n"
+	       "harmonic means, tested on reciprocals.  Runs of different timing models (kvm,\n"
+	       "tcg, icount: the report's host.timing) are never pooled or compared.\n\n"
+	       "  --json           print JSON (schema numalab.compare/2, keys sorted)\n"
+	       "  --threshold PCT  the minimum effect that matters, in %% (default %g)\n"
+	       "  --all-metrics    let every metric decide, not only the primary ones\n\n"
+	       "Exit status: 0 decided, no regression; 1 a regression (or B had failed runs\n"
+	       "and A none; or the lab failed); 2 bad input: unreadable reports, another\n"
+	       "schema, different workloads, topologies or timing models, or no series in\n"
+	       "common; 3 undecided: no regression seen, but a deciding metric is inconclusive\n"
+	       "or has too little data (run more boots).\n", COMPARE_DEFAULT_THRESHOLD_PCT);
 }
 
 struct compare_args {
 	const char *a, *b;
-	int json;
+	int json, all_metrics;
 	double threshold;
 };
 
@@ -62,6 +73,7 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "threshold", required_argument, NULL, 't' },
+		{ "all-metrics", no_argument, NULL, 'A' },
 		{ 0 },
 	};
 	int c;
@@ -70,6 +82,7 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': a->json = 1; break;
+		case 'A': a->all_metrics = 1; break;
 		case 't':
 			if (parse_threshold(optarg, &a->threshold) < 0) {
 				cli_err("compare: --threshold must be a non-negative number (percent)");
@@ -164,7 +177,8 @@ static int run_compare(const struct compare_args *a, struct series_set *s,
 	struct lab_error err = { 0 };
 	struct comparison *c = NULL;
 	size_t na, n = 0;
-	int r, failed = 0;
+	enum compare_decision d;
+	int r = 0;
 
 	if (report_files_add(f, a->a, &err) < 0)
 		return fail_input(&err);
@@ -183,11 +197,11 @@ static int run_compare(const struct compare_args *a, struct series_set *s,
 		return EXIT_LAB_ERROR;
 	err = (struct lab_error){ 0 }; /* loading left the last file's name in it */
 	for (size_t v = 1; v < s->nr_variants; v++, n++) {
-		r = compare_variants(s, 0, v, a->threshold, &c[n], &err);
+		r = compare_variants(s, 0, v, a->threshold, a->all_metrics, &c[n], &err);
 		if (r < 0)
 			break;
-		failed |= compare_failed(&c[n]);
 	}
+	d = compare_decide_all(c, n);
 	if (r == 0)
 		r = print_result(s, c, n, a->json);
 	for (size_t i = 0; i < n; i++)
@@ -197,12 +211,13 @@ static int run_compare(const struct compare_args *a, struct series_set *s,
 		return fail_input(&err);
 	if (r < 0)
 		return cli_err("compare: %s", strerror(-r)), EXIT_LAB_ERROR;
-	return failed ? EXIT_REGRESSION : EXIT_OK;
+	return d == COMPARE_REGRESSION ? EXIT_REGRESSION
+				       : d == COMPARE_UNDECIDED ? EXIT_UNDECIDED : EXIT_OK;
 }
 
 int cmd_compare(int argc, char **argv)
 {
-	struct compare_args a = { 0 };
+	struct compare_args a = { .threshold = COMPARE_DEFAULT_THRESHOLD_PCT };
 	struct report_files f = { 0 };
 	struct series_set s;
 	int rc;

@@ -41,11 +41,13 @@ void cmd_report_help(void)
 	       "console excerpt of failed runs.\n\n"
 	       "  -o FILE          output file (default dashboard.html)\n"
 	       "  --title TEXT     page title (default \"numalab dashboard\")\n"
-	       "  --threshold PCT  as in 'lab compare': marks regressions worse than PCT %%\n\n"
+	       "  --threshold PCT  as in 'lab compare': the minimum effect that matters, in %%\n"
+	       "                   (default %g)\n\n"
 	       "Variants are runs[].kernel.label, else .variant, else the kernel release.  The\n"
 	       "chart library (Chart.js, chartjs-chart-error-bars) is read from\n"
 	       "lab/report/vendor/ of the lab's checkout ($LAB_ROOT, else beside build/).\n\n"
-	       "Exit status: 0 written, 2 bad input (unreadable or invalid report), 1 lab error.\n");
+	       "Exit status: 0 written, 2 bad input (unreadable or invalid report), 1 lab error.\n",
+	       COMPARE_DEFAULT_THRESHOLD_PCT);
 }
 
 struct report_args {
@@ -177,7 +179,7 @@ static int write_page(const struct report_args *a, const struct series_set *s,
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_args a = { 0 };
+	struct report_args a = { .threshold = COMPARE_DEFAULT_THRESHOLD_PCT };
 	struct report_files f = { 0 };
 	_cleanup_strbuf_ struct strbuf note = STRBUF_INIT;
 	struct comparison *c = NULL;
@@ -191,7 +193,7 @@ int cmd_report(int argc, char **argv)
 	rc = load(&a, &f, &s);
 	if (rc == EXIT_OK) {
 		c = calloc(s.nr_variants + 1, sizeof(*c));
-		if (!c || compare_all(&s, a.threshold, c, &nc, &note) < 0)
+		if (!c || compare_all(&s, a.threshold, 0, c, &nc, &note) < 0)
 			rc = EXIT_LAB_ERROR;
 	}
 	if (rc == EXIT_OK)

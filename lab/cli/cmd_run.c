@@ -25,16 +25,26 @@ static void on_signal(int sig)
 void cmd_run_help(void)
 {
 	printf("usage: lab run JOB.json [--out DIR] [--connect URI] [--accel auto|tcg|kvm]\n"
-	       "               [--state DIR] [--keep-initrd]\n\n"
+	       "               [--timing auto|kvm|tcg|icount] [--quiet-wait S] [--state DIR]\n"
+	       "               [--keep-initrd]\n\n"
 	       "Boots one libvirt guest per repetition of the job, runs its workloads inside and\n"
 	       "writes DIR/report.json (default reports/<id>/) after every run.\n\n"
 	       "  --out DIR      report directory\n"
 	       "  --connect URI  libvirt URI (default: embedded driver, qemu:///embed?root=STATE)\n"
 	       "  --accel MODE   auto (probe KVM once per host, default), tcg or kvm\n"
+	       "  --timing M     the timing model, overriding the job's \"timing\":\n"
+	       "                 kvm, tcg (multi-threaded TCG, host-clock timed), icount\n"
+	       "                 (deterministic: single-threaded TCG, time counted in guest\n"
+	       "                 instructions) or auto (kvm where it works; else icount for\n"
+	       "                 A/B jobs up to %u vCPUs, tcg otherwise)\n"
+	       "  --quiet-wait S under kvm or tcg, wait up to S seconds before each run for the\n"
+	       "                 host to be quiet (default %.0f; 0: do not wait); runs measured\n"
+	       "                 on a busy host are flagged in the report either way\n"
 	       "  --state DIR    state directory (default $LAB_STATE_DIR or\n"
 	       "                 ~/.local/state/numalab): libvirt root, KVM verdict cache\n"
 	       "  --keep-initrd  keep each run's initrd.cpio (to replay a run by hand)\n\n"
-	       "Exit status: 0 every run ok, 3 a run failed, 2 bad job file, 1 lab error.\n");
+	       "Exit status: 0 every run ok, 3 a run failed, 2 bad job file, 1 lab error.\n",
+	       TIMING_ICOUNT_MAX_VCPUS, RUN_QUIET_WAIT_S);
 }
 
 static void print_progress(void *ud, const char *msg)
@@ -69,7 +79,8 @@ static int load_job(const char *file, struct job *job)
 }
 
 struct run_args {
-	const char *job, *out, *uri, *accel;
+	const char *job, *out, *uri, *accel, *timing;
+	double quiet_wait_s;
 	int keep_initrd;
 	char state[4096];
 };
@@ -82,11 +93,15 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "accel", required_argument, NULL, 'a' },
 		{ "state", required_argument, NULL, 's' },
 		{ "keep-initrd", no_argument, NULL, 'k' },
+		{ "timing", required_argument, NULL, 't' },
+		{ "quiet-wait", required_argument, NULL, 'q' },
 		{ 0 },
 	};
 	int c;
 
 	a->accel = "auto";
+	a->timing = "auto";
+	a->quiet_wait_s = RUN_QUIET_WAIT_S;
 	run_state_dir(a->state, sizeof(a->state));
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:c:a:s:", opts, NULL)) != -1) {
@@ -96,6 +111,19 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		case 'a': a->accel = optarg; break;
 		case 's': snprintf(a->state, sizeof(a->state), "%s", optarg); break;
 		case 'k': a->keep_initrd = 1; break;
+		case 't': a->timing = optarg; break;
+		case 'q': {
+			char *end;
+
+			errno = 0;
+			a->quiet_wait_s = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(a->quiet_wait_s >= 0) ||
+			    a->quiet_wait_s > 3600) {
+				cli_err("run: --quiet-wait must be a number of seconds 0..3600");
+				return -EINVAL;
+			}
+			break;
+		}
 		default: return -EINVAL;
 		}
 	}
@@ -129,8 +157,13 @@ int cmd_run(int argc, char **argv)
 		cli_err("run: --accel must be auto, tcg or kvm");
 		return EXIT_BAD_INPUT;
 	}
+	if (timing_parse(a.timing, &o.timing) < 0) {
+		cli_err("run: --timing must be auto, kvm, tcg or icount");
+		return EXIT_BAD_INPUT;
+	}
 	if (load_job(a.job, &job) < 0)
 		return EXIT_BAD_INPUT;
+	o.quiet_wait_s = a.quiet_wait_s;
 	o.job_file = a.job;
 	o.out_dir = a.out;
 	o.uri = a.uri;
@@ -143,7 +176,6 @@ int cmd_run(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	r = run_job(&o, &job, &sum, msg, sizeof(msg));
-	unsigned repeats = job.repeats * job.nr_kernels; /* every kernel, every repeat */
 
 	job_free(&job);
 	if (r < 0) {
@@ -151,5 +183,5 @@ int cmd_run(int argc, char **argv)
 		return r == -EINVAL ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
 	}
 	print_summary(&sum);
-	return sum.status == OUTCOME_OK && sum.runs == repeats ? EXIT_OK : EXIT_RUN_FAILED;
+	return sum.status == OUTCOME_OK && sum.runs == sum.planned ? EXIT_OK : EXIT_RUN_FAILED;
 }

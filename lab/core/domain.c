@@ -78,7 +78,8 @@ static int spec_valid(const struct domain_spec *s)
 	for (unsigned i = 0; i < t->nr_nodes; i++)
 		if (!t->nodes[i].nr_cpus || !t->nodes[i].cpus)
 			return 0;
-	if (s->accel != DOMAIN_ACCEL_TCG && s->accel != DOMAIN_ACCEL_KVM)
+	if (s->accel != DOMAIN_ACCEL_TCG && s->accel != DOMAIN_ACCEL_KVM &&
+	    s->accel != DOMAIN_ACCEL_TCG_ICOUNT)
 		return 0;
 	if ((s->emulator && !abs_path(s->emulator)) || !abs_path(s->kernel) ||
 	    (s->initrd && !abs_path(s->initrd)) || !abs_path(s->console_path) ||
@@ -122,6 +123,22 @@ static void xml_disk(struct strbuf *sb, const char *path)
 			  "    </disk>\n");
 }
 
+/* libvirt's domain XML has no element for icount (libvirt 11.3; <features><tcg> only sizes the
+ * translation cache), so the deterministic timing model goes through the QEMU command-line
+ * passthrough namespace.  libvirt marks such a domain tainted ("custom-argv") and passes the
+ * arguments on as they are; with -icount QEMU runs TCG single-threaded by itself.  shift=0: one
+ * instruction is one virtual nanosecond; sleep=off: an idle guest's clock jumps to the next
+ * timer instead of waiting for it in real time, so no host time leaks into guest time. */
+static void xml_icount(struct strbuf *sb, const struct domain_spec *spec)
+{
+	if (spec->accel != DOMAIN_ACCEL_TCG_ICOUNT)
+		return;
+	strbuf_append(sb, "  <qemu:commandline>\n"
+			  "    <qemu:arg value='" DOMAIN_ICOUNT_ARG0 "'/>\n"
+			  "    <qemu:arg value='" DOMAIN_ICOUNT_ARG1 "'/>\n"
+			  "  </qemu:commandline>\n");
+}
+
 static int xml_numa(struct strbuf *sb, const struct topology *t)
 {
 	strbuf_append(sb, "    <numa>\n");
@@ -161,7 +178,8 @@ int domain_xml(const struct domain_spec *spec, char **out)
 	t = spec->topo;
 	iommu = domain_wants_iommu(spec);
 
-	strbuf_appendf(&sb, "<domain type='%s'>\n", spec->accel == DOMAIN_ACCEL_KVM ? "kvm" : "qemu");
+	strbuf_appendf(&sb, "<domain type='%s'%s>\n", spec->accel == DOMAIN_ACCEL_KVM ? "kvm" : "qemu",
+		       spec->accel == DOMAIN_ACCEL_TCG_ICOUNT ? " xmlns:qemu='" DOMAIN_QEMU_NS "'" : "");
 	xml_element(&sb, "  ", "name", spec->name);
 	if (spec->uuid)
 		xml_element(&sb, "  ", "uuid", spec->uuid);
@@ -223,7 +241,8 @@ int domain_xml(const struct domain_spec *spec, char **out)
 		strbuf_append(&sb, "    <iommu model='intel'>\n"
 				   "      <driver intremap='on' eim='on'/>\n"
 				   "    </iommu>\n");
-	strbuf_append(&sb, "  </devices>\n"
-			   "</domain>\n");
+	strbuf_append(&sb, "  </devices>\n");
+	xml_icount(&sb, spec);
+	strbuf_append(&sb, "</domain>\n");
 	return strbuf_take(&sb, out);
 }

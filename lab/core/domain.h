@@ -9,9 +9,18 @@
 #define DOMAIN_MAX_VCPUS_WITHOUT_EIM 255
 
 enum domain_accel {
-	DOMAIN_ACCEL_TCG, /* <domain type='qemu'> */
-	DOMAIN_ACCEL_KVM, /* <domain type='kvm'> */
+	DOMAIN_ACCEL_TCG,        /* <domain type='qemu'>: multi-threaded TCG, one host thread a
+				  * vCPU */
+	DOMAIN_ACCEL_KVM,        /* <domain type='kvm'> */
+	DOMAIN_ACCEL_TCG_ICOUNT, /* <domain type='qemu'> plus QEMU's -icount shift=0,sleep=off
+				  * through libvirt's QEMU command-line passthrough: virtual time
+				  * counted in guest instructions, one host thread for all vCPUs */
 };
+
+/* The QEMU arguments DOMAIN_ACCEL_TCG_ICOUNT adds (recorded in reports as they are). */
+#define DOMAIN_ICOUNT_ARG0 "-icount"
+#define DOMAIN_ICOUNT_ARG1 "shift=0,sleep=off"
+#define DOMAIN_QEMU_NS "http://libvirt.org/schemas/domain/qemu/1.0"
 
 struct domain_spec {
 	const char *name;         /* required; no '/' or control characters */

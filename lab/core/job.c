@@ -14,8 +14,9 @@
 
 static const char *const job_keys[] = {
 	"name", "topology", "kernel", "kernels", "repeats", "workloads", "timeouts", "debug",
-	"knobs", "image", NULL,
+	"knobs", "image", "timing", "precision", NULL,
 };
+static const char *const precision_keys[] = {"ci_pct", "min_boots", "max_boots", "max_s", NULL};
 static const char *const workload_keys[] = {"name", "params", "timeout_s", NULL};
 static const char *const timeouts_keys[] = {"boot_s", "boot_silence_s", "progress_s", NULL};
 static const char *const debug_keys[] = {"fault", "fault_after", NULL};
@@ -226,6 +227,63 @@ static int parse_debug(const json_t *j, struct job *job, struct lab_error *err)
 	return fault_parse(json_object_get(d, "fault"), "debug.fault", &job->fault, err);
 }
 
+static int precision_count(const json_t *p, const char *key, unsigned min, unsigned def,
+			   unsigned *out, struct lab_error *err)
+{
+	const json_t *v = json_object_get(p, key);
+	char path[64];
+
+	*out = def;
+	if (!v)
+		return 0;
+	snprintf(path, sizeof(path), "precision.%s", key);
+	if (!json_is_integer(v) || json_integer_value(v) < min ||
+	    json_integer_value(v) > JOB_MAX_REPEATS)
+		return error_set(err, path, "must be an integer %u..%d", min, JOB_MAX_REPEATS);
+	*out = (unsigned)json_integer_value(v);
+	return 0;
+}
+
+static int parse_precision(const json_t *j, struct job *job, struct lab_error *err)
+{
+	struct job_precision *p = &job->precision;
+	const json_t *o, *v;
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	if ((r = get_section(j, "precision", precision_keys, &o, err)) < 0 || !o)
+		return r;
+	if (json_object_get(j, "repeats"))
+		return error_set(err, "precision", "cannot go with \"repeats\": it decides how many "
+						   "boots run");
+	v = json_object_get(o, "ci_pct");
+	if (!v)
+		return error_set(err, "precision.ci_pct", "required");
+	if (!number_ok(v, 0, &p->ci_pct) || p->ci_pct > 100)
+		return error_set(err, "precision.ci_pct", "must be a number > 0 and <= 100 (percent)");
+	if ((r = precision_count(o, "min_boots", 2, 3, &p->min_boots, err)) < 0 ||
+	    (r = precision_count(o, "max_boots", 2, 20, &p->max_boots, err)) < 0)
+		return r;
+	if (p->max_boots < p->min_boots)
+		return error_set(err, "precision.max_boots", "must be at least min_boots (%u)",
+				 p->min_boots);
+	v = json_object_get(o, "max_s");
+	if (v && !number_ok(v, 1, &p->max_s))
+		return error_set(err, "precision.max_s", "must be a non-negative number (seconds)");
+	job->repeats = p->max_boots; /* the most rounds that can run */
+	return 0;
+}
+
+static int parse_timing(const json_t *j, struct job *job, struct lab_error *err)
+{
+	const json_t *v = json_object_get(j, "timing");
+
+	job->timing = TIMING_AUTO;
+	if (v && timing_parse(json_string_value(v), &job->timing) < 0)
+		return error_set(err, "timing", "must be \"auto\", \"kvm\", \"tcg\" or \"icount\"");
+	return 0;
+}
+
 static int job_parse(const json_t *j, job_topology_loader load, void *userdata, struct job *job,
 		     struct lab_error *err)
 {
@@ -239,6 +297,7 @@ static int job_parse(const json_t *j, job_topology_loader load, void *userdata, 
 	    (r = job_parse_kernels(j, job, err)) < 0 || (r = parse_repeats(j, job, err)) < 0 ||
 	    (r = parse_workloads(j, job, err)) < 0 || (r = parse_timeouts(j, job, err)) < 0 ||
 	    (r = parse_debug(j, job, err)) < 0 || (r = job_parse_image(j, job, err)) < 0 ||
+	    (r = parse_timing(j, job, err)) < 0 || (r = parse_precision(j, job, err)) < 0 ||
 	    (r = knobs_parse(json_object_get(j, "knobs"), &job->topo, &job->knobs, err)) < 0)
 		return r;
 	/* A topology without a name of its own is called by its reference's base name. */

@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <limits.h>
 
+#include "core/timing.h"
 #include "core/topology.h"
 #include "proto/fault.h"
 #include "proto/guestjob.h"
@@ -45,6 +46,16 @@ struct job_image {
 	char perf_events[JOB_MAX_PERF_EVENTS][64];
 };
 
+/* "precision": boot rounds (every kernel once, A B A B) until the 95 % interval of every
+ * primary metric's mean over boots is at most ci_pct % wide on either side, for every kernel
+ * (lab/analysis/precision.h); at least min_boots, at most max_boots rounds, and no new round
+ * after max_s seconds (0: no time cap).  Instead of "repeats". */
+struct job_precision {
+	double ci_pct;
+	unsigned min_boots, max_boots;
+	double max_s;
+};
+
 struct job {
 	char name[64];
 	char topology_ref[PATH_MAX]; /* name or path as written in the job; "" when inline */
@@ -62,6 +73,8 @@ struct job {
 	int fault_after_workloads;   /* debug.fault_after "workloads" (default: after hello) */
 	struct job_image image;
 	json_t *knobs;               /* normalised "knobs" (lab/core/knobs.c), NULL = none */
+	enum timing_model timing;    /* "timing": kvm, tcg, icount or auto (the default) */
+	struct job_precision precision; /* "precision": adaptive repetitions; ci_pct 0 = off */
 };
 
 /* Resolves a topology reference (name like "4s-8c" or a path) to parsed JSON.  Returns 0 or a

@@ -117,6 +117,21 @@ static json_t *memory_json(const struct run_record *r)
 	return j;
 }
 
+/* How the run's guest time relates to work: every figure of the run means this. */
+static json_t *timing_json(const struct run_record *r)
+{
+	const struct timing_info *t = timing_info(r->host.timing);
+
+	if (!t)
+		return json_null();
+	return json_pack("{s:s,s:s,s:b,s:s,s:s,s:s,s:o}", "model", t->name, "title", t->title,
+			 "deterministic", t->deterministic, "measures", t->measures, "cannot",
+			 t->cannot, "reason", r->host.timing_reason, "qemu_args",
+			 t->accel == DOMAIN_ACCEL_TCG_ICOUNT
+				 ? json_pack("[s,s]", DOMAIN_ICOUNT_ARG0, DOMAIN_ICOUNT_ARG1)
+				 : json_array());
+}
+
 static json_t *run_json(const struct run_record *r, const char *release, const char *excerpt)
 {
 	return json_pack(
@@ -148,6 +163,10 @@ json_t *runreport_run_json(const struct run_record *r)
 
 	if (run && r->host.mem_total_mib)
 		json_object_set_new(json_object_get(run, "host"), "memory", memory_json(r));
+	if (run && r->host.accel[0])
+		json_object_set_new(json_object_get(run, "host"), "timing", timing_json(r));
+	if (run && r->noise)
+		json_object_set(json_object_get(run, "host"), "noise", r->noise);
 	/* What the agent applied and read back, as lab/proto/channel.c check_knobs let it through;
 	 * null when not reported. */
 	if (run)

@@ -8,6 +8,7 @@
 #include "core/collect.h"
 #include "core/job.h"
 #include "core/outcome.h"
+#include "core/timing.h"
 
 #define RUNREPORT_SCHEMA "numalab.report/1"
 
@@ -18,6 +19,8 @@ struct run_host {
 	char libvirt_version[32];
 	char uri[256];
 	unsigned long mem_total_mib, mem_available_mib; /* 0: not read */
+	enum timing_model timing;          /* the run's timing model (lab/core/timing.h) */
+	char timing_reason[256];
 };
 
 struct run_record {
@@ -38,6 +41,8 @@ struct run_record {
 	char console_file[256];           /* relative to the report directory */
 	double boot_s, first_workload_s, workload_s, total_s; /* -1 = not reached */
 	double shutdown_s;                /* agent done -> domain gone */
+	json_t *noise;                    /* host.noise (lab/core/hostnoise.h); borrowed, may be
+					   * NULL */
 };
 
 json_t *runreport_run_json(const struct run_record *r);

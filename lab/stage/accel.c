@@ -99,7 +99,7 @@ static int accel_probe(struct virt_conn *vc, const char *state_dir, const char *
 	_cleanup_json_ json_t *job = guestjob_build(&probe);
 	struct boot_params bp = {
 		.run_dir = dir, .name = "numalab-kvm-probe", .kernel = kernel,
-		.cmdline = cmdline, .topo = &topo, .kvm = 1, .runners_dir = runners_dir,
+		.cmdline = cmdline, .topo = &topo, .accel = DOMAIN_ACCEL_KVM, .runners_dir = runners_dir,
 		.guestjob = job, .nr_workloads = 0,
 		.boot_timeout_s = ACCEL_PROBE_TIMEOUT_S, .progress_timeout_s = ACCEL_PROBE_TIMEOUT_S,
 		.total_timeout_s = 2 * ACCEL_PROBE_TIMEOUT_S, .interrupt = interrupt,

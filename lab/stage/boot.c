@@ -137,7 +137,7 @@ static int boot_xml(const struct boot_params *bp, const char *initrd, const char
 	struct domain_spec spec = {
 		.name = bp->name,
 		.topo = bp->topo,
-		.accel = bp->kvm ? DOMAIN_ACCEL_KVM : DOMAIN_ACCEL_TCG,
+		.accel = bp->accel,
 		.kernel = bp->kernel,
 		.initrd = initrd,
 		.cmdline = bp->cmdline,

@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include "core/collect.h"
+#include "core/domain.h"
 #include "core/outcome.h"
 #include "core/topology.h"
 #include "virt/virt.h"
@@ -15,7 +16,7 @@ struct boot_params {
 	const char *kernel;
 	const char *cmdline;      /* complete kernel command line */
 	const struct topology *topo;
-	int kvm;
+	enum domain_accel accel;   /* the timing model's (lab/core/timing.h) */
 	const char *runners_dir;
 	const json_t *guestjob;
 	unsigned nr_workloads;

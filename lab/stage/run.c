@@ -1,6 +1,7 @@
 #include "stage/run.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,13 +9,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/precision.h"
 #include "core/memplan.h"
 #include "core/runreport.h"
 #include "stage/boot.h"
+#include "stage/hostload.h"
 #include "stage/imgrun.h"
 #include "stage/initramfs.h"
 #include "stage/krun.h"
 #include "util/cleanup.h"
+#include "util/clock.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
 #include "util/progress.h"
@@ -90,6 +94,22 @@ void run_limits_get(const struct job *job, unsigned boot_cpus, struct run_limits
 							      : JOB_DEFAULT_WORKLOAD_TIMEOUT_S;
 }
 
+void run_limits_scale(const struct job *job, enum timing_model m, struct run_limits *l)
+{
+	/* Measured here on 2 host cores: a 4s-8c guest boots and runs pft in ~3x the time of
+	 * multi-threaded TCG; 4x leaves room for a busy host.  Guest time under icount can also
+	 * run slower than host time, so heartbeats arrive further apart in host seconds. */
+	const double f = m == TIMING_ICOUNT ? 4.0 : 1.0;
+
+	if (!(job->boot_timeout_s > 0))
+		l->boot_s *= f;
+	if (!(job->boot_silence_s > 0))
+		l->silence_s *= f;
+	if (!(job->progress_timeout_s > 0))
+		l->progress_s *= f;
+	l->total_s *= f;
+}
+
 struct run_ctx {
 	const struct run_opts *o;
 	const struct job *job;
@@ -103,6 +123,7 @@ struct run_ctx {
 	struct run_summary *sum;
 	struct krun kr;      /* the job's kernels (A/B: several, run interleaved) */
 	struct imgrun img;   /* the job's disk image, when it names one */
+	json_t *stop;        /* the report's "stop": why a "precision" job stopped */
 };
 
 static void progress(const struct run_ctx *c, const char *fmt, ...)
@@ -121,7 +142,44 @@ static int write_report(struct run_ctx *c)
 	_cleanup_json_ json_t *rep = runreport_json(c->id, c->created, c->job, c->o->job_file,
 						     c->runs, c->sum->status);
 
+	if (rep && c->stop && json_object_set(rep, "stop", c->stop) < 0)
+		return -ENOMEM;
 	return rep ? jsonio_write_file(c->sum->report, rep) : -ENOMEM;
+}
+
+/* After a round of a "precision" job: whether to stop, and c->stop saying why once it does
+ * (the precision reached, the time cap, or the most rounds). */
+static int precision_stop(struct run_ctx *c, unsigned rounds, double elapsed_s)
+{
+	const struct job_precision *p = &c->job->precision;
+	struct precision_status st;
+	const char *why = NULL;
+
+	if (rounds < p->min_boots && rounds < c->job->repeats)
+		return 0;
+	if (precision_check(c->runs, p->ci_pct, &st) < 0) {
+		st.worst_pct = NAN;
+		st.reached = 0;
+		st.worst[0] = '\0';
+	}
+	if (st.reached)
+		why = "precision";
+	else if (rounds >= c->job->repeats)
+		why = "max_boots";
+	else if (p->max_s > 0 && elapsed_s >= p->max_s)
+		why = "max_s";
+	progress(c, "precision after %u round(s): the widest 95%% interval is +-%.2f%% of its "
+		    "mean (%s), target +-%g%%%s%s", rounds, st.worst_pct,
+		 st.worst[0] ? st.worst : "no primary metric", p->ci_pct, why ? "; stopping: " : "",
+		 why ? why : "");
+	if (!why)
+		return 0;
+	json_decref(c->stop);
+	c->stop = json_pack("{s:s,s:I,s:f,s:o,s:s,s:f}", "reason", why, "rounds",
+			    (json_int_t)rounds, "target_ci_pct", p->ci_pct, "worst_ci_pct",
+			    isfinite(st.worst_pct) ? json_real(st.worst_pct) : json_null(),
+			    "worst_series", st.worst, "elapsed_s", elapsed_s);
+	return 1;
 }
 
 static double since(double t, double from)
@@ -177,6 +235,44 @@ static int record_unbooted(struct run_ctx *c, struct run_record *rec, struct kru
 	return write_report(c);
 }
 
+/* Before a run: under a host-clock model wait (bounded) for a quiet host, since every cycle
+ * another process takes shows up in the guest's timings; then sample the host.  *quiet: 1
+ * quiet, 0 not quiet in time, -1 not waited for (deterministic model or waiting off). */
+static void noise_before(struct run_ctx *c, unsigned index, struct host_noise *n,
+			 double *waited, int *quiet)
+{
+	int r;
+
+	*quiet = -1;
+	if (!timing_info(c->host.timing)->deterministic && c->o->quiet_wait_s > 0) {
+		r = hostload_wait_quiet(c->o->quiet_wait_s, c->o->interrupt, waited, &n->before);
+		if (r >= 0)
+			*quiet = r;
+		if (r == 0)
+			progress(c, "run %u: the host did not get quiet in %.0f s (other work is "
+				    "running); measuring anyway, the run is flagged",
+				 index + 1, *waited);
+		else if (r > 0 && *waited > 1.5)
+			progress(c, "run %u: waited %.0f s for a quiet host", index + 1, *waited);
+		if (r >= 0)
+			return;
+	}
+	hostload_sample(NULL, &n->before);
+}
+
+/* After a run: sample again and judge; the report's host.noise (NULL when /proc could not be
+ * read: the report then simply lacks it). */
+static json_t *noise_after(struct run_ctx *c, struct host_noise *n, double cpu_s,
+			   double waited, int quiet)
+{
+	if (!n->before.ncpus || hostload_sample(NULL, &n->after) < 0)
+		return NULL;
+	n->own_cpu_s = cpu_s;
+	hostnoise_judge(n, sysconf(_SC_CLK_TCK));
+	(void)c;
+	return hostnoise_json(n, waited, quiet == 1);
+}
+
 static int one_run(struct run_ctx *c, unsigned index, unsigned repeat, struct krun_kernel *k)
 {
 	int kvm = !strcmp(c->host.accel, "kvm");
@@ -192,7 +288,10 @@ static int one_run(struct run_ctx *c, unsigned index, unsigned repeat, struct kr
 				  .shutdown_s = -1 };
 	struct boot_result res = { 0 };
 	struct run_limits lim;
-	_cleanup_json_ json_t *gj = NULL;
+	_cleanup_json_ json_t *gj = NULL, *noise_json = NULL;
+	struct host_noise noise = { .own_cpu_s = -1 };
+	double waited = 0;
+	int quiet = -1;
 	json_t *rj;
 	int r;
 
@@ -206,6 +305,7 @@ static int one_run(struct run_ctx *c, unsigned index, unsigned repeat, struct kr
 	/* The host's memory as this guest starts, beside the plan checked at job load. */
 	run_host_memory(&rec.host.mem_total_mib, &rec.host.mem_available_mib);
 	run_limits_get(c->job, online ? BOOT_EARLY_CPUS : c->job->topo.vcpus, &lim);
+	run_limits_scale(c->job, c->host.timing, &lim);
 	gj = job_guestjob(c->job, run_id, online);
 	if (!gj || !cmdline)
 		return -ENOMEM;
@@ -214,16 +314,19 @@ static int one_run(struct run_ctx *c, unsigned index, unsigned repeat, struct kr
 	disk = imgrun_before(&c->img, dir, why, sizeof(why)); /* a fresh overlay per run */
 	struct boot_params bp = {
 		.run_dir = dir, .name = name, .kernel = k->image, .cmdline = cmdline,
-		.topo = &c->job->topo, .kvm = kvm,
+		.topo = &c->job->topo, .accel = timing_info(c->host.timing)->accel,
 		.runners_dir = c->runners, .guestjob = gj, .nr_workloads = c->job->nr_workloads,
 		.boot_timeout_s = lim.boot_s, .boot_silence_s = lim.silence_s,
 		.progress_timeout_s = lim.progress_s, .total_timeout_s = lim.total_s,
 		.interrupt = c->o->interrupt,
 		.keep_initrd = c->o->keep_initrd, .disk = disk, .why = why, .why_len = sizeof(why),
 	};
+	noise_before(c, index, &noise, &waited, &quiet);
 	progress(c, "run %u/%u: booting %s, %u vCPUs, %u nodes (%s)", index + 1, total,
-		 k->jk->label, c->job->topo.vcpus, c->job->topo.nr_nodes, c->host.accel);
+		 k->jk->label, c->job->topo.vcpus, c->job->topo.nr_nodes,
+		 timing_info(c->host.timing)->name);
 	r = c->img.on && !disk ? -EIO : boot_run(&c->vc, &bp, &res);
+	rec.noise = noise_json = noise_after(c, &noise, r < 0 ? -1 : res.g.cpu_s, waited, quiet);
 	if (r < 0) {
 		rec.outcome = OUTCOME_INFRA_ERROR;
 		snprintf(rec.reason, sizeof(rec.reason), "lab error: %s", why[0] ? why : strerror(-r));
@@ -262,6 +365,8 @@ static void make_id(struct run_ctx *c)
 
 static int setup_host(struct run_ctx *c, char *msg, size_t len)
 {
+	enum timing_model req;
+	enum accel_mode mode;
 	struct accel_verdict v;
 	unsigned long hv = 0, lib = 0;
 	int r;
@@ -279,17 +384,33 @@ static int setup_host(struct run_ctx *c, char *msg, size_t len)
 	virt_version_string(hv, c->host.qemu_version, sizeof(c->host.qemu_version));
 	virt_version_string(lib, c->host.libvirt_version, sizeof(c->host.libvirt_version));
 	snprintf(c->host.uri, sizeof(c->host.uri), "%s", c->vc.uri);
+	/* A TCG timing model asked for needs no probe. */
+	req = c->o->timing != TIMING_AUTO ? c->o->timing : c->job->timing;
+	mode = req == TIMING_TCG || req == TIMING_ICOUNT ? ACCEL_FORCE_TCG : c->o->accel;
 	progress(c, "deciding KVM or TCG (cached per host after the first probe)");
-	r = accel_decide(&c->vc, c->o->state_dir, c->kernel, c->runners, c->o->accel,
-			 c->o->interrupt, &v);
+	r = accel_decide(&c->vc, c->o->state_dir, c->kernel, c->runners, mode, c->o->interrupt,
+			 &v);
 	if (r < 0) {
 		snprintf(msg, len, "KVM probe failed: %s", strerror(-r));
 		return r;
 	}
-	snprintf(c->host.accel, sizeof(c->host.accel), "%s", v.kvm ? "kvm" : "tcg");
-	snprintf(c->host.accel_reason, sizeof(c->host.accel_reason), "%s%s", v.reason,
-		 v.cached ? " (cached verdict)" : "");
+	if (mode != c->o->accel)
+		snprintf(c->host.accel_reason, sizeof(c->host.accel_reason),
+			 "TCG: the timing model %s runs on TCG", timing_info(req)->name);
+	else
+		snprintf(c->host.accel_reason, sizeof(c->host.accel_reason), "%s%s", v.reason,
+			 v.cached ? " (cached verdict)" : "");
+	if (req == TIMING_KVM && !v.kvm) {
+		snprintf(msg, len, "timing \"kvm\" was asked for, but KVM does not work here: %s",
+			 c->host.accel_reason);
+		return -ENODEV;
+	}
+	c->host.timing = timing_choose(req, v.kvm, c->job->topo.vcpus, c->job->nr_kernels > 1,
+				       c->host.timing_reason, sizeof(c->host.timing_reason));
+	snprintf(c->host.accel, sizeof(c->host.accel), "%s",
+		 c->host.timing == TIMING_KVM ? "kvm" : "tcg");
 	progress(c, "accel %s: %s", c->host.accel, c->host.accel_reason);
+	progress(c, "timing model %s", c->host.timing_reason);
 	return 0;
 }
 
@@ -390,12 +511,14 @@ int run_job(const struct run_opts *o, const struct job *job, struct run_summary 
 	    char *msg, size_t msglen)
 {
 	struct run_ctx c = { .o = o, .job = job, .sum = sum };
+	double t0;
 	int r;
 
 	memset(sum, 0, sizeof(*sum));
 	c.vc.lock_fd = -1;
 	msg[0] = '\0';
 	r = prepare(&c, msg, msglen);
+	t0 = clock_now_s();
 	/* A B A B ...: drift of a shared machine hits every kernel alike. */
 	for (unsigned i = 0, index = 0; r == 0 && i < job->repeats; i++) {
 		for (unsigned k = 0; r == 0 && k < c.kr.n; k++) {
@@ -406,10 +529,21 @@ int run_job(const struct run_opts *o, const struct job *job, struct run_summary 
 				snprintf(msg, msglen, "cannot write %s: %s", sum->report,
 					 strerror(-r));
 		}
+		sum->planned = (i + 1) * c.kr.n;
+		if (r == 0 && job->precision.ci_pct > 0 && !(o->interrupt && *o->interrupt) &&
+		    precision_stop(&c, i + 1, clock_now_s() - t0)) {
+			r = write_report(&c);
+			break;
+		}
+	}
+	if (r == 0 && job->precision.ci_pct > 0 && !c.stop) {
+		precision_stop(&c, job->repeats, clock_now_s() - t0);
+		r = write_report(&c);
 	}
 	krun_free(&c.kr);
 	virt_close(&c.vc);
 	json_decref(c.runs);
+	json_decref(c.stop);
 	free(c.runners);
 	return r;
 }

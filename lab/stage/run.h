@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include "core/job.h"
+#include "core/timing.h"
 #include "core/outcome.h"
 #include "stage/accel.h"
 #include "util/progress.h"
@@ -14,6 +15,9 @@ struct run_opts {
 	const char *uri;          /* NULL: embedded driver under state_dir */
 	const char *state_dir;
 	enum accel_mode accel;
+	enum timing_model timing; /* TIMING_AUTO: the job's "timing" */
+	double quiet_wait_s;      /* under a host-clock model, wait up to this long for a quiet
+				   * host before each run; 0 = do not wait */
 	int keep_initrd;
 	volatile sig_atomic_t *interrupt;
 	/* Progress for people; the module itself never prints. */
@@ -26,6 +30,8 @@ struct run_summary {
 	char report[PATH_MAX];
 	enum outcome status;
 	unsigned runs, ok;
+	unsigned planned;         /* runs the job called for: repeats x kernels, or the rounds a
+				   * "precision" job ran x kernels */
 };
 
 /* The memory plan (core/memplan.h) against this host's MemAvailable: -EINVAL with err naming
@@ -47,6 +53,11 @@ struct run_limits {
 	double total_s;    /* start -> stopped */
 };
 void run_limits_get(const struct job *job, unsigned boot_cpus, struct run_limits *l);
+/* The limits for a timing model: icount runs every vCPU on one host thread, several times
+ * slower than multi-threaded TCG, so the derived limits (not the job's own) are stretched. */
+void run_limits_scale(const struct job *job, enum timing_model m, struct run_limits *l);
+/* Default for run_opts.quiet_wait_s. */
+#define RUN_QUIET_WAIT_S 60.0
 
 /* Returns 0 when a report was written (whatever the outcomes; see sum->status), or a
  * negative errno when the lab itself could not proceed; msg then says why. */

@@ -12,6 +12,7 @@
 #include "analysis/charts.h"
 #include "analysis/compare.h"
 #include "analysis/dashboard.h"
+#include "analysis/precision.h"
 #include "testutil.h"
 #include "util/strbuf.h"
 
@@ -95,7 +96,7 @@ static void test_regression(void)
 
 	if (!tap_ok(two(&s, a, b) == 0, "10%%: reports load"))
 		return;
-	if (!tap_ok(compare_variants(&s, 0, 1, 0, &c, &err) == 0, "10%%: compared")) {
+	if (!tap_ok(compare_variants(&s, 0, 1, COMPARE_DEFAULT_THRESHOLD_PCT, 0, &c, &err) == 0, "10%%: compared")) {
 		series_free(&s);
 		return;
 	}
@@ -104,15 +105,20 @@ static void test_regression(void)
 		const struct compare_row *r = &c.rows[i];
 
 		if (!strcmp(row_what(&s, r)->metric, "faults_per_s"))
-			regress_ok &= r->verdict == VERDICT_REGRESSION && r->beyond_threshold &&
+			regress_ok &= r->verdict == VERDICT_REGRESSION && r->primary &&
 				      r->mean == STATS_HARMONIC && r->ci_pct_lo < -10 + 5 &&
-				      r->ci_pct_hi > -10 - 5 && r->change_pct < 0;
+				      r->ci_pct_hi > -10 - 5 && r->change_pct < 0 && r->q < 0.05 &&
+				      r->ab.boots == 3 && r->bb.boots == 3;
 		else
-			others_ok &= r->verdict != VERDICT_REGRESSION && r->mean == STATS_ARITHMETIC;
+			others_ok &= r->verdict != VERDICT_REGRESSION && !r->primary &&
+				     r->mean == STATS_ARITHMETIC;
 	}
-	tap_ok(regress_ok, "10%%: faults_per_s is a harmonic-mean regression around -10%%");
-	tap_ok(others_ok, "10%%: no other metric regressed; times are arithmetic");
-	tap_ok(compare_failed(&c), "10%%: the comparison fails (exit 1)");
+	tap_ok(regress_ok, "10%%: faults_per_s (primary) is a harmonic-mean regression around "
+			   "-10%%, 3 boots a side");
+	tap_ok(others_ok, "10%%: no other metric regressed; they are not primary; times are "
+			  "arithmetic");
+	tap_ok(c.decision == COMPARE_REGRESSION && !strcmp(c.timing, "tcg"),
+	       "10%%: the decision is a regression (exit 1), timing model tcg");
 	j = compare_json(&s, &c, 1);
 	js = j ? jsonio_dumps(j) : NULL;
 	golden("compare-ab.json", js);
@@ -138,13 +144,22 @@ static void test_threshold(void)
 
 	if (two(&s, a, b) < 0)
 		return;
-	if (compare_variants(&s, 0, 1, 15, &c, &err) == 0) {
-		tap_ok(c.count[VERDICT_REGRESSION] == 2 && c.beyond == 0 && !compare_failed(&c),
-		       "threshold 15%%: a 10%% regression is reported but does not fail");
+	if (compare_variants(&s, 0, 1, 25, 0, &c, &err) == 0) {
+		tap_ok(c.count[VERDICT_NO_CHANGE] == 2 && c.decision == COMPARE_OK,
+		       "threshold 25%%: the 10%% change lies inside +-25%%: no change, exit 0");
 		compare_free(&c);
 	}
-	if (compare_variants(&s, 0, 1, 5, &c, &err) == 0) {
-		tap_ok(c.beyond == 2 && compare_failed(&c), "threshold 5%%: it fails");
+	if (compare_variants(&s, 0, 1, 5, 0, &c, &err) == 0) {
+		tap_ok(c.count[VERDICT_REGRESSION] == 2 && c.decision == COMPARE_REGRESSION,
+		       "threshold 5%%: it is a regression");
+		compare_free(&c);
+	}
+	if (compare_variants(&s, 0, 1, 5, 1, &c, &err) == 0) {
+		tap_ok(c.all_metrics && c.count[VERDICT_REGRESSION] == 2 &&
+			       c.count[VERDICT_REGRESSION] + c.count[VERDICT_NO_CHANGE] +
+					       c.count[VERDICT_INCONCLUSIVE] + c.count[VERDICT_IMPROVEMENT] +
+					       c.count[VERDICT_INSUFFICIENT] == c.nr_rows,
+		       "--all-metrics: every row decides");
 		compare_free(&c);
 	}
 	series_free(&s);
@@ -158,7 +173,9 @@ static void test_identical(void)
 	struct lab_error err = { 0 };
 	int same = 1;
 
-	if (two(&s, a, a) < 0 || compare_variants(&s, 0, 1, 0, &c, &err) < 0) {
+	/* Three boots a side with ~2 % noise give a 95 % interval of about +-4.5 %: wide enough
+	 * to show equivalence within 10 %, not within 1 %. */
+	if (two(&s, a, a) < 0 || compare_variants(&s, 0, 1, 10, 0, &c, &err) < 0) {
 		tap_ok(0, "identical: compared");
 		series_free(&s);
 		return;
@@ -166,8 +183,18 @@ static void test_identical(void)
 	for (size_t i = 0; i < c.nr_rows; i++)
 		same &= c.rows[i].verdict == VERDICT_NO_CHANGE && c.rows[i].d.p == 1 &&
 			c.rows[i].change_pct == 0;
-	tap_ok(c.nr_rows == 6 && same && !compare_failed(&c),
-	       "identical: every row no-change with p = 1, exit 0");
+	tap_ok(c.nr_rows == 6 && same && c.decision == COMPARE_OK,
+	       "identical, threshold 10%%: every row no-change with p = 1, exit 0");
+	compare_free(&c);
+	if (compare_variants(&s, 0, 1, COMPARE_DEFAULT_THRESHOLD_PCT, 0, &c, &err) == 0)
+		tap_ok(c.count[VERDICT_INCONCLUSIVE] == 2 && c.decision == COMPARE_UNDECIDED &&
+			       c.boots_needed > 3,
+		       "identical, threshold 1%%: inconclusive, needs %zu boots a side (exit 3)",
+		       c.boots_needed);
+	compare_free(&c);
+	if (compare_variants(&s, 0, 1, 0, 0, &c, &err) == 0)
+		tap_ok(c.count[VERDICT_INCONCLUSIVE] == 2 && c.decision == COMPARE_UNDECIDED,
+		       "identical with threshold 0: nothing can show equivalence: undecided");
 	compare_free(&c);
 	series_free(&s);
 }
@@ -188,11 +215,11 @@ static void test_one_report(void)
 		series_free(&s);
 		return;
 	}
-	if (compare_variants(&s, 0, 1, 0, &c, &err) == 0) {
+	if (compare_variants(&s, 0, 1, COMPARE_DEFAULT_THRESHOLD_PCT, 0, &c, &err) == 0) {
 		for (size_t i = 0; i < c.nr_rows; i++)
 			ok &= (c.rows[i].verdict == VERDICT_IMPROVEMENT) ==
 			      !strcmp(row_what(&s, &c.rows[i])->metric, "sys_s");
-		tap_ok(c.nr_rows == 2 && ok && c.rows[0].a.n == 2,
+		tap_ok(c.nr_rows == 2 && ok && c.rows[0].a.n == 2 && c.rows[0].ab.boots == 2,
 		       "interleaved A/B: 20%% less sys_s is an improvement, the rest unchanged");
 		compare_free(&c);
 	}
@@ -207,16 +234,19 @@ static void test_insufficient_and_outcome(void)
 	struct comparison c;
 	struct lab_error err = { 0 };
 
-	if (two(&s, one, one) == 0 && compare_variants(&s, 0, 1, 0, &c, &err) == 0) {
-		tap_ok(c.count[VERDICT_INSUFFICIENT] == c.nr_rows && c.nr_rows && !compare_failed(&c),
-		       "one run a side: insufficient-data, exit 0");
+	if (two(&s, one, one) == 0 && compare_variants(&s, 0, 1, COMPARE_DEFAULT_THRESHOLD_PCT, 0, &c, &err) == 0) {
+		tap_ok(c.count[VERDICT_INSUFFICIENT] + c.count_other[VERDICT_INSUFFICIENT] ==
+				       c.nr_rows &&
+			       c.nr_rows && c.decision == COMPARE_UNDECIDED,
+		       "one boot a side: insufficient-data and undecided (exit 3), never a pass");
 		compare_free(&c);
 	}
 	series_free(&s);
 	json_object_set_new(json_array_get(json_object_get(b, "runs"), 2), "status",
 			    json_string("panic"));
-	if (two(&s, a, b) == 0 && compare_variants(&s, 0, 1, 0, &c, &err) == 0) {
-		tap_ok(c.outcome_regression && c.beyond == 0 && compare_failed(&c),
+	if (two(&s, a, b) == 0 && compare_variants(&s, 0, 1, COMPARE_DEFAULT_THRESHOLD_PCT, 0, &c, &err) == 0) {
+		tap_ok(c.outcome_regression && c.count[VERDICT_REGRESSION] == 0 &&
+			       c.decision == COMPARE_REGRESSION,
 		       "B panicked where A did not: outcome regression, exit 1");
 		compare_free(&c);
 	}
@@ -231,7 +261,7 @@ static void expect_error(const char *what, json_t *a, json_t *b, const char *wan
 	int r = two(&s, a, b);
 
 	if (r == 0)
-		r = compare_variants(&s, 0, 1, 0, &c, &err);
+		r = compare_variants(&s, 0, 1, COMPARE_DEFAULT_THRESHOLD_PCT, 0, &c, &err);
 	if (!tap_ok(r == -EINVAL && strstr(err.msg, want), "%s: error says \"%s\"", what, want))
 		printf("# got r=%d: %s\n", r, err.msg);
 	if (r == 0)
@@ -260,6 +290,49 @@ static void test_bad_pairs(void)
 			json_object_set_new(res, "tasks", json_integer(16));
 	expect_error("no common task count", a, d,
 		     "A (base) and B (patched) share no series: A has 6 (first: pft");
+	/* Timing models: B all under icount, then B mixing the two. */
+	json_decref(b);
+	b = json_deep_copy(a);
+	json_array_foreach(json_object_get(b, "runs"), i, run)
+		json_object_set_new(json_object_get(run, "host"), "timing",
+				    json_pack("{s:s}", "model", "icount"));
+	expect_error("other timing model", a, b,
+		     "A (base) ran under the tcg timing model and B (patched) under icount: "
+		     "figures of different timing models measure different things");
+	json_object_del(json_object_get(json_array_get(json_object_get(b, "runs"), 0), "host"),
+			"timing");
+	expect_error("mixed timing models", a, b,
+		     "B (patched) mixes runs of different timing models (runs per model: "
+		     "{\"icount\":2,\"tcg\":1})");
+}
+
+/* The boot is the unit: six repetitions inside one boot a side are one sample each, so a 3 %
+ * drop that pooled repetitions would call significant is "insufficient-data" here. */
+static void test_boot_unit(void)
+{
+	_cleanup_json_ json_t *a = load(DATA "reps-a.json"), *b = load(DATA "reps-b.json");
+	struct series_set s;
+	struct comparison c;
+	struct lab_error err = { 0 };
+	const struct compare_row *r = NULL;
+
+	if (two(&s, a, b) < 0 ||
+	    compare_variants(&s, 0, 1, COMPARE_DEFAULT_THRESHOLD_PCT, 0, &c, &err) < 0) {
+		tap_ok(0, "boot unit: compared (%s)", err.msg);
+		series_free(&s);
+		return;
+	}
+	for (size_t i = 0; i < c.nr_rows; i++)
+		if (c.rows[i].primary)
+			r = &c.rows[i];
+	tap_ok(r && r->ab.boots == 1 && r->ab.values == 6 && r->a.n == 1 && !r->tested &&
+		       r->verdict == VERDICT_INSUFFICIENT && !isnan(r->ab.cv_within) &&
+		       isnan(r->ab.cv_between),
+	       "boot unit: 6 repetitions in 1 boot are 1 sample; within-boot CV only");
+	tap_ok(c.decision == COMPARE_UNDECIDED && c.boots_needed == 0,
+	       "boot unit: undecided, and the spread between boots is unknown");
+	compare_free(&c);
+	series_free(&s);
 }
 
 /* series_labels names the sides of `lab compare A B`; compare_all pairs the variants of
@@ -286,7 +359,7 @@ static void test_labels_and_baselines(void)
 
 	series_init(&s);
 	series_add_report(&s, ab, "ab.json", NULL, &(struct lab_error){ 0 });
-	tap_ok(compare_all(&s, 0, c, &n, &note) == 0 && n == 1 && c[0].va == 0 && c[0].vb == 1 &&
+	tap_ok(compare_all(&s, 0, 0, c, &n, &note) == 0 && n == 1 && c[0].va == 0 && c[0].vb == 1 &&
 		       !note.len,
 	       "two variants of the same workloads: one comparison, no note");
 	while (n)
@@ -298,7 +371,7 @@ static void test_labels_and_baselines(void)
 						    "params"),
 				    "memory_mib", json_integer(128));
 	if (two(&s, a, other) == 0)
-		tap_ok(compare_all(&s, 0, c, &n, &note) == 0 && n == 0 &&
+		tap_ok(compare_all(&s, 0, 0, c, &n, &note) == 0 && n == 0 &&
 			       !strcmp(note.buf, "patched: no variant before it ran the same "
 						 "workloads; not compared.\n"),
 		       "a variant of other workloads has no baseline: a note says so");
@@ -306,7 +379,7 @@ static void test_labels_and_baselines(void)
 	strbuf_free(&note);
 	series_init(&s);
 	series_add_report(&s, a, "a.json", NULL, &(struct lab_error){ 0 });
-	tap_ok(compare_all(&s, 0, c, &n, &note) == 0 && n == 0 &&
+	tap_ok(compare_all(&s, 0, 0, c, &n, &note) == 0 && n == 0 &&
 		       !strcmp(note.buf, "All runs are of one kernel variant (6.12.0-synthetic): "
 					 "nothing to compare.\n"),
 	       "one variant: nothing to compare");
@@ -431,7 +504,7 @@ static void test_text_control_chars(void)
 	series_init(&s);
 	if (!a || series_add_report(&s, a, "a", NULL, &err) < 0 ||
 	    series_add_report(&s, b, "b", NULL, &err) < 0 ||
-	    compare_variants(&s, 0, 1, 0, &c, &err) < 0) {
+	    compare_variants(&s, 0, 1, 0, 0, &c, &err) < 0) {
 		tap_ok(0, "control characters: compared (%s)", err.msg);
 		series_free(&s);
 		return;
@@ -445,6 +518,27 @@ static void test_text_control_chars(void)
 	series_free(&s);
 }
 
+/* Adaptive repetitions: the widest interval of a primary metric's mean over boots. */
+static void test_precision(void)
+{
+	_cleanup_json_ json_t *a = load(DATA "a.json"), *one = load(DATA "one.json");
+	_cleanup_json_ json_t *bad = json_pack("[{s:s}]", "status", "ok");
+	json_t *runs = json_object_get(a, "runs");
+	struct precision_status st;
+
+	tap_ok(precision_check(runs, 20, &st) == 0 && st.reached && st.series == 2 &&
+		       st.worst_pct > 1 && st.worst_pct < 20 && strstr(st.worst, "faults_per_s"),
+	       "precision: 3 boots with ~2 %% noise are within +-20 %% (widest +-%.2f %%, %s)",
+	       st.worst_pct, st.worst);
+	tap_ok(precision_check(runs, 1, &st) == 0 && !st.reached && st.worst_pct > 1,
+	       "precision: ... but not within +-1 %%");
+	tap_ok(precision_check(json_object_get(one, "runs"), 50, &st) == 0 && !st.reached &&
+		       isinf(st.worst_pct),
+	       "precision: one boot has no interval: not reached");
+	tap_ok(precision_check(bad, 50, &st) == -EINVAL,
+	       "precision: a malformed run is refused");
+}
+
 int main(void)
 {
 	test_regression();
@@ -453,6 +547,8 @@ int main(void)
 	test_one_report();
 	test_insufficient_and_outcome();
 	test_bad_pairs();
+	test_boot_unit();
+	test_precision();
 	test_labels_and_baselines();
 	test_reader_errors();
 	test_dashboard_escaping();

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # TAP test of `lab compare` on synthetic report sets (lab/tests/make-reports.py): a 10%
-# regression exits 1, identical sets exit 0, thresholds, one report holding both variants, an
-# outcome regression, and bad input exiting 2 with a message naming what differs.  Every
+# regression exits 1, identical sets exit 0 when equivalence is shown and 3 when it cannot be
+# yet, thresholds, one report holding both variants, an outcome regression, mixed timing
+# models, and bad input exiting 2 with a message naming what differs.  Every
 # synthetic report is also validated against reports/report.schema.json, so the generator
 # cannot drift from what `lab run` writes.  Ends with "N passed, N failed".
 set -u
@@ -32,6 +33,7 @@ $GEN "$T/A" --reports 2 --runs 3 --seed 1
 $GEN "$T/B" --reports 2 --runs 3 --seed 2 --factor faults_per_s=0.9
 $GEN "$T/ab" --runs 4 --variant base,patched --factor faults_per_s=0.9 --factor-on patched --seed 3
 $GEN "$T/single" --runs 2 --variant base --seed 4
+$GEN "$T/oneboot" --runs 1 --repetitions 5 --seed 5
 $GEN "$T/panic" --reports 2 --runs 3 --seed 1 --fail-run panic
 $GEN "$T/v2" --schema numalab.report/2
 $GEN "$T/mem128" --workload-param memory_mib=128
@@ -43,13 +45,16 @@ grep '^not ok' "$T/val" | head -5 | sed 's/^/# /'
 
 expect 1 "10% lower faults/s: regression" $LAB compare "$T/A" "$T/B"
 has "$T/out" "regression" "text table names the verdict"
-has "$T/out" "summary: 4 regressions (4 beyond the 0% threshold)" "text summary counts the 4 task counts"
+has "$T/out" "decision: regression" "text says the decision"
+has "$T/out" "deciding metrics: 4 regressions, 0 improvements" "text summary counts the 4 task counts"
 expect 1 "--json: regression" $LAB compare "$T/A" "$T/B" --json
-pyjson "d['schema'] == 'numalab.compare/1' and d['regression'] is True" "JSON: schema and regression flag"
+pyjson "d['schema'] == 'numalab.compare/2' and d['regression'] is True and d['decision'] == 'regression'" "JSON: schema, regression flag and decision"
 pyjson "all((r['verdict'] == 'regression') == (r['metric'] == 'faults_per_s') for r in d['comparisons'][0]['rows'])" \
 	"JSON: exactly the faults_per_s rows regressed"
 pyjson "all(r['mean'] == 'harmonic' and r['a']['n'] == 6 and r['ci95_pct'][0] < -10 < r['ci95_pct'][1] + 3 for r in d['comparisons'][0]['rows'] if r['metric'] == 'faults_per_s')" \
-	"JSON: harmonic means over 2 reports x 3 runs, CI around -10%"
+	"JSON: harmonic means over 2 reports x 3 runs (6 boots), CI around -10%"
+pyjson "all(r['primary'] == (r['metric'] == 'faults_per_s') for r in d['comparisons'][0]['rows'])" \
+	"JSON: faults_per_s is pft's primary metric, the others are not"
 $PY -c "
 import json, sys
 bad = []
@@ -61,19 +66,30 @@ json.load(open('$T/out'), object_pairs_hook=hook)
 sys.exit(1 if bad else 0)"
 ok $? "JSON keys are sorted"
 
-expect 0 "identical sets: no change" $LAB compare "$T/A" "$T/A" --json
-pyjson "all(r['verdict'] == 'no-change' and r['p'] == 1 for r in d['comparisons'][0]['rows']) and not d['regression']" \
+expect 0 "identical sets, --threshold 10: no change" $LAB compare "$T/A" "$T/A" --json --threshold 10
+pyjson "all(r['verdict'] == 'no-change' and r['p'] == 1 for r in d['comparisons'][0]['rows']) and not d['regression'] and d['decision'] == 'ok'" \
 	"identical sets: every row no-change, p = 1"
-expect 0 "--threshold 15: a 10% regression passes" $LAB compare "$T/A" "$T/B" --threshold 15
+expect 3 "identical sets, 2 % noise, threshold 1 %: undecided, not a pass" $LAB compare "$T/A" "$T/A"
+has "$T/out" "decision: undecided (about" "... and says how many boots would decide"
+expect 0 "--threshold 25: a 10% change inside +-25% is no change" $LAB compare "$T/A" "$T/B" --threshold 25
 expect 1 "--threshold 5: it fails" $LAB compare "$T/A" "$T/B" --threshold 5
 expect 1 "one report holding both variants (interleaved)" $LAB compare "$T/ab"
 has "$T/out" "B: patched" "variants labelled by kernel.label"
 expect 1 "B panicked where A did not: outcome regression" $LAB compare "$T/A" "$T/panic"
 has "$T/out" "outcome regression: 2 of B's 6 runs failed" "the outcome regression is said"
-expect 0 "a real A/B report of lab run (two labelled kernels, interleaved)" \
+expect 3 "a real A/B report of lab run (two labelled kernels, 2 boots each): undecided" \
 	$LAB compare lab/tests/data/compare/real-ab.json
 has "$T/out" "B: deb-b  (1 report, 2 runs: ok 2)" "... compares deb-b against deb-a"
-expect 0 "A/B of report files, not directories" $LAB compare "$T/A/r-000/report.json" "$T/A/r-001/report.json"
+expect 0 "A/B of report files, not directories" $LAB compare "$T/A/r-000/report.json" "$T/A/r-001/report.json" --threshold 50
+expect 3 "one boot (of 5 repetitions) a side: insufficient data, undecided (exit 3)" $LAB compare "$T/oneboot" "$T/oneboot"
+has "$T/out" "insufficient-data" "... says insufficient-data"
+# Timing models: B's runs under icount (host.timing.model) cannot be compared with A's tcg.
+for f in "$T"/B/r-*/report.json; do
+	mkdir -p "$T/icount/$(basename "$(dirname "$f")")"
+	jq '.runs[].host.timing = {"model": "icount"}' "$f" >"$T/icount/$(basename "$(dirname "$f")")/report.json"
+done
+expect 2 "A under tcg, B under icount: refused" $LAB compare "$T/A" "$T/icount"
+has "$T/err" "ran under the tcg timing model and B (B (6.12.0-synthetic)) under icount" "... names both models"
 expect 0 "--help" $LAB compare --help
 
 # Bad input: exit 2 and a message naming what differs.
@@ -100,6 +116,8 @@ jq '.runs[1].workloads[0].results[2].metrics.sys_s.better = "up"' "$T/B/r-000/re
 expect 2 "invalid metric" $LAB compare "$T/A" "$T/badmetric.json"
 has "$T/err" 'badmetric.json: runs[1].workloads[0].results[2].metrics.sys_s.better: must be "higher" or "lower"' "... names file and JSON path"
 expect 2 "negative threshold" $LAB compare "$T/A" "$T/B" --threshold -1
+expect 1 "--all-metrics: every metric decides" $LAB compare "$T/A" "$T/B" --all-metrics --json
+pyjson "d['comparisons'][0]['all_metrics'] is True" "... and the JSON says so"
 expect 2 "no arguments" $LAB compare
 expect 2 "three arguments" $LAB compare "$T/A" "$T/B" "$T/A"
 

@@ -12,32 +12,11 @@
  * better than this, and a wrong formula is off by far more. */
 #define REL_TOL 1e-8
 
-/* Expected number: a JSON number, "inf"/"-inf", or null for NaN. */
-static double expect_num(const json_t *v)
-{
-	const char *s = json_string_value(v);
-
-	if (json_is_number(v))
-		return json_number_value(v);
-	if (s)
-		return !strcmp(s, "inf") ? INFINITY : -INFINITY;
-	return NAN;
-}
-
-static int close_to(double got, double want)
-{
-	if (isnan(want) || isnan(got))
-		return isnan(want) && isnan(got);
-	if (isinf(want) || isinf(got))
-		return got == want;
-	return fabs(got - want) <= REL_TOL * fabs(want) + 1e-15;
-}
-
 static int check(const char *name, const char *what, double got, const json_t *want)
 {
-	double w = expect_num(want);
+	double w = testutil_num(want);
 
-	if (tap_ok(close_to(got, w), "%s: %s", name, what))
+	if (tap_ok(testutil_close(got, w, REL_TOL), "%s: %s", name, what))
 		return 1;
 	printf("# got %.17g, want %.17g\n", got, w);
 	return 0;

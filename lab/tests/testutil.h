@@ -3,6 +3,7 @@
 #pragma once
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,29 @@ static inline int testutil_check_json(const char *name, const char *what, const 
 	s = have ? json_dumps(have, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
 	printf("# got: %s\n", s ? s : "(null)");
 	return 0;
+}
+
+/* An expected number in a data file: a JSON number, "inf"/"-inf", or null for NaN. */
+static inline double testutil_num(const json_t *v)
+{
+	const char *s = json_string_value(v);
+
+	if (json_is_number(v))
+		return json_number_value(v);
+	if (s)
+		return !strcmp(s, "inf") ? INFINITY : -INFINITY;
+	return NAN;
+}
+
+/* got equals want within rel_tol (relative) or 1e-15 (absolute); NaN equals NaN only, and an
+ * infinity only itself. */
+static inline int testutil_close(double got, double want, double rel_tol)
+{
+	if (isnan(want) || isnan(got))
+		return isnan(want) && isnan(got);
+	if (isinf(want) || isinf(got))
+		return got == want;
+	return fabs(got - want) <= rel_tol * fabs(want) + 1e-15;
 }
 
 /* The NAME.json entries of a directory below the repo root, in name order. */

@@ -60,6 +60,8 @@ struct guest_watch_result {
 	double t_first_line; /* seconds from start, -1 when none */
 	double t_end;        /* seconds from start until the domain was gone */
 	unsigned lines_dropped;
+	double cpu_s;        /* CPU seconds QEMU used for the guest (libvirt's cpuTime, last read
+			      * while it ran); -1 unknown */
 	char error[512];
 };
 

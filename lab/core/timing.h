@@ -1,0 +1,51 @@
+/* Timing models: how guest time relates to work, which decides what a figure means.  Pure.
+ *
+ *   kvm     hardware virtualisation: real CPUs, real parallelism, real timing noise.
+ *   tcg     QEMU's multi-threaded TCG: one host thread per vCPU, emulated code timed by the
+ *           host clock.  Shows the shape of parallel scaling as far as the host's cores go,
+ *           but every host hiccup lands in guest timings (10-13 % boot-to-boot on 2 cores).
+ *   icount  single-threaded TCG with -icount shift=0,sleep=off: guest time advances one
+ *           nanosecond per guest instruction, whatever the host does, so a timing is the
+ *           instruction cost of a code path (spinning on a contended lock included), and
+ *           the same guest gives the same figure to ~0.2 %.  All vCPUs take turns on one host
+ *           thread: it cannot show real parallel speed-up or contention between truly
+ *           concurrent CPUs, and tick-based CPU times (sys_s) stay noisy.
+ *
+ * One table (timing.c) names them for the job file, the CLI, reports, `lab compare` and the
+ * dashboard. */
+#pragma once
+#include <stddef.h>
+
+#include "core/domain.h"
+
+enum timing_model {
+	TIMING_TCG,    /* first: what a zeroed record (and every report before timing models) ran */
+	TIMING_KVM,
+	TIMING_ICOUNT,
+	TIMING__COUNT,
+	TIMING_AUTO = TIMING__COUNT, /* a request only: timing_choose() resolves it */
+};
+
+/* Single-threaded TCG starved CPU 0 with 256+ vCPUs when tried; auto keeps icount to guests
+ * up to this size. */
+#define TIMING_ICOUNT_MAX_VCPUS 128
+
+struct timing_info {
+	const char *name;          /* "kvm", "tcg", "icount": job files, reports, CLI */
+	const char *title;         /* one line for tables and the dashboard */
+	const char *measures;      /* what a timing under it means */
+	const char *cannot;        /* what it cannot show */
+	enum domain_accel accel;
+	int deterministic;         /* guest time independent of host load */
+};
+
+const struct timing_info *timing_info(enum timing_model m);
+/* "auto" and every model's name; -EINVAL otherwise. */
+int timing_parse(const char *s, enum timing_model *out);
+/* Resolve a request.  auto: kvm when KVM works; without it icount when the job compares
+ * kernels (ab: two or more kernels, or a bisection) and the guest has at most
+ * TIMING_ICOUNT_MAX_VCPUS vCPUs, else tcg.  An explicit kvm without working KVM, or icount
+ * above the limit, is honoured as asked (the caller refuses kvm when KVM is off).  why gets
+ * one sentence. */
+enum timing_model timing_choose(enum timing_model req, int kvm_ok, unsigned vcpus, int ab,
+				char *why, size_t len);

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Integration: the deterministic timing model (single-threaded TCG + icount through libvirt's
+# QEMU command-line passthrough) through `lab run`: the same guest booted twice gives the same
+# pft faults/s to well under 1 %, the report and the domain XML say how it was measured, and
+# `lab compare` refuses to compare it with runs of the multi-threaded model.  The job asks for
+# a precision (+-10 % of the mean, 2..3 boots), which two icount boots meet: adaptive
+# repetitions stop after 2 rounds and say why.
+# TAP; ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../../.."
+. lab/tests/lib.sh
+lab=${B:-build}/lab
+tmp=$(mktemp -d /tmp/numalab-it.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+jqr() { jq -e "$2" "$1/report.json"; }
+export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
+no_qemu() { ! pgrep -f "guest=numalab-.*$LAB_STATE_DIR/libvirt" >/dev/null; }
+
+$lab run lab/tests/data/jobs/icount.json --out "$tmp/ic" >"$tmp/ic.out" 2>"$tmp/ic.err"
+ok $? "icount job: two boots exit 0"
+r="$tmp/ic"
+check "both runs ok" jqr "$r" '.status == "ok" and (.runs | length == 2)'
+check "precision reached after 2 rounds: the report says why it stopped" jqr "$r" \
+	'.stop.reason == "precision" and .stop.rounds == 2 and .stop.worst_ci_pct <= 10'
+check "host.timing: icount, deterministic, with the QEMU arguments" jqr "$r" \
+	'[.runs[].host.timing | .model == "icount" and .deterministic and .qemu_args == ["-icount", "shift=0,sleep=off"]] | all'
+check "host.timing says what it cannot show" jqr "$r" '.runs[0].host.timing.cannot | test("parallel")'
+check "accel tcg under icount" jqr "$r" '[.runs[].host.accel == "tcg"] | all'
+check "host.noise recorded for each run" jqr "$r" '[.runs[].host.noise | has("contended") and has("others_share")] | all'
+check "domain XML carries -icount as QEMU command-line passthrough" \
+	grep -q "<qemu:arg value='-icount'/>" "$r/run-0/domain.xml"
+# The primary metric of each task count, per boot (the mean of its repetitions).
+for t in 1 8; do
+	d=$(jq -r --argjson t "$t" '[.runs[] | [.workloads[0].results[] | select(.tasks == $t) | .metrics.faults_per_s.value] | add / length] | (.[1] - .[0]) / .[0] * 100 | fabs' "$r/report.json")
+	echo "# pft $t task(s): boot-to-boot difference of faults/s $d %"
+	ok $(awk -v d="$d" 'BEGIN { exit !(d < 1.0) }' && echo 0 || echo 1) \
+		"pft $t task(s): the two boots differ by < 1 % ($d %)"
+done
+check "no qemu left after the icount runs" no_qemu
+
+# The same job under the multi-threaded model; compare refuses to mix the two.
+$lab run lab/tests/data/jobs/icount.json --timing tcg --quiet-wait 5 --out "$tmp/tcg" >/dev/null 2>&1
+ok $? "the same job under --timing tcg exits 0"
+check "host.timing: tcg, not deterministic" jqr "$tmp/tcg" '[.runs[].host.timing | .model == "tcg" and (.deterministic | not)] | all'
+$lab compare "$tmp/ic" "$tmp/tcg" >"$tmp/cmp.out" 2>"$tmp/cmp.err"
+ok $([ $? = 2 ] && echo 0 || echo 1) "lab compare icount vs tcg exits 2"
+has "$tmp/cmp.err" "ran under the icount timing model and B" "... saying why"
+check "no qemu left" no_qemu
+finish

@@ -1,0 +1,104 @@
+/* Host noise (lab/core/hostnoise.c) and timing models (lab/core/timing.c).
+ *  - lab/tests/data/hostnoise/NAME.json: /proc/loadavg and /proc/stat text before and after a
+ *    run, the times, the run's own QEMU CPU seconds and other QEMU counts; NAME.expected the
+ *    report's host.noise object, or "error: ..." for text that must not parse.  hz = 100. */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "core/hostnoise.h"
+#include "core/timing.h"
+#include "testutil.h"
+
+static const char *str(const json_t *c, const char *k)
+{
+	return json_string_value(json_object_get(c, k));
+}
+
+static int sample(const json_t *c, const char *which, struct host_sample *s)
+{
+	char la[32], st[32], t[32];
+	int r;
+
+	snprintf(la, sizeof(la), "loadavg_%s", which);
+	snprintf(st, sizeof(st), "stat_%s", which);
+	snprintf(t, sizeof(t), "t_%s", which);
+	r = hostnoise_parse(str(c, la), str(c, st), s);
+	s->t = json_number_value(json_object_get(c, t));
+	s->other_qemu = (unsigned)json_integer_value(
+		json_array_get(json_object_get(c, "other_qemu"), !strcmp(which, "after")));
+	return r;
+}
+
+static void run_case(const char *dir, const char *file)
+{
+	_cleanup_free_ char *path = fs_join(dir, file), *expected = NULL, *name = strdup(file);
+	_cleanup_json_ json_t *c = NULL, *got = NULL;
+	struct lab_error err = {0};
+	struct host_noise n = {0};
+	int r;
+
+	if (!path || !name || jsonio_load_file(path, TESTUTIL_MAX_FILE, &c, &err) < 0) {
+		tap_ok(0, "%s: load: %s", file, err.msg);
+		return;
+	}
+	name[strlen(name) - 5] = '\0';
+	expected = testutil_read_expected(path, name);
+	if (!expected)
+		return;
+	r = sample(c, "before", &n.before);
+	if (r == 0)
+		r = sample(c, "after", &n.after);
+	if (r < 0) {
+		char line[64];
+
+		snprintf(line, sizeof(line), "error: %s", strerror(-r));
+		if (!tap_ok(!strcmp(line, expected), "%s: %s", name, expected))
+			printf("# got %s\n", line);
+		return;
+	}
+	n.own_cpu_s = json_number_value(json_object_get(c, "own_cpu_s"));
+	hostnoise_judge(&n, 100);
+	got = hostnoise_json(&n, 0.0, hostnoise_quiet(&n.before, &n.after, 100));
+	testutil_check_json(name, "host.noise", got, expected);
+}
+
+static void test_timing(void)
+{
+	enum timing_model m;
+	char why[256];
+
+	tap_ok(timing_parse("icount", &m) == 0 && m == TIMING_ICOUNT &&
+		       timing_info(m)->deterministic &&
+		       timing_info(m)->accel == DOMAIN_ACCEL_TCG_ICOUNT,
+	       "timing: icount is the deterministic model on TCG with icount");
+	tap_ok(timing_parse("tcg", &m) == 0 && m == TIMING_TCG && !timing_info(m)->deterministic,
+	       "timing: tcg is not deterministic");
+	tap_ok(timing_parse("auto", &m) == 0 && m == TIMING_AUTO && !timing_info(m),
+	       "timing: auto is a request, not a model");
+	tap_ok(timing_parse("mttcg", &m) == -EINVAL && timing_parse(NULL, &m) == -EINVAL,
+	       "timing: unknown names are refused");
+	tap_ok(timing_choose(TIMING_AUTO, 1, 8, 1, why, sizeof(why)) == TIMING_KVM,
+	       "timing: auto with KVM is kvm (%s)", why);
+	tap_ok(timing_choose(TIMING_AUTO, 0, 8, 1, why, sizeof(why)) == TIMING_ICOUNT,
+	       "timing: auto A/B without KVM is icount (%s)", why);
+	tap_ok(timing_choose(TIMING_AUTO, 0, TIMING_ICOUNT_MAX_VCPUS + 1, 1, why, sizeof(why)) ==
+		       TIMING_TCG,
+	       "timing: auto A/B above the icount limit is tcg (%s)", why);
+	tap_ok(timing_choose(TIMING_AUTO, 0, 8, 0, why, sizeof(why)) == TIMING_TCG,
+	       "timing: auto with one kernel without KVM is tcg (%s)", why);
+	tap_ok(timing_choose(TIMING_ICOUNT, 1, 512, 0, why, sizeof(why)) == TIMING_ICOUNT,
+	       "timing: an explicit model is kept (%s)", why);
+}
+
+int main(void)
+{
+	_cleanup_json_dir_ struct testutil_json_dir d;
+
+	testutil_json_dir_open(&d, "lab/tests/data/hostnoise");
+	tap_ok(d.n > 0, "hostnoise: cases found");
+	for (int i = 0; i < d.n; i++)
+		run_case(d.dir, d.ents[i]->d_name);
+	test_timing();
+	return tap_done();
+}
