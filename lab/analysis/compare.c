@@ -129,18 +129,6 @@ static void relative(struct compare_row *row, int higher)
 	row->ci_pct_hi = (higher ? hi : -lo) + 0.0;
 }
 
-/* The series' primary flag: its metric is one of its workload's primary metrics. */
-static int is_primary(const struct series_what *g)
-{
-	size_t n = 0;
-	const struct workload_metric *m = workload_primary(g->workload, &n);
-
-	for (size_t i = 0; m && i < n; i++)
-		if (!strcmp(m[i].name, g->metric))
-			return 1;
-	return 0;
-}
-
 /* One side summarised per boot: bs gets the spreads, *sum the statistics of the boot means
  * (room for x->n of them in means). */
 static int side_boots(const struct series *x, enum stats_mean kind, double *means,
@@ -162,7 +150,7 @@ static int fill_row(const struct series_set *s, size_t key, const struct series 
 	if (!ma || !mb)
 		return -ENOMEM;
 	row->key = key;
-	row->primary = is_primary(g);
+	row->primary = workload_metric_is_primary(g->workload, g->metric);
 	row->mean = series_unit_is_rate(g->unit) && all_positive(a) && all_positive(b)
 			    ? STATS_HARMONIC
 			    : STATS_ARITHMETIC;

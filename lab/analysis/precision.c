@@ -13,17 +13,6 @@
 #include "proto/workload.h"
 #include "util/cleanup.h"
 
-static int is_primary(const struct series_what *g)
-{
-	size_t n = 0;
-	const struct workload_metric *m = workload_primary(g->workload, &n);
-
-	for (size_t i = 0; m && i < n; i++)
-		if (!strcmp(m[i].name, g->metric))
-			return 1;
-	return 0;
-}
-
 /* Half-width of the 95 % interval of the mean over boots, % of the mean; INFINITY below two
  * boots or when the interval is unbounded. */
 static int half_width(const struct series *x, const struct series_what *g, double *out)
@@ -73,7 +62,7 @@ int precision_check(json_t *runs, double target_pct, struct precision_status *st
 		const struct series_what *g = &s.groups[s.keys[x->key].group];
 		double h;
 
-		if (!is_primary(g))
+		if (!workload_metric_is_primary(g->workload, g->metric))
 			continue;
 		if ((r = half_width(x, g, &h)) < 0)
 			break;

@@ -233,6 +233,17 @@ const struct workload_metric *workload_primary(const char *name, size_t *n)
 	return w ? w->primary : NULL;
 }
 
+int workload_metric_is_primary(const char *name, const char *metric)
+{
+	size_t n = 0;
+	const struct workload_metric *m = workload_primary(name, &n);
+
+	for (size_t i = 0; m && i < n; i++)
+		if (!strcmp(m[i].name, metric))
+			return 1;
+	return 0;
+}
+
 void workload_names(char *buf, size_t len)
 {
 	size_t used = 0;

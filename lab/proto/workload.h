@@ -76,3 +76,5 @@ int workload_params_max(const struct workload_def *w, const json_t *params, cons
 /* The primary metrics of the workload called name (*n of them), NULL when there is no such
  * workload. */
 const struct workload_metric *workload_primary(const char *name, size_t *n);
+/* Whether metric is one of the primary metrics of the workload called name. */
+int workload_metric_is_primary(const char *name, const char *metric);
