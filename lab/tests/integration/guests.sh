@@ -40,9 +40,10 @@ check "status panic" jqr "$tmp/panic" '.status == "panic" and .runs[0].status ==
 check "panic lines in the report" jqr "$tmp/panic" '.runs[0].console_excerpt | test("Kernel panic - not syncing")'
 check "no qemu left after panic" no_qemu
 
-# A guest that hangs after the agent started: caught by the progress timeout (5 s).
+# A guest that hangs after the agent started: caught by the progress timeout (5 s).  This and
+# the kill tests time the lab itself: --quiet-wait 0, no waiting for a quiet host first.
 start=$(date +%s)
-$lab run lab/tests/data/jobs/hang.json --out "$tmp/hang" >/dev/null 2>&1
+$lab run lab/tests/data/jobs/hang.json --quiet-wait 0 --out "$tmp/hang" >/dev/null 2>&1
 rc=$? el=$(( $(date +%s) - start ))
 ok $([ $rc = 3 ] && echo 0 || echo 1) "hang job exits 3"
 check "status hang" jqr "$tmp/hang" '.runs[0].status == "hang" and .runs[0].end == "progress-timeout"'
@@ -74,7 +75,7 @@ check "... naming the topology and the numbers" grep -q "topology: the guest doe
 check "... writing nothing" test ! -e "$tmp/big"
 
 # The lab killed with SIGKILL mid-run: the guard process takes the guest down.
-$lab run configs/quick.json --out "$tmp/killed" >/dev/null 2>&1 &
+$lab run configs/quick.json --quiet-wait 0 --out "$tmp/killed" >/dev/null 2>&1 &
 pid=$!
 for _ in $(seq 1 100); do pgrep -f "guest=numalab-$pid-" >/dev/null && break; sleep 0.1; done
 check "guest running before the kill" pgrep -f "guest=numalab-$pid-"
@@ -83,7 +84,7 @@ for _ in $(seq 1 50); do pgrep -f "guest=numalab-$pid-" >/dev/null || break; sle
 check "no qemu left after SIGKILL of lab" no_qemu
 
 # SIGINT mid-run: the guest is destroyed and the report says so.
-$lab run configs/quick.json --out "$tmp/int" >/dev/null 2>&1 &
+$lab run configs/quick.json --quiet-wait 0 --out "$tmp/int" >/dev/null 2>&1 &
 pid=$!
 for _ in $(seq 1 100); do pgrep -f "guest=numalab-$pid-" >/dev/null && break; sleep 0.1; done
 kill -INT $pid; wait $pid
