@@ -377,11 +377,14 @@ json_t *compare_row_json(const struct series_set *s, const struct compare_row *r
 {
 	json_t *o = key_json(s, r->key);
 	json_t *a = summary_json(&r->a), *b = summary_json(&r->b);
-	int fail = !o || !a || !b;
+	json_t *ba = boots_json(&r->ab), *bb = boots_json(&r->bb);
+	int fail = !o || !a || !b || !ba || !bb;
 
 	/* Each side: the statistics of its per-boot means plus how the boots spread. */
-	fail = fail || json_object_update(a, boots_json(&r->ab)) < 0;
-	fail = fail || json_object_update(b, boots_json(&r->bb)) < 0;
+	fail = fail || json_object_update(a, ba) < 0;
+	fail = fail || json_object_update(b, bb) < 0;
+	json_decref(ba);
+	json_decref(bb);
 	fail = fail || json_object_set_new(o, "mean", json_string(r->mean == STATS_HARMONIC
 									  ? "harmonic"
 									  : "arithmetic")) < 0;
