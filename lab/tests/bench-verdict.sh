@@ -46,8 +46,8 @@ pool() {
 	mkdir -p "$dir"
 	for ((i = 0; i < n; i++)); do
 		t0=$(date +%s.%N)
-		$LAB run "$job" --timing "$model" --quiet-wait 0 --out "$dir/r-$i" >/dev/null 2>&1 ||
-			echo "warning: boot $i of $job under $model did not end ok" >&2
+		$LAB run "$job" --timing "$model" --quiet-wait 0 --out "$dir/r-$i" >/dev/null 2>"$dir/r-$i.err" ||
+			{ echo "warning: boot $i of $job under $model did not end ok:" >&2; tail -3 "$dir/r-$i.err" >&2; }
 		t1=$(date +%s.%N)
 		echo "$t1 - $t0" | bc -l >>"$dir/wall.t"
 	done
@@ -77,8 +77,9 @@ judge() {
 	while IFS= read -r line; do
 		a=${line%|*} b=${line#*|}
 		rm -rf "$tmp/A" "$tmp/B"; mkdir -p "$tmp/A" "$tmp/B"
-		for i in $a; do ln -s "$da/r-$i" "$tmp/A/r-$i"; done
-		for i in $b; do ln -s "$db/r-$i" "$tmp/B/r-$i"; done
+		# A boot that wrote no report (it failed to start) is left out of the split.
+		for i in $a; do [ -e "$da/r-$i/report.json" ] && ln -s "$da/r-$i" "$tmp/A/r-$i"; done
+		for i in $b; do [ -e "$db/r-$i/report.json" ] && ln -s "$db/r-$i" "$tmp/B/r-$i"; done
 		set +e; $LAB compare "$tmp/A" "$tmp/B" --json >"$out.$k.json" 2>"$out.$k.err"; rc=$?; set -e
 		case $rc in 0) c0=$((c0 + 1));; 1) c1=$((c1 + 1));; 3) c3=$((c3 + 1));; *) c2=$((c2 + 1));; esac
 		k=$((k + 1))
