@@ -84,8 +84,8 @@ static const struct workload_param memscale_params[] = {
 	P_TASKS,
 	P_MEMORY(64, "memory each task reserves after the release, MiB (runt's -b)"),
 	{.name = "huge", .type = WORKLOAD_PARAM_ENUM, .choices = memscale_huge,
-	 .help = "system (the THP knob decides, as in the seed), thp (MADV_HUGEPAGE), nothp "
-		 "(MADV_NOHUGEPAGE) or hugetlb (MAP_HUGETLB, 2 MiB pages; needs nr_hugepages)"},
+	 .help = "system: the THP knob decides, as in the seed; thp: MADV_HUGEPAGE; nothp: "
+		 "MADV_NOHUGEPAGE; hugetlb: MAP_HUGETLB, 2 MiB pages, needs nr_hugepages"},
 	{.name = "stride_kib", .type = WORKLOAD_PARAM_INT, .min = 1, .max = 2048, .def = 4,
 	 .help = "one byte written per this many KiB (the seed: 4)"},
 	P_PIN,

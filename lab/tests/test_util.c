@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tap.h"
@@ -129,7 +130,10 @@ static void on_line(void *ud, const char *l)
 
 static void test_spawn(void)
 {
-	char *argv[] = { "sh", "-c", "echo $NUMALAB_T; pwd; echo err >&2; exit 3", NULL };
+	/* A script file run by its path: no shell string. */
+	static const char script[] = "#!/bin/sh\necho $NUMALAB_T; pwd; echo err >&2; exit 3\n";
+	char path[PATH_MAX];
+	char *argv[] = { path, NULL };
 	const char *env[] = { "NUMALAB_T=over", NULL };
 	struct spawn_job *j = calloc(1, sizeof(*j));
 	struct lines ls = { 0 };
@@ -138,6 +142,12 @@ static void test_spawn(void)
 
 	if (!j)
 		return;
+	snprintf(path, sizeof(path), "%s/t.sh", tmp);
+	if (!tap_ok(fs_write_atomic(path, script, strlen(script)) == 0 && chmod(path, 0755) == 0,
+		    "spawn: test script written")) {
+		free(j);
+		return;
+	}
 	setenv("NUMALAB_T", "inherited", 1);
 	*j = (struct spawn_job){ .argv = argv, .env = env, .cwd = tmp, .log_fd = -1,
 				 .line = on_line, .ud = &ls };
