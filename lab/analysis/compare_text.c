@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analysis/compare.h"
+#include "analysis/format.h"
 #include "util/cleanup.h"
 #include "util/strbuf.h"
 
@@ -13,22 +14,12 @@
 
 static const char *fmt_num(char *buf, size_t len, double v)
 {
-	if (isnan(v))
-		return "-";
-	if (isinf(v))
-		return v > 0 ? "inf" : "-inf";
-	snprintf(buf, len, "%.4g", v);
-	return buf;
+	return format_number(buf, len, v, "%.4g", "inf", "-inf");
 }
 
 static const char *fmt_pct(char *buf, size_t len, double v, int sign)
 {
-	if (isnan(v))
-		return "-";
-	if (isinf(v))
-		return v > 0 ? "+inf%" : "-inf%";
-	snprintf(buf, len, sign ? "%+.2f%%" : "%.1f%%", v);
-	return buf;
+	return format_number(buf, len, v, sign ? "%+.2f%%" : "%.1f%%", "+inf%", "-inf%");
 }
 
 static void text_side(struct strbuf *sb, const char *name, const struct series_variant *v)

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "analysis/charts.h"
+#include "analysis/format.h"
 #include "core/timing.h"
 #include "util/cleanup.h"
 
@@ -90,22 +91,12 @@ static int embeddable(const char *code, const char *end_tag)
 
 static const char *fmt_num(char *buf, size_t len, double v)
 {
-	if (isnan(v))
-		return "-";
-	if (isinf(v))
-		return v > 0 ? "unbounded" : "-unbounded";
-	snprintf(buf, len, "%.4g", v);
-	return buf;
+	return format_number(buf, len, v, "%.4g", "unbounded", "-unbounded");
 }
 
 static const char *fmt_pct(char *buf, size_t len, double v)
 {
-	if (isnan(v))
-		return "-";
-	if (isinf(v))
-		return v > 0 ? "+unbounded" : "-unbounded";
-	snprintf(buf, len, "%+.2f%%", v);
-	return buf;
+	return format_number(buf, len, v, "%+.2f%%", "+unbounded", "-unbounded");
 }
 
 /* ---- reports and A/B tables ---------------------------------------------------------- */
