@@ -191,6 +191,7 @@ struct __attribute__((aligned(128))) rt_task {
 	uint64_t ops;           /* workload-defined count of operations done */
 	struct rt_perf_counts perf;
 	struct rt_place place;
+	double place_s;         /* the placement query's time (the lab's check, not the work) */
 	void *region;           /* set by the workload: pages to check placement of */
 	size_t region_len;
 };
@@ -222,6 +223,10 @@ struct rt_team {
 	struct rt_task *tasks;
 	volatile int *stop;
 	double t_release, t_done;
+	/* The whole repetition, as the seeds' `perf stat -r` timed a whole program: t_start (the
+	 * team is being created) ... t_leave (the placement query, the lab's own check, is over)
+	 * ... t_end (every task cleaned up, unmapped and gone). */
+	double t_start, t_leave, t_end;
 	struct rt_vmstat vm0, vm1;
 };
 

@@ -196,9 +196,13 @@ static void rt_task_main(struct rt_team *t, struct rt_gates *g, unsigned idx, in
 	if (r == 0)
 		rt_task_measure(t, k, &perf, state, who);
 	rt_gate_task(g, GATE_DONE);
-	if (r == 0 && k->err == 0)
+	if (r == 0 && k->err == 0) {
+		double t0 = rt_now_s();
+
 		rt_place_query(k->region, k->region_len, t->place_page, RT_PLACE_SAMPLES, k->node,
 			       &k->place);
+		k->place_s = rt_now_s() - t0;
+	}
 	rt_gate_task(g, GATE_LEAVE);
 	if (t->ops->cleanup && r == 0)
 		t->ops->cleanup(t, k, state);
@@ -265,9 +269,11 @@ static int rt_run_threads(struct rt_team *t, struct rt_gates *g)
 	rt_gate_coord(g, GATE_DONE, t->n);
 	t->t_done = rt_now_s();
 	rt_vmstat_read(&t->vm1);
+	t->t_leave = rt_now_s();
 	rt_gate_coord(g, GATE_LEAVE, t->n);
 	for (unsigned i = 0; i < t->n; i++)
 		pthread_join(tid[i], NULL);
+	t->t_end = rt_now_s();
 	for (int i = 0; i < GATE_NR; i++)
 		pthread_barrier_destroy(&g->bar[i]);
 	return 0;
@@ -340,8 +346,10 @@ static int rt_run_processes(struct rt_team *t, struct rt_gates *g)
 		r = rt_gate_coord(g, GATE_DONE, t->n);
 	t->t_done = rt_now_s();
 	rt_vmstat_read(&t->vm1);
+	t->t_leave = rt_now_s();
 	rt_gate_coord(g, GATE_LEAVE, t->n);
 	r2 = rt_reap(t, pids, started);
+	t->t_end = rt_now_s();
 	return r ? r : r2;
 }
 
@@ -366,6 +374,7 @@ int rt_team_run(struct rt_team *t)
 		t->stop = t->stop == MAP_FAILED ? NULL : t->stop;
 		return r;
 	}
+	t->t_start = rt_now_s();
 	r = t->processes ? rt_run_processes(t, &g) : rt_run_threads(t, &g);
 	for (int i = 0; i < GATE_NR; i++) {
 		rt_close(&g.pipe[i][0]);

@@ -35,7 +35,7 @@ void cmd_compare_help(void)
 	       "  inconclusive              neither: the line says about how many boots would do\n"
 	       "  insufficient-data         fewer than 2 boots on a side\n"
 	       "Only each workload's primary metrics decide (pft faults_per_s, page_fault*\n"
-	       "ops_per_s, memscale's elapsed time, mmap_contention's fault rate and p99\n"
+	       "ops_per_s, memscale's whole run, mmap_contention's fault rate and p99\n"
 	       "latency); the rest are shown below them.  Rates (units ending in /s) use\n"
 	       "harmonic means, tested on reciprocals.  Runs of different timing models (kvm,\n"
 	       "tcg, icount: the report's host.timing) are never pooled or compared.\n\n"

@@ -26,7 +26,7 @@ void cmd_run_help(void)
 {
 	printf("usage: lab run JOB.json [--out DIR] [--connect URI] [--accel auto|tcg|kvm]\n"
 	       "               [--timing auto|kvm|tcg|icount] [--quiet-wait S] [--state DIR]\n"
-	       "               [--keep-initrd]\n\n"
+	       "               [--parallel N|auto] [--keep-initrd]\n\n"
 	       "Boots one libvirt guest per repetition of the job, runs its workloads inside and\n"
 	       "writes DIR/report.json (default reports/<id>/) after every run.\n\n"
 	       "  --out DIR      report directory\n"
@@ -40,6 +40,11 @@ void cmd_run_help(void)
 	       "  --quiet-wait S under kvm or tcg, wait up to S seconds before each run for the\n"
 	       "                 host to be quiet (default %.0f; 0: do not wait); runs measured\n"
 	       "                 on a busy host are flagged in the report either way\n"
+	       "  --parallel N   guests at once, overriding the job's \"parallel\": under icount\n"
+	       "                 N, or auto (the default) for one per host core other work leaves\n"
+	       "                 free, as many as memory holds; under kvm and tcg always 1, since\n"
+	       "                 a guest beside another moves its figures (N > 1 with those is\n"
+	       "                 refused)\n"
 	       "  --state DIR    state directory (default $LAB_STATE_DIR or\n"
 	       "                 ~/.local/state/numalab): libvirt root, KVM verdict cache\n"
 	       "  --keep-initrd  keep each run's initrd.cpio (to replay a run by hand)\n\n"
@@ -81,6 +86,7 @@ static int load_job(const char *file, struct job *job)
 struct run_args {
 	const char *job, *out, *uri, *accel, *timing;
 	double quiet_wait_s;
+	int parallel;        /* run_opts.parallel */
 	int keep_initrd;
 	char state[4096];
 };
@@ -95,6 +101,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "keep-initrd", no_argument, NULL, 'k' },
 		{ "timing", required_argument, NULL, 't' },
 		{ "quiet-wait", required_argument, NULL, 'q' },
+		{ "parallel", required_argument, NULL, 'p' },
 		{ 0 },
 	};
 	int c;
@@ -112,6 +119,24 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		case 's': snprintf(a->state, sizeof(a->state), "%s", optarg); break;
 		case 'k': a->keep_initrd = 1; break;
 		case 't': a->timing = optarg; break;
+		case 'p': {
+			char *end;
+			long n;
+
+			if (!strcmp(optarg, "auto")) {
+				a->parallel = -1;
+				break;
+			}
+			errno = 0;
+			n = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || n < 1 || n > JOB_MAX_PARALLEL) {
+				cli_err("run: --parallel must be auto or a number 1..%d",
+					JOB_MAX_PARALLEL);
+				return -EINVAL;
+			}
+			a->parallel = (int)n;
+			break;
+		}
 		case 'q': {
 			char *end;
 
@@ -163,6 +188,16 @@ int cmd_run(int argc, char **argv)
 	}
 	if (load_job(a.job, &job) < 0)
 		return EXIT_BAD_INPUT;
+	if (a.parallel > 1 && (o.timing == TIMING_KVM || o.timing == TIMING_TCG ||
+			       (o.timing == TIMING_AUTO && job.timing != TIMING_AUTO &&
+				job.timing != TIMING_ICOUNT))) {
+		cli_err("run: --parallel %d needs the deterministic timing model (icount): under "
+			"%s a guest's figures move with what else runs on the host", a.parallel,
+			timing_info(o.timing != TIMING_AUTO ? o.timing : job.timing)->name);
+		job_free(&job);
+		return EXIT_BAD_INPUT;
+	}
+	o.parallel = a.parallel;
 	o.quiet_wait_s = a.quiet_wait_s;
 	o.job_file = a.job;
 	o.out_dir = a.out;

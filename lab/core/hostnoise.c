@@ -96,6 +96,18 @@ int hostnoise_quiet(const struct host_sample *a, const struct host_sample *b, lo
 	return !a->other_qemu && !b->other_qemu && share <= HOSTNOISE_QUIET_LIMIT;
 }
 
+unsigned hostnoise_free_cpus(const struct host_sample *a, const struct host_sample *b, long hz)
+{
+	double share = others_share(a, b, 0, hz), busy;
+
+	if (!b->ncpus)
+		return 1;
+	if (!isfinite(share))
+		return b->ncpus;
+	busy = round(share * b->ncpus);
+	return busy >= b->ncpus ? 1 : b->ncpus - (unsigned)busy;
+}
+
 static json_t *sample_json(const struct host_sample *s)
 {
 	return json_pack("{s:f, s:f, s:I, s:i, s:i}", "load1", s->load1, "load5", s->load5,

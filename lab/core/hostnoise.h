@@ -53,5 +53,8 @@ void hostnoise_judge(struct host_noise *n, long hz);
  * other QEMU); own_cpu_s as above, usually 0 before a guest starts. */
 int hostnoise_quiet(const struct host_sample *a, const struct host_sample *b, long hz);
 
+/* Host cores that other work left free between a and b: the CPUs less the others' busy time in
+ * whole cores (rounded), at least 1. */
+unsigned hostnoise_free_cpus(const struct host_sample *a, const struct host_sample *b, long hz);
 /* The report's "host.noise" object (reports/SCHEMA.md); NULL on ENOMEM. */
 json_t *hostnoise_json(const struct host_noise *n, double waited_s, int quiet_wait);

@@ -14,7 +14,7 @@
 
 static const char *const job_keys[] = {
 	"name", "topology", "kernel", "kernels", "repeats", "workloads", "timeouts", "debug",
-	"knobs", "image", "timing", "precision", NULL,
+	"knobs", "image", "timing", "precision", "parallel", NULL,
 };
 static const char *const precision_keys[] = {"ci_pct", "min_boots", "max_boots", "max_s", NULL};
 static const char *const workload_keys[] = {"name", "params", "timeout_s", NULL};
@@ -284,6 +284,29 @@ static int parse_timing(const json_t *j, struct job *job, struct lab_error *err)
 	return 0;
 }
 
+/* "parallel": guests at once.  Only the deterministic model's figures are independent of what
+ * else runs on the host, so more than one at once is refused where the job asks for a
+ * host-clock model; under "auto" the lab decides once the model is known (stage/run.c). */
+static int parse_parallel(const json_t *j, struct job *job, struct lab_error *err)
+{
+	const json_t *v = json_object_get(j, "parallel");
+
+	job->parallel = 0;
+	if (!v || (json_is_string(v) && !strcmp(json_string_value(v), "auto")))
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+	    json_integer_value(v) > JOB_MAX_PARALLEL)
+		return error_set(err, "parallel", "must be \"auto\" or an integer 1..%d",
+				 JOB_MAX_PARALLEL);
+	job->parallel = (unsigned)json_integer_value(v);
+	if (job->parallel > 1 && (job->timing == TIMING_KVM || job->timing == TIMING_TCG))
+		return error_set(err, "parallel", "%u guests at once need the deterministic timing "
+				 "model (\"timing\": \"icount\"): under %s a guest's figures "
+				 "move with what else runs on the host", job->parallel,
+				 timing_info(job->timing)->name);
+	return 0;
+}
+
 static int job_parse(const json_t *j, job_topology_loader load, void *userdata, struct job *job,
 		     struct lab_error *err)
 {
@@ -298,6 +321,7 @@ static int job_parse(const json_t *j, job_topology_loader load, void *userdata, 
 	    (r = parse_workloads(j, job, err)) < 0 || (r = parse_timeouts(j, job, err)) < 0 ||
 	    (r = parse_debug(j, job, err)) < 0 || (r = job_parse_image(j, job, err)) < 0 ||
 	    (r = parse_timing(j, job, err)) < 0 || (r = parse_precision(j, job, err)) < 0 ||
+	    (r = parse_parallel(j, job, err)) < 0 ||
 	    (r = knobs_parse(json_object_get(j, "knobs"), &job->topo, &job->knobs, err)) < 0)
 		return r;
 	/* A topology without a name of its own is called by its reference's base name. */

@@ -14,6 +14,8 @@
 /* How long the agent lets a workload run when the job gives no timeout_s. */
 #define JOB_DEFAULT_WORKLOAD_TIMEOUT_S 1800.0
 #define JOB_MAX_REPEATS 1000
+/* "parallel": at most this many guests at once. */
+#define JOB_MAX_PARALLEL 64
 
 struct job_workload {
 	char name[32];
@@ -75,6 +77,7 @@ struct job {
 	json_t *knobs;               /* normalised "knobs" (lab/core/knobs.c), NULL = none */
 	enum timing_model timing;    /* "timing": kvm, tcg, icount or auto (the default) */
 	struct job_precision precision; /* "precision": adaptive repetitions; ci_pct 0 = off */
+	unsigned parallel;           /* "parallel": guests at once, 0 = "auto" (the default) */
 };
 
 /* Resolves a topology reference (name like "4s-8c" or a path) to parsed JSON.  Returns 0 or a

@@ -84,3 +84,12 @@ json_t *memplan_to_json(const struct memplan *p)
 			 (json_int_t)p->host_reserve_mib, "need_mib", (json_int_t)p->need_mib,
 			 "nodes", nodes);
 }
+
+unsigned memplan_fit(const struct memplan *p, unsigned long host_available_mib)
+{
+	unsigned long each = p->guest_mib + p->qemu_mib;
+
+	if (host_available_mib <= p->host_reserve_mib || !each)
+		return 0;
+	return (unsigned)((host_available_mib - p->host_reserve_mib) / each);
+}

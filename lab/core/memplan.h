@@ -39,6 +39,9 @@ void memplan_build(const struct topology *t, struct memplan *p);
  * else -EINVAL with *err naming the JSON path (prefix, e.g. "topology") and the numbers. */
 int memplan_check(const struct memplan *p, const char *prefix, unsigned long host_available_mib,
 		  unsigned long host_total_mib, struct lab_error *err);
+/* How many guests of this plan fit in host_available_mib at once (each its RAM and QEMU, the
+ * reserve once); 0 when not even one does. */
+unsigned memplan_fit(const struct memplan *p, unsigned long host_available_mib);
 /* {"guest_mib","qemu_mib","host_reserve_mib","need_mib","nodes":[{"id","vcpus","memory_mib",
  * "min_mib"}]} for the report. */
 json_t *memplan_to_json(const struct memplan *p);

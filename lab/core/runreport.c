@@ -167,6 +167,9 @@ json_t *runreport_run_json(const struct run_record *r)
 		json_object_set_new(json_object_get(run, "host"), "timing", timing_json(r));
 	if (run && r->noise)
 		json_object_set(json_object_get(run, "host"), "noise", r->noise);
+	if (run && r->host.guests_at_once)
+		json_object_set_new(json_object_get(run, "host"), "guests_at_once",
+				    json_integer(r->host.guests_at_once));
 	/* What the agent applied and read back, as lab/proto/channel.c check_knobs let it through;
 	 * null when not reported. */
 	if (run)

@@ -21,6 +21,8 @@ struct run_host {
 	unsigned long mem_total_mib, mem_available_mib; /* 0: not read */
 	enum timing_model timing;          /* the run's timing model (lab/core/timing.h) */
 	char timing_reason[256];
+	unsigned guests_at_once;           /* the most of the job's guests running at once while
+					    * this one ran, itself included; 0: not recorded */
 };
 
 struct run_record {

@@ -79,3 +79,35 @@ enum timing_model timing_choose(enum timing_model req, int kvm_ok, unsigned vcpu
 				   "matters more than boot-to-boot precision");
 	return TIMING_TCG;
 }
+
+unsigned timing_parallel(enum timing_model m, unsigned asked, unsigned free_cpus, unsigned fit,
+			 unsigned runs, char *why, size_t len)
+{
+	unsigned n = asked ? asked : free_cpus;
+	const char *from = asked ? "asked for" : "one per free host core";
+
+	if (!models[m].deterministic) {
+		if (asked > 1)
+			snprintf(why, len, "1 guest at a time, not the %u asked for: under %s a "
+				 "guest beside another moves its figures", asked, models[m].name);
+		else
+			snprintf(why, len, "1 guest at a time: under %s a guest beside another "
+				 "moves its figures", models[m].name);
+		return 1;
+	}
+	if (n < 1)
+		n = 1;
+	if (fit < 1)
+		fit = 1;
+	if (n > fit) {
+		n = fit;
+		from = "as many as the host's memory holds";
+	}
+	if (runs && n > runs) {
+		n = runs;
+		from = "one per run";
+	}
+	snprintf(why, len, "%u guest%s at once (%s): under %s a guest's figures do not depend on "
+		 "what else runs", n, n == 1 ? "" : "s", from, models[m].name);
+	return n;
+}

@@ -49,3 +49,11 @@ int timing_parse(const char *s, enum timing_model *out);
  * one sentence. */
 enum timing_model timing_choose(enum timing_model req, int kvm_ok, unsigned vcpus, int ab,
 				char *why, size_t len);
+/* How many guests of one job run at once.  asked: the job's or the CLI's "parallel", 0 for
+ * auto.  Under a host-clock model (kvm, tcg) one, since a guest beside another moves its
+ * figures (an asked N > 1 is cut to 1 and why says so); under the deterministic model the
+ * number asked, or for auto one per free host core (each icount guest runs its vCPUs on one
+ * host thread); never more than fit (guests the host's memory holds at once, at least 1 is
+ * assumed) nor than runs.  why gets one sentence. */
+unsigned timing_parallel(enum timing_model m, unsigned asked, unsigned free_cpus, unsigned fit,
+			 unsigned runs, char *why, size_t len);

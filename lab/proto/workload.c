@@ -180,7 +180,9 @@ static int memscale_check(const json_t *params, const char *path, struct lab_err
 
 /* What an A/B verdict looks at, by the metric names the runners report (configs/README.md). */
 static const struct workload_metric pft_primary[] = {{"faults_per_s", "higher"}};
-static const struct workload_metric memscale_primary[] = {{"elapsed_s", "lower"}};
+/* The seed's figure is `perf stat -r` over whole programs: the whole repetition, unmapping
+ * included, not the touching alone (elapsed_s). */
+static const struct workload_metric memscale_primary[] = {{"run_s", "lower"}};
 static const struct workload_metric pf_primary[] = {{"ops_per_s", "higher"}};
 static const struct workload_metric mmc_primary[] = {{"faults_per_s", "higher"},
 						     {"fault_latency_p99_ns", "lower"}};

@@ -112,3 +112,18 @@ int hostload_wait_quiet(double max_s, volatile sig_atomic_t *interrupt, double *
 		a = *last;
 	}
 }
+
+unsigned hostload_free_cpus(double window_s)
+{
+	struct host_sample a, b;
+	struct timespec ts = { (time_t)window_s,
+			       (long)((window_s - (double)(time_t)window_s) * 1e9) };
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (hostload_sample(NULL, &a) < 0)
+		return n > 0 ? (unsigned)n : 1;
+	nanosleep(&ts, NULL);
+	if (hostload_sample(NULL, &b) < 0)
+		return n > 0 ? (unsigned)n : 1;
+	return hostnoise_free_cpus(&a, &b, sysconf(_SC_CLK_TCK));
+}

@@ -53,12 +53,13 @@ int imgrun_build(struct imgrun *ir, int kvm, void (*progress)(void *, const char
 	return image_ensure(ir->recipe_path, &ir->opts, &ir->info, err);
 }
 
-const char *imgrun_before(struct imgrun *ir, const char *run_dir, char *why, size_t len)
+const char *imgrun_before(const struct imgrun *ir, const char *run_dir, char *overlay,
+			  char *why, size_t len)
 {
 	_cleanup_free_ char *abs = NULL;
 	int r;
 
-	ir->overlay[0] = '\0';
+	overlay[0] = '\0';
 	if (!ir->on)
 		return NULL;
 	r = fs_mkdir_p(run_dir, 0755);
@@ -67,16 +68,16 @@ const char *imgrun_before(struct imgrun *ir, const char *run_dir, char *why, siz
 		snprintf(why, len, "cannot create %s: %s", run_dir, strerror(r < 0 ? -r : errno));
 		return NULL;
 	}
-	snprintf(ir->overlay, sizeof(ir->overlay), "%s/%s", abs, IMGRUN_OVERLAY);
-	if (diskboot_overlay_create(ir->info.disk, ir->overlay, why, len) < 0) {
-		ir->overlay[0] = '\0';
+	snprintf(overlay, PATH_MAX, "%s/%s", abs, IMGRUN_OVERLAY);
+	if (diskboot_overlay_create(ir->info.disk, overlay, why, len) < 0) {
+		overlay[0] = '\0';
 		return NULL;
 	}
-	return ir->overlay;
+	return overlay;
 }
 
-json_t *imgrun_after(struct imgrun *ir, const struct job *job, enum outcome outcome,
-		     int interrupted, const char *run_dir, const char *run_rel)
+json_t *imgrun_after(const struct imgrun *ir, const struct job *job, enum outcome outcome,
+		     int interrupted, const char *run_dir, const char *run_rel, char *overlay)
 {
 	const char *collect[JOB_MAX_COLLECT];
 	json_t *pm = NULL;
@@ -86,18 +87,18 @@ json_t *imgrun_after(struct imgrun *ir, const struct job *job, enum outcome outc
 	for (unsigned i = 0; i < job->image.nr_collect; i++)
 		collect[i] = job->image.collect[i];
 	/* Only failures pay for an appliance launch; an interrupted lab should stop quickly. */
-	if (outcome != OUTCOME_OK && !interrupted && ir->overlay[0]) {
+	if (outcome != OUTCOME_OK && !interrupted && overlay[0]) {
 		struct postmortem_opts po = {
-			.overlay = ir->overlay, .run_dir = run_dir, .run_rel = run_rel,
+			.overlay = overlay, .run_dir = run_dir, .run_rel = run_rel,
 			.kvm = ir->kvm, .collect = collect, .nr_collect = job->image.nr_collect,
 			.nr_workloads = job->nr_workloads,
 		};
 
 		pm = postmortem_collect(&po);
 	}
-	if (ir->overlay[0])
-		unlink(ir->overlay);
-	ir->overlay[0] = '\0';
+	if (overlay[0])
+		unlink(overlay);
+	overlay[0] = '\0';
 	/* "postmortem" only when one ran. */
 	return json_pack("{s:{s:s,s:s,s:s,s:s,s:b},s:o*}", "image", "recipe", ir->info.name,
 			 "key", ir->info.key, "base", ir->info.disk, "root", DISKPLAN_ROOT_DEVICE,

@@ -18,7 +18,6 @@ struct imgrun {
 	struct image_opts opts;
 	struct image_info info;
 	char recipe_path[PATH_MAX];
-	char overlay[PATH_MAX];      /* the current run's; "" between runs */
 };
 
 /* Resolve and check the recipe (its files, perf_stat against its packages) with no side
@@ -28,11 +27,13 @@ int imgrun_resolve(const struct job *job, const char *job_dir, const char *runne
 /* Build the image unless cached; kvm is the host's verdict. */
 int imgrun_build(struct imgrun *ir, int kvm, void (*progress)(void *, const char *), void *ud,
 		 struct lab_error *err);
-/* Before a run: the overlay run_dir/overlay.qcow2 over the base.  The overlay's path, or NULL
- * for an initramfs job or a failure (why says which). */
-const char *imgrun_before(struct imgrun *ir, const char *run_dir, char *why, size_t len);
-/* After a run: the post-mortem unless it ended ok or was interrupted, then the overlay is
- * deleted.  Returns {"image": {...}, "postmortem": {...}} ("postmortem" only when one ran)
- * for the report, or NULL for an initramfs job. */
-json_t *imgrun_after(struct imgrun *ir, const struct job *job, enum outcome outcome,
-		     int interrupted, const char *run_dir, const char *run_rel);
+/* Before a run: the overlay run_dir/overlay.qcow2 over the base, its path in overlay[PATH_MAX]
+ * (the run's own: runs may overlap, stage/run.c).  Returns overlay, or NULL for an initramfs
+ * job or a failure (why says which; overlay is then ""). */
+const char *imgrun_before(const struct imgrun *ir, const char *run_dir, char *overlay,
+			  char *why, size_t len);
+/* After a run: the post-mortem of overlay unless the run ended ok or was interrupted, then the
+ * overlay is deleted.  Returns {"image": {...}, "postmortem": {...}} ("postmortem" only when one
+ * ran) for the report, or NULL for an initramfs job. */
+json_t *imgrun_after(const struct imgrun *ir, const struct job *job, enum outcome outcome,
+		     int interrupted, const char *run_dir, const char *run_rel, char *overlay);

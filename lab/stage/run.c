@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +111,17 @@ void run_limits_scale(const struct job *job, enum timing_model m, struct run_lim
 	l->total_s *= f;
 }
 
+/* One run of the job, possibly beside others (stage/run.c runs up to c->parallel at once). */
+struct run_slot {
+	struct run_ctx *c;
+	unsigned index, repeat;
+	struct krun_kernel *k;
+	pthread_t thread;
+	int started, booting, finished, joined;
+	int r;                /* one_run's result */
+	unsigned at_once;     /* the most of the job's guests running while this one ran */
+};
+
 struct run_ctx {
 	const struct run_opts *o;
 	const struct job *job;
@@ -124,6 +136,14 @@ struct run_ctx {
 	struct krun kr;      /* the job's kernels (A/B: several, run interleaved) */
 	struct imgrun img;   /* the job's disk image, when it names one */
 	json_t *stop;        /* the report's "stop": why a "precision" job stopped */
+	unsigned parallel;   /* guests at once (timing_parallel) */
+	char parallel_why[256];
+	/* Guarded by lock: runs, sum, stop, slots' state and booting; the report file. */
+	pthread_mutex_t lock;
+	pthread_cond_t cond; /* a slot finished */
+	pthread_mutex_t plock; /* progress lines whole */
+	struct run_slot *slots;
+	unsigned nslots, booting;
 };
 
 static void progress(const struct run_ctx *c, const char *fmt, ...)
@@ -132,9 +152,11 @@ static void progress(const struct run_ctx *c, const char *fmt, ...)
 {
 	va_list ap;
 
+	pthread_mutex_lock((pthread_mutex_t *)&c->plock);
 	va_start(ap, fmt);
 	progress_vemit(c->o->progress, c->o->progress_ud, fmt, ap);
 	va_end(ap);
+	pthread_mutex_unlock((pthread_mutex_t *)&c->plock);
 }
 
 static int write_report(struct run_ctx *c)
@@ -213,12 +235,31 @@ static void fill_record(const struct run_limits *lim, const struct boot_result *
 	rec->shutdown_s = since(res->g.t_end, res->log.t_done);
 }
 
+/* Under c->lock: the run's JSON into c->runs in index order (runs side by side end in any
+ * order), the summary counted, the report rewritten. */
+static int record_add(struct run_ctx *c, const struct run_record *rec, json_t *rj)
+{
+	size_t i, n = json_array_size(c->runs);
+
+	for (i = n; i > 0; i--)
+		if (json_integer_value(json_object_get(json_array_get(c->runs, i - 1), "index")) <
+		    (json_int_t)rec->index)
+			break;
+	if (json_array_insert_new(c->runs, i, rj) < 0)
+		return -ENOMEM;
+	c->sum->status = outcome_worst(c->sum->status, rec->outcome);
+	c->sum->runs++;
+	c->sum->ok += rec->outcome == OUTCOME_OK;
+	return write_report(c);
+}
+
 /* A run whose kernel could not be built: recorded (build-failure, with the log tail in
  * kernel.build), never booted. */
 static int record_unbooted(struct run_ctx *c, struct run_record *rec, struct krun_kernel *k)
 {
 	_cleanup_json_ json_t *kextra = krun_report(k, NULL);
 	json_t *rj;
+	int r;
 
 	rec->outcome = k->fail;
 	snprintf(rec->reason, sizeof(rec->reason), "%s", k->reason);
@@ -227,12 +268,12 @@ static int record_unbooted(struct run_ctx *c, struct run_record *rec, struct kru
 	rj = runreport_run_json(rec);
 	if (!rj)
 		return -ENOMEM;
-	json_array_append_new(c->runs, rj);
-	c->sum->status = outcome_worst(c->sum->status, rec->outcome);
-	c->sum->runs++;
 	progress(c, "run %u/%u: %s, not booted: %s", rec->index + 1, c->job->repeats * c->kr.n,
 		 outcome_name(rec->outcome), rec->reason);
-	return write_report(c);
+	pthread_mutex_lock(&c->lock);
+	r = record_add(c, rec, rj);
+	pthread_mutex_unlock(&c->lock);
+	return r;
 }
 
 /* Before a run: under a host-clock model wait (bounded) for a quiet host, since every cycle
@@ -273,16 +314,35 @@ static json_t *noise_after(struct run_ctx *c, struct host_noise *n, double cpu_s
 	return hostnoise_json(n, waited, quiet == 1);
 }
 
-static int one_run(struct run_ctx *c, unsigned index, unsigned repeat, struct krun_kernel *k)
+/* This slot's guest is starting (on) or has stopped: every guest running now counts the others
+ * beside it. */
+static void mark_booting(struct run_slot *s, int on)
 {
+	struct run_ctx *c = s->c;
+
+	pthread_mutex_lock(&c->lock);
+	s->booting = on;
+	c->booting = on ? c->booting + 1 : c->booting - 1;
+	for (unsigned i = 0; on && i < c->nslots; i++)
+		if (c->slots[i].booting && c->slots[i].at_once < c->booting)
+			c->slots[i].at_once = c->booting;
+	pthread_mutex_unlock(&c->lock);
+}
+
+static int one_run(struct run_slot *s)
+{
+	struct run_ctx *c = s->c;
+	struct krun_kernel *k = s->k;
+	unsigned index = s->index;
 	int kvm = !strcmp(c->host.accel, "kvm");
 	int online = boot_online_after(kvm, c->job->topo.vcpus, k->jk->cmdline);
 	_cleanup_free_ char *cmdline = boot_cmdline(k->image, kvm, online, k->jk->cmdline);
 	_cleanup_json_ json_t *kextra = NULL, *iextra = NULL;
 	unsigned total = c->job->repeats * c->kr.n;
 	char dir[PATH_MAX + 32], name[64], run_id[192], why[512] = "", rel[32];
+	char overlay[PATH_MAX] = "";
 	const char *disk;
-	struct run_record rec = { .index = index, .repeat = repeat, .job = c->job,
+	struct run_record rec = { .index = index, .repeat = s->repeat, .job = c->job,
 				  .host = c->host, .total_s = -1, .boot_s = -1,
 				  .first_workload_s = -1, .workload_s = -1,
 				  .shutdown_s = -1 };
@@ -311,7 +371,7 @@ static int one_run(struct run_ctx *c, unsigned index, unsigned repeat, struct kr
 		return -ENOMEM;
 	if (k->fail != OUTCOME_OK)
 		return record_unbooted(c, &rec, k);
-	disk = imgrun_before(&c->img, dir, why, sizeof(why)); /* a fresh overlay per run */
+	disk = imgrun_before(&c->img, dir, overlay, why, sizeof(why)); /* a fresh overlay per run */
 	struct boot_params bp = {
 		.run_dir = dir, .name = name, .kernel = k->image, .cmdline = cmdline,
 		.topo = &c->job->topo, .accel = timing_info(c->host.timing)->accel,
@@ -325,7 +385,9 @@ static int one_run(struct run_ctx *c, unsigned index, unsigned repeat, struct kr
 	progress(c, "run %u/%u: booting %s, %u vCPUs, %u nodes (%s)", index + 1, total,
 		 k->jk->label, c->job->topo.vcpus, c->job->topo.nr_nodes,
 		 timing_info(c->host.timing)->name);
+	mark_booting(s, 1);
 	r = c->img.on && !disk ? -EIO : boot_run(&c->vc, &bp, &res);
+	mark_booting(s, 0);
 	rec.noise = noise_json = noise_after(c, &noise, r < 0 ? -1 : res.g.cpu_s, waited, quiet);
 	if (r < 0) {
 		rec.outcome = OUTCOME_INFRA_ERROR;
@@ -337,19 +399,36 @@ static int one_run(struct run_ctx *c, unsigned index, unsigned repeat, struct kr
 		progress(c, "run %u/%u: %s; post-mortem of its disk with libguestfs", index + 1,
 			 total, outcome_name(rec.outcome));
 	rec.image_extra = iextra = imgrun_after(&c->img, c->job, rec.outcome,
-						c->o->interrupt && *c->o->interrupt, dir, rel);
+						c->o->interrupt && *c->o->interrupt, dir, rel,
+						overlay);
 	rec.kernel_extra = kextra = krun_report(k, &res.log);
+	pthread_mutex_lock(&c->lock);
+	rec.host.guests_at_once = s->at_once;
+	pthread_mutex_unlock(&c->lock);
 	rj = runreport_run_json(&rec);
 	boot_result_free(&res);
 	if (!rj)
 		return -ENOMEM;
-	json_array_append_new(c->runs, rj);
-	c->sum->status = outcome_worst(c->sum->status, rec.outcome);
-	c->sum->runs++;
-	c->sum->ok += rec.outcome == OUTCOME_OK;
 	progress(c, "run %u/%u: %s (%s) boot %.1f s, total %.1f s", index + 1, total,
 		 outcome_name(rec.outcome), rec.reason, rec.boot_s, rec.total_s);
-	return write_report(c);
+	pthread_mutex_lock(&c->lock);
+	r = record_add(c, &rec, rj);
+	pthread_mutex_unlock(&c->lock);
+	return r;
+}
+
+static void *slot_main(void *arg)
+{
+	struct run_slot *s = arg;
+	struct run_ctx *c = s->c;
+	int r = one_run(s);
+
+	pthread_mutex_lock(&c->lock);
+	s->r = r;
+	s->finished = 1;
+	pthread_cond_signal(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
 }
 
 static void make_id(struct run_ctx *c)
@@ -507,43 +586,153 @@ static int prepare(struct run_ctx *c, char *msg, size_t len)
 	return r < 0 ? r : build_image(c, msg, len);
 }
 
+/* Guests at once: the job's or the CLI's "parallel" for the timing model now known, one per
+ * free host core under auto, as many as memory holds. */
+static void choose_parallel(struct run_ctx *c)
+{
+	unsigned long total = 0, avail = 0;
+	unsigned asked = c->o->parallel > 0    ? (unsigned)c->o->parallel
+			 : c->o->parallel < 0 ? 0
+					      : c->job->parallel;
+	unsigned free_cpus = 1, fit = 1;
+	struct memplan plan;
+
+	if (timing_info(c->host.timing)->deterministic) {
+		memplan_build(&c->job->topo, &plan);
+		if (run_host_memory(&total, &avail) == 0)
+			fit = memplan_fit(&plan, avail);
+		if (!asked)
+			free_cpus = hostload_free_cpus(1.0);
+	}
+	c->parallel = timing_parallel(c->host.timing, asked, free_cpus, fit,
+				      c->job->repeats * c->kr.n, c->parallel_why,
+				      sizeof(c->parallel_why));
+	progress(c, "%s", c->parallel_why);
+}
+
+/* Under c->lock: slots that finished are joined; *err keeps the first lab error. */
+static unsigned join_finished(struct run_ctx *c, int *err)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < c->nslots; i++) {
+		struct run_slot *s = &c->slots[i];
+
+		if (!s->started || !s->finished || s->joined)
+			continue;
+		pthread_join(s->thread, NULL);
+		s->joined = 1;
+		n++;
+		if (s->r < 0 && !*err)
+			*err = s->r;
+	}
+	return n;
+}
+
+/* Under c->lock: rounds (every kernel once) whose runs have all ended, from *done on; a
+ * "precision" job decides after each whether to stop. */
+static int rounds_advance(struct run_ctx *c, unsigned *done, double t0, int *stopping)
+{
+	const unsigned n = c->kr.n;
+
+	while (*done < c->job->repeats && !*stopping) {
+		for (unsigned k = 0; k < n; k++)
+			if (!c->slots[*done * n + k].joined)
+				return 0;
+		(*done)++;
+		if (c->job->precision.ci_pct > 0 && !(c->o->interrupt && *c->o->interrupt) &&
+		    precision_stop(c, *done, clock_now_s() - t0)) {
+			*stopping = 1;
+			return write_report(c);
+		}
+	}
+	return 0;
+}
+
+static int slot_start(struct run_slot *s)
+{
+	int r;
+
+	s->started = 1;
+	r = pthread_create(&s->thread, NULL, slot_main, s);
+	if (r != 0) {
+		s->started = 0;
+		return -r;
+	}
+	return 0;
+}
+
+/* Runs in index order, A B A B (drift of a shared machine hits every kernel alike), up to
+ * c->parallel at once; each thread records its run as it ends. */
+static int run_all(struct run_ctx *c, char *msg, size_t msglen)
+{
+	const struct run_opts *o = c->o;
+	unsigned next = 0, running = 0, done = 0;
+	int err = 0, stopping = 0, r;
+	double t0 = clock_now_s();
+
+	c->nslots = c->job->repeats * c->kr.n;
+	c->slots = calloc(c->nslots, sizeof(*c->slots));
+	if (!c->slots)
+		return -ENOMEM;
+	for (unsigned i = 0; i < c->nslots; i++)
+		c->slots[i] = (struct run_slot){ .c = c, .index = i, .repeat = i / c->kr.n,
+						 .k = &c->kr.k[i % c->kr.n] };
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		while (!err && !stopping && next < c->nslots && running < c->parallel &&
+		       !(o->interrupt && *o->interrupt)) {
+			r = slot_start(&c->slots[next]);
+			if (r < 0) {
+				err = r;
+				break;
+			}
+			next++;
+			running++;
+		}
+		if (!running)
+			break;
+		pthread_cond_wait(&c->cond, &c->lock);
+		running -= join_finished(c, &err);
+		if (!err && (r = rounds_advance(c, &done, t0, &stopping)) < 0)
+			err = r;
+	}
+	c->sum->planned = stopping ? next : c->nslots;
+	if (!err && c->job->precision.ci_pct > 0 && !c->stop && !(o->interrupt && *o->interrupt)) {
+		precision_stop(c, done, clock_now_s() - t0);
+		err = write_report(c);
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (err < 0)
+		snprintf(msg, msglen, "cannot write %s: %s", c->sum->report, strerror(-err));
+	return err;
+}
+
 int run_job(const struct run_opts *o, const struct job *job, struct run_summary *sum,
 	    char *msg, size_t msglen)
 {
 	struct run_ctx c = { .o = o, .job = job, .sum = sum };
-	double t0;
 	int r;
 
 	memset(sum, 0, sizeof(*sum));
+	pthread_mutex_init(&c.lock, NULL);
+	pthread_mutex_init(&c.plock, NULL);
+	pthread_cond_init(&c.cond, NULL);
 	c.vc.lock_fd = -1;
 	msg[0] = '\0';
 	r = prepare(&c, msg, msglen);
-	t0 = clock_now_s();
-	/* A B A B ...: drift of a shared machine hits every kernel alike. */
-	for (unsigned i = 0, index = 0; r == 0 && i < job->repeats; i++) {
-		for (unsigned k = 0; r == 0 && k < c.kr.n; k++) {
-			if (o->interrupt && *o->interrupt)
-				break;
-			r = one_run(&c, index++, i, &c.kr.k[k]);
-			if (r < 0)
-				snprintf(msg, msglen, "cannot write %s: %s", sum->report,
-					 strerror(-r));
-		}
-		sum->planned = (i + 1) * c.kr.n;
-		if (r == 0 && job->precision.ci_pct > 0 && !(o->interrupt && *o->interrupt) &&
-		    precision_stop(&c, i + 1, clock_now_s() - t0)) {
-			r = write_report(&c);
-			break;
-		}
-	}
-	if (r == 0 && job->precision.ci_pct > 0 && !c.stop) {
-		precision_stop(&c, job->repeats, clock_now_s() - t0);
-		r = write_report(&c);
+	if (r == 0) {
+		choose_parallel(&c);
+		r = run_all(&c, msg, msglen);
 	}
 	krun_free(&c.kr);
 	virt_close(&c.vc);
 	json_decref(c.runs);
 	json_decref(c.stop);
 	free(c.runners);
+	free(c.slots);
+	pthread_cond_destroy(&c.cond);
+	pthread_mutex_destroy(&c.plock);
+	pthread_mutex_destroy(&c.lock);
 	return r;
 }

@@ -1,4 +1,5 @@
-/* `lab run`: a parsed job -> guests booted one after the other -> report.json. */
+/* `lab run`: a parsed job -> guests booted (one after the other, or several at once under the
+ * deterministic timing model) -> report.json. */
 #pragma once
 #include <limits.h>
 #include <signal.h>
@@ -18,6 +19,7 @@ struct run_opts {
 	enum timing_model timing; /* TIMING_AUTO: the job's "timing" */
 	double quiet_wait_s;      /* under a host-clock model, wait up to this long for a quiet
 				   * host before each run; 0 = do not wait */
+	int parallel;             /* guests at once: 0 the job's "parallel", -1 auto, N > 0 */
 	int keep_initrd;
 	volatile sig_atomic_t *interrupt;
 	/* Progress for people; the module itself never prints. */

@@ -91,6 +91,50 @@ static void test_timing(void)
 	       "timing: an explicit model is kept (%s)", why);
 }
 
+/* Guests at once: timing_parallel(model, asked, free cpus, fit in memory, runs). */
+static void test_parallel(void)
+{
+	static const struct {
+		enum timing_model m;
+		unsigned asked, free_cpus, fit, runs, want;
+		const char *what;
+	} cases[] = {
+		{ TIMING_TCG, 0, 8, 8, 10, 1, "tcg: one at a time" },
+		{ TIMING_KVM, 4, 8, 8, 10, 1, "kvm: an asked 4 is cut to 1" },
+		{ TIMING_ICOUNT, 0, 2, 8, 10, 2, "icount auto: one per free core" },
+		{ TIMING_ICOUNT, 0, 0, 8, 10, 1, "icount auto, no free core: still one" },
+		{ TIMING_ICOUNT, 4, 2, 8, 10, 4, "icount: the number asked, even above free cores" },
+		{ TIMING_ICOUNT, 0, 16, 3, 10, 3, "icount: no more than memory holds" },
+		{ TIMING_ICOUNT, 0, 16, 0, 10, 1, "icount: memory for none still runs one" },
+		{ TIMING_ICOUNT, 8, 16, 16, 3, 3, "icount: no more than runs" },
+	};
+	char why[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned got = timing_parallel(cases[i].m, cases[i].asked, cases[i].free_cpus,
+					       cases[i].fit, cases[i].runs, why, sizeof(why));
+
+		tap_ok(got == cases[i].want && why[0], "parallel: %s: %u (%s)", cases[i].what, got,
+		       why);
+	}
+}
+
+/* Free host cores from two samples: 4 CPUs, 100 Hz, 1 s apart. */
+static void test_free_cpus(void)
+{
+	struct host_sample a = { .t = 0, .busy = 0, .ncpus = 4 }, b = a;
+
+	b.t = 1;
+	b.busy = 0;
+	tap_ok(hostnoise_free_cpus(&a, &b, 100) == 4, "free cpus: idle host: all 4");
+	b.busy = 140; /* 1.4 cores busy */
+	tap_ok(hostnoise_free_cpus(&a, &b, 100) == 3, "free cpus: 1.4 cores busy: 3");
+	b.busy = 400;
+	tap_ok(hostnoise_free_cpus(&a, &b, 100) == 1, "free cpus: all busy: still 1");
+	b.t = 0;
+	tap_ok(hostnoise_free_cpus(&a, &b, 100) == 4, "free cpus: no time passed: unknown, all 4");
+}
+
 int main(void)
 {
 	_cleanup_json_dir_ struct testutil_json_dir d;
@@ -100,5 +144,7 @@ int main(void)
 	for (int i = 0; i < d.n; i++)
 		run_case(d.dir, d.ents[i]->d_name);
 	test_timing();
+	test_parallel();
+	test_free_cpus();
 	return tap_done();
 }

@@ -152,6 +152,38 @@ static void run_configs(void)
 	}
 }
 
+/* "parallel": absent and "auto" are 0 (decided at run time), a number is kept, also under
+ * "auto" timing (the run cuts it to 1 should the model turn out host-clocked). */
+static void run_parallel(void)
+{
+	static const char *const cases[][2] = {
+		{ "", "0" },
+		{ ",\"parallel\":\"auto\"", "0" },
+		{ ",\"parallel\":3,\"timing\":\"icount\"", "3" },
+		{ ",\"parallel\":2", "2" },
+		{ ",\"parallel\":1,\"timing\":\"tcg\"", "1" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[512];
+		_cleanup_json_ json_t *j = NULL;
+		struct lab_error err = {0};
+		struct job job;
+		int r;
+
+		snprintf(text, sizeof(text),
+			 "{\"name\":\"x\",\"topology\":{\"sockets\":1,\"cores\":2,"
+			 "\"node_memory_mib\":256},\"kernel\":{\"image\":\"/k\"},"
+			 "\"workloads\":[{\"name\":\"pft\"}]%s}", cases[i][0]);
+		jsonio_load_string(text, &j, &err);
+		r = job_from_json(j, NULL, NULL, &job, &err);
+		tap_ok(r == 0 && job.parallel == (unsigned)atoi(cases[i][1]),
+		       "parallel%s: %s (%s)", cases[i][0], cases[i][1], r ? err.msg : "parsed");
+		if (r == 0)
+			job_free(&job);
+	}
+}
+
 static void run_misc(void)
 {
 	_cleanup_json_ json_t *j = NULL;
@@ -172,6 +204,7 @@ static void run_misc(void)
 		       strcmp(err.path, "topology") == 0,
 	       "no loader: %s: %s", err.path, err.msg);
 	tap_ok(job_from_json(j, NULL, NULL, &job, NULL) == -EINVAL, "NULL error pointer allowed");
+	run_parallel();
 }
 
 int main(void)

@@ -100,6 +100,17 @@ static void check_case(const struct check_case *c)
 	}
 }
 
+/* Guests of one plan at once: each its RAM and QEMU, the host's reserve once. */
+static void fit_cases(void)
+{
+	struct memplan p = { .guest_mib = 2048, .qemu_mib = 256, .host_reserve_mib = 512 };
+
+	tap_ok(memplan_fit(&p, 512) == 0, "fit: only the reserve: none");
+	tap_ok(memplan_fit(&p, 512 + 2304 - 1) == 0, "fit: a MiB short of one: none");
+	tap_ok(memplan_fit(&p, 512 + 2304) == 1, "fit: exactly one");
+	tap_ok(memplan_fit(&p, 512 + 3 * 2304 + 100) == 3, "fit: three and some");
+}
+
 int main(void)
 {
 	_cleanup_json_dir_ struct testutil_json_dir d;
@@ -111,5 +122,6 @@ int main(void)
 		golden_case(d.ents[i]->d_name, u && !strcmp(u, "1"));
 	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++)
 		check_case(&checks[i]);
+	fit_cases();
 	return tap_done();
 }
