@@ -607,7 +607,9 @@ static void choose_parallel(struct run_ctx *c)
 	c->parallel = timing_parallel(c->host.timing, asked, free_cpus, fit,
 				      c->job->repeats * c->kr.n, c->parallel_why,
 				      sizeof(c->parallel_why));
-	progress(c, "%s", c->parallel_why);
+	/* Said when it is news: more than one at once, or fewer than asked. */
+	if (c->parallel > 1 || asked > 1)
+		progress(c, "%s", c->parallel_why);
 }
 
 /* Under c->lock: slots that finished are joined; *err keeps the first lab error. */
@@ -649,6 +651,14 @@ static int rounds_advance(struct run_ctx *c, unsigned *done, double t0, int *sto
 	return 0;
 }
 
+/* Whether round r (0-based) can start with done rounds judged: always, except in a
+ * "precision" job past its min_boots, where each round waits until every round before it was
+ * judged, so that no guest boots for a round the job will not need. */
+static int round_needed(const struct run_ctx *c, unsigned r, unsigned done)
+{
+	return !(c->job->precision.ci_pct > 0) || r < c->job->precision.min_boots || r <= done;
+}
+
 static int slot_start(struct run_slot *s)
 {
 	int r;
@@ -681,7 +691,7 @@ static int run_all(struct run_ctx *c, char *msg, size_t msglen)
 	pthread_mutex_lock(&c->lock);
 	for (;;) {
 		while (!err && !stopping && next < c->nslots && running < c->parallel &&
-		       !(o->interrupt && *o->interrupt)) {
+		       round_needed(c, next / c->kr.n, done) && !(o->interrupt && *o->interrupt)) {
 			r = slot_start(&c->slots[next]);
 			if (r < 0) {
 				err = r;

@@ -4,7 +4,9 @@
 # pft faults/s to well under 1 %, the report and the domain XML say how it was measured, and
 # `lab compare` refuses to compare it with runs of the multi-threaded model.  The job asks for
 # a precision (+-10 % of the mean, 2..3 boots), which two icount boots meet: adaptive
-# repetitions stop after 2 rounds and say why.
+# repetitions stop after 2 rounds and say why.  The two boots run side by side (--parallel 2),
+# and a third boot of the same guest alone must agree with them: under icount a guest's figures
+# do not depend on what runs beside it.
 # TAP; ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../../.."
@@ -16,10 +18,12 @@ jqr() { jq -e "$2" "$1/report.json"; }
 export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
 no_qemu() { ! pgrep -f "guest=numalab-.*$LAB_STATE_DIR/libvirt" >/dev/null; }
 
-$lab run lab/tests/data/jobs/icount.json --out "$tmp/ic" >"$tmp/ic.out" 2>"$tmp/ic.err"
-ok $? "icount job: two boots exit 0"
+$lab run lab/tests/data/jobs/icount.json --parallel 2 --out "$tmp/ic" >"$tmp/ic.out" 2>"$tmp/ic.err"
+ok $? "icount job: two boots side by side exit 0"
 r="$tmp/ic"
 check "both runs ok" jqr "$r" '.status == "ok" and (.runs | length == 2)'
+check "they ran side by side: host.guests_at_once 2" jqr "$r" '[.runs[].host.guests_at_once == 2] | all'
+has "$tmp/ic.err" "2 guests at once (asked for)" "lab run says how many guests run at once"
 check "precision reached after 2 rounds: the report says why it stopped" jqr "$r" \
 	'.stop.reason == "precision" and .stop.rounds == 2 and .stop.worst_ci_pct <= 10'
 check "host.timing: icount, deterministic, with the QEMU arguments" jqr "$r" \
@@ -37,6 +41,22 @@ for t in 1 8; do
 		"pft $t task(s): the two boots differ by < 1 % ($d %)"
 done
 check "no qemu left after the icount runs" no_qemu
+
+# The same guest alone: its figures match the two that ran side by side.
+$lab run lab/tests/data/jobs/icount-one.json --out "$tmp/alone" >/dev/null 2>"$tmp/alone.err"
+ok $? "the same guest alone (parallel 1) exits 0"
+check "it ran alone: host.guests_at_once 1" jqr "$tmp/alone" '.runs[0].host.guests_at_once == 1'
+for t in 1 8; do
+	d=$(jq -rs --argjson t "$t" 'def boot: [.workloads[0].results[] | select(.tasks == $t) | .metrics.faults_per_s.value] | add / length;
+		([.[0].runs[] | boot] | add / length) as $beside | (.[1].runs[0] | boot) as $alone |
+		($alone - $beside) / $beside * 100 | fabs' "$r/report.json" "$tmp/alone/report.json")
+	echo "# pft $t task(s): alone vs side by side, faults/s differ by $d %"
+	ok $(awk -v d="$d" 'BEGIN { exit !(d < 1.0) }' && echo 0 || echo 1) \
+		"pft $t task(s): alone and side by side differ by < 1 % ($d %)"
+done
+$lab run lab/tests/data/jobs/icount-one.json --timing tcg --parallel 2 >/dev/null 2>"$tmp/par.err"
+ok $([ $? = 2 ] && echo 0 || echo 1) "--parallel 2 under --timing tcg exits 2"
+has "$tmp/par.err" "needs the deterministic timing model" "... saying why"
 
 # The same job under the multi-threaded model; compare refuses to mix the two.
 $lab run lab/tests/data/jobs/icount.json --timing tcg --quiet-wait 5 --out "$tmp/tcg" >/dev/null 2>&1
