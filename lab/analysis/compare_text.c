@@ -201,7 +201,7 @@ int compare_text(const struct series_set *s, const struct comparison *c, size_t 
 			   "signed so that + is better. mean: harm = harmonic (rates, /s;\ntested on "
 			   "reciprocals), arith = arithmetic. q: Welch p adjusted for the false "
 			   "discovery rate\n(Benjamini-Hochberg) within the deciding and the other "
-			   "metrics. A change counts when q < 0.05\nand it is at least the threshold; "
+			   "metrics. A change counts when q < 0.05\nand the whole CI lies beyond the threshold; "
 			   "no change: the CI lies inside +-threshold.\n");
 	return strbuf_take(&sb, out);
 }

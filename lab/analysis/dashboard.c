@@ -314,8 +314,8 @@ static void ab_section(struct strbuf *sb, const struct dashboard_input *in)
 				  "and its 95% CI: % of A's mean, signed so that + is better. Rates "
 				  "(/s): harmonic means, Welch test on the reciprocals; other units: "
 				  "arithmetic means. q: p adjusted for the false discovery rate "
-				  "(Benjamini-Hochberg). A change counts when q &lt; 0.05 and it is at "
-				  "least the threshold; no change: the CI lies inside "
+				  "(Benjamini-Hochberg). A change counts when q &lt; 0.05 and the whole CI "
+				  "lies beyond the threshold; no change: the CI lies inside "
 				  "&plusmn;threshold.</p>\n");
 	strbuf_append(sb, "</section>\n");
 }

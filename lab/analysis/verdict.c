@@ -146,8 +146,11 @@ enum verdict verdict_decide(const struct verdict_input *in, double threshold_pct
 	 * significant (a real but tiny effect; the row still shows its q). */
 	if (threshold_pct > 0 && in->ci_lo_pct >= -threshold_pct && in->ci_hi_pct <= threshold_pct)
 		return VERDICT_NO_CHANGE;
-	if (in->q < VERDICT_FDR && fabs(in->change_pct) >= threshold_pct &&
-	    (in->ci_lo_pct > 0 || in->ci_hi_pct < 0))
+	/* A change only when the whole interval lies beyond the threshold (and beyond zero, for a
+	 * zero threshold): a point estimate past it with an interval reaching inside is what a
+	 * 3-vs-3 A/A of icount boots produced here (-1.12 %, [-1.35, -0.89] %, q 0.014). */
+	if (in->q < VERDICT_FDR && (in->ci_lo_pct > threshold_pct || in->ci_hi_pct < -threshold_pct ||
+				    (threshold_pct <= 0 && (in->ci_lo_pct > 0 || in->ci_hi_pct < 0))))
 		return in->change_pct > 0 ? VERDICT_IMPROVEMENT : VERDICT_REGRESSION;
 	return VERDICT_INCONCLUSIVE;
 }

@@ -10,11 +10,11 @@
  *
  * Many series are tested at once, so p-values are adjusted for the false discovery rate
  * (Benjamini-Hochberg) over the series that decide, and a change has to be both significant
- * after that adjustment and at least the minimum effect (the threshold) to count.  Every
- * verdict is one of:
+ * after that adjustment and at least the minimum effect (the threshold) with 95% confidence
+ * to count.  Every verdict is one of:
  *   no-change      the 95% interval of the change lies inside +-threshold (equivalence)
- *   improvement    significant (q < 0.05) and the change is at least +threshold
- *   regression     significant (q < 0.05) and the change is at least -threshold, for the worse
+ *   improvement    significant (q < 0.05) and the whole interval lies above +threshold
+ *   regression     significant (q < 0.05) and the whole interval lies below -threshold
  *   inconclusive   neither: more boots are needed (boots_needed says about how many)
  *   insufficient   fewer than VERDICT_MIN_BOOTS boots on a side: nothing can be tested
  * so that too little data never reads as a pass. */

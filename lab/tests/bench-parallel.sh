@@ -45,8 +45,9 @@ verdict() {
 	local rc=0
 	$LAB compare "$@" --json >"$tmp/cmp.json" 2>"$tmp/cmp.err" || rc=$?
 	printf '    exit %d (%s)\n' "$rc" "$(case $rc in 0) echo decided, no regression;; 1) echo regression;; 3) echo undecided;; *) echo bad input;; esac)"
-	jq -r '.comparisons[].rows[] | select(.primary) |
-		"    \(.workload) \(.tasks) task(s) \(.metric): \(.change_pct * 100 | round / 100) % [\(.ci95_pct[0] * 100 | round / 100), \(.ci95_pct[1] * 100 | round / 100)], between-boot CV \(.a.cv_between * 10000 | round / 100) % / \(.b.cv_between * 10000 | round / 100) %, \(.verdict)"' \
+	jq -r 'def r2: if . == null then "-" else (. * 100 | round / 100 | tostring) end;
+		.comparisons[].rows[] | select(.primary) |
+		"    \(.workload) \(.tasks) task(s) \(.metric): \(.change_pct | r2) % [\(.ci95_pct[0] | r2), \(.ci95_pct[1] | r2)], between-boot CV \(.a.cv_between * 100 | r2) % / \(.b.cv_between * 100 | r2) %, \(.verdict)"' \
 		"$tmp/cmp.json" 2>/dev/null || cat "$tmp/cmp.err"
 }
 

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Benchmark of verdicts (not a test: nothing passes or fails here).  Prints, per timing model:
 #  1. A/A false alarms: N boots of one kernel (configs/bench/verdict-aa.json, the baseline
-#     variant, pft 32 MiB x {1, 8} tasks), one report per boot; COMPARISONS random A/A splits
+#     variant, pft 32 MiB x {1, 8} tasks) in one `lab run` (under icount as many guests at once
+#     as free host cores allow), split into one report per boot; COMPARISONS random A/A splits
 #     of M boots against M others, each judged by `lab compare` (default threshold); counted
 #     by exit status (1 = a false regression, 3 = undecided, 0 = decided: no change).  Under
 #     tcg the boots run beside a kernel build (`make -j2` of the 6.12 tree into a scratch
 #     directory), under icount too, to show it does not matter there.
-#  2. Detection power (icount): the bench-anon-fault-cost variant (kernels/: ~80 instructions
+#  2. Detection power (icount): the bench-anon-fault-cost variant (kernels/: ~50 instructions
 #     added to every anonymous fault) against the A/A pool; COMPARISONS random splits of
 #     M_DETECT boots a side, counted by exit status, and the effect measured.
 #  3. Boots and wall time per verdict: the boots `lab compare` says a decision needs at the
@@ -40,18 +41,26 @@ start_load() {
 }
 stop_load() { [ -n "$load_pid" ] && kill -- -"$load_pid" 2>/dev/null; wait "$load_pid" 2>/dev/null || true; load_pid=; }
 
-# pool JOB MODEL N DIR: N single-boot reports DIR/r-i; prints seconds per boot (median).
+# pool JOB MODEL N DIR: N boots of JOB in one `lab run` (under icount several at once, as many
+# as the host's free cores allow), split into one single-boot report per boot, DIR/r-i; a boot
+# that did not end ok is left out (and said).  Prints the wall seconds per boot.
 pool() {
 	local job=$1 model=$2 n=$3 dir=$4 i t0 t1
 	mkdir -p "$dir"
+	jq --argjson n "$n" '.repeats = $n' "$job" >"$dir/job.json"
+	t0=$(date +%s.%N)
+	$LAB run "$dir/job.json" --timing "$model" --quiet-wait 0 --out "$dir/all" >/dev/null 2>"$dir/all.err" ||
+		{ echo "warning: $n boots of $job under $model did not all end ok:" >&2; tail -3 "$dir/all.err" >&2; }
+	t1=$(date +%s.%N)
 	for ((i = 0; i < n; i++)); do
-		t0=$(date +%s.%N)
-		$LAB run "$job" --timing "$model" --quiet-wait 0 --out "$dir/r-$i" >/dev/null 2>"$dir/r-$i.err" ||
-			{ echo "warning: boot $i of $job under $model did not end ok:" >&2; tail -3 "$dir/r-$i.err" >&2; }
-		t1=$(date +%s.%N)
-		echo "$t1 - $t0" | bc -l >>"$dir/wall.t"
+		if [ "$(jq -r --argjson i "$i" '.runs[] | select(.index == $i) | .status' "$dir/all/report.json" 2>/dev/null)" = ok ]; then
+			mkdir -p "$dir/r-$i"
+			jq --argjson i "$i" '.runs |= map(select(.index == $i))' "$dir/all/report.json" >"$dir/r-$i/report.json"
+		else
+			echo "warning: boot $i of $job under $model is left out: $(jq -r --argjson i "$i" '.runs[] | select(.index == $i) | "\(.status): \(.reason)"' "$dir/all/report.json" 2>/dev/null)" >&2
+		fi
 	done
-	sort -g "$dir/wall.t" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+	echo "($t1 - $t0) / $n" | bc -l
 }
 
 # splits SEED NA NB K M: K lines "a1 a2 ..|b1 b2 .." of M distinct indexes from each pool (the

@@ -149,12 +149,20 @@ static void test_threshold(void)
 		       "threshold 25%%: the 10%% change lies inside +-25%%: no change, exit 0");
 		compare_free(&c);
 	}
-	if (compare_variants(&s, 0, 1, 5, 0, &c, &err) == 0) {
+	/* The 4-task interval, [-14.8, -1.7] %, lies beyond 1.5 % but not beyond 5 %. */
+	if (compare_variants(&s, 0, 1, 1.5, 0, &c, &err) == 0) {
 		tap_ok(c.count[VERDICT_REGRESSION] == 2 && c.decision == COMPARE_REGRESSION,
-		       "threshold 5%%: it is a regression");
+		       "threshold 1.5%%: both intervals lie beyond it: regression");
 		compare_free(&c);
 	}
-	if (compare_variants(&s, 0, 1, 5, 1, &c, &err) == 0) {
+	if (compare_variants(&s, 0, 1, 5, 0, &c, &err) == 0) {
+		tap_ok(c.count[VERDICT_REGRESSION] == 1 && c.count[VERDICT_INCONCLUSIVE] == 1 &&
+			       c.decision == COMPARE_REGRESSION,
+		       "threshold 5%%: one interval reaches inside it: one regression, one "
+		       "inconclusive");
+		compare_free(&c);
+	}
+	if (compare_variants(&s, 0, 1, 1.5, 1, &c, &err) == 0) {
 		tap_ok(c.all_metrics && c.count[VERDICT_REGRESSION] == 2 &&
 			       c.count[VERDICT_REGRESSION] + c.count[VERDICT_NO_CHANGE] +
 					       c.count[VERDICT_INCONCLUSIVE] + c.count[VERDICT_IMPROVEMENT] +
