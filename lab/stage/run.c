@@ -450,9 +450,10 @@ static int setup_host(struct run_ctx *c, char *msg, size_t len)
 	unsigned long hv = 0, lib = 0;
 	int r;
 
-	/* When its cache of QEMU's capabilities is stale (a new QEMU; here also some rebuilds of
-	 * the lab, which embeds the driver) libvirt probes QEMU again: 60-80 s seen here. */
-	progress(c, "opening libvirt (a stale QEMU capability cache is rebuilt first: ~1 min)");
+	/* When its cache of QEMU's capabilities is missing or stale (a fresh state directory, a
+	 * new QEMU) libvirt probes QEMU first: 4 s here once its probes are reaped at once
+	 * (lab/virt/reap.h), 2 min 43 s while they were left as zombies. */
+	progress(c, "opening libvirt");
 	r = virt_open(&c->vc, c->o->uri, c->o->state_dir);
 	if (r < 0) {
 		snprintf(msg, len, "cannot open libvirt: %s",

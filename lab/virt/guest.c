@@ -9,8 +9,6 @@
 #include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <stdint.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <libvirt/virterror.h>
 
@@ -123,58 +121,6 @@ static int guest_drain(struct guest_state *gs, const struct guest_watch *w, int 
 	}
 }
 
-static pid_t getppid_of(pid_t pid)
-{
-	char path[64], buf[512];
-	_cleanup_close_ int fd = -1;
-	ssize_t n;
-	char *p;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	/* "pid (comm) state ppid ...": comm may hold spaces and parentheses. */
-	p = strrchr(buf, ')');
-	return p ? (pid_t)atol(p + 3) : -1;
-}
-
-/* libvirt waits for a stopped QEMU to vanish by polling kill(pid, 0), and a zombie still
- * answers.  When the lab is QEMU's parent (subreaper, see virt_open) nobody else reaps it, so
- * a thread waits for it; seen here: under a PID 1 that reaps lazily each guest took 1.6 s
- * longer to stop. */
-static void *guest_reaper(void *arg)
-{
-	pid_t pid = (pid_t)(intptr_t)arg;
-
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	return NULL;
-}
-
-static int guest_start_reaper(struct virt_conn *vc, virDomainPtr dom, pthread_t *t)
-{
-	char path[1200], buf[32] = "";
-	_cleanup_close_ int fd = -1;
-	ssize_t n;
-	pid_t pid;
-
-	snprintf(path, sizeof(path), "%s/run/qemu/%s.pid", vc->embed_root, virDomainGetName(dom));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	pid = n > 0 ? (pid_t)atol(buf) : 0;
-	/* Only a child of ours can be waited for; anything else is left to its parent. */
-	if (pid <= 0 || getppid_of(pid) != getpid())
-		return -ECHILD;
-	return -pthread_create(t, NULL, guest_reaper, (void *)(intptr_t)pid);
-}
-
 static void guest_destroy(virDomainPtr dom)
 {
 	/* Destroy is synchronous: when it returns the QEMU process has been reaped. Retry a
@@ -271,8 +217,6 @@ int guest_run(struct virt_conn *vc, const struct guest_watch *w,
 {
 	struct guest_state gs = { .efd = -1, .t_cpu = -1 };
 	struct guard guard = { .pid = 0, .fd = -1 };
-	pthread_t reaper;
-	int reaper_started = 0;
 	int cb = -1, r = 0;
 	double t0;
 
@@ -306,18 +250,9 @@ int guest_run(struct virt_conn *vc, const struct guest_watch *w,
 	}
 	if (virDomainGetUUID(gs.dom, gs.uuid) == 0)
 		gs.uuid_set = 1;
-	reaper_started = vc->embedded && guest_start_reaper(vc, gs.dom, &reaper) == 0;
+	/* QEMU's exit is reaped by the connection's reaper (virt/reap.h). */
 	guest_watch_loop(vc, w, &gs, t0, out);
 cleanup:
-	if (reaper_started) {
-		struct timespec ts;
-
-		/* The domain is destroyed, so QEMU has exited; do not hang on a surprise. */
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += 10;
-		if (pthread_timedjoin_np(reaper, NULL, &ts) != 0)
-			pthread_detach(reaper);
-	}
 	guard_release(&guard);
 	if (cb >= 0)
 		virConnectDomainEventDeregisterAny(vc->conn, cb);

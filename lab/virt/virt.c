@@ -155,6 +155,10 @@ int virt_open(struct virt_conn *vc, const char *uri, const char *state_dir)
 		 * reap it at once (see guest.c), whatever PID 1 does with orphans. */
 		prctl(PR_SET_CHILD_SUBREAPER, 1);
 		vc->embedded = 1;
+		/* Before virConnectOpen: that is when libvirt probes QEMU's capabilities. */
+		r = reap_start(&vc->reaper);
+		if (r < 0)
+			goto fail;
 	} else {
 		snprintf(vc->uri, sizeof(vc->uri), "%s", uri);
 	}
@@ -189,6 +193,7 @@ void virt_close(struct virt_conn *vc)
 		pthread_join(vc->loop_thread, NULL);
 		vc->loop_started = 0;
 	}
+	reap_stop(&vc->reaper);
 	if (vc->lock_fd >= 0) {
 		close(vc->lock_fd);
 		vc->lock_fd = -1;

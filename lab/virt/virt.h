@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "core/outcome.h"
+#include "virt/reap.h"
 
 struct virt_conn {
 	virConnectPtr conn;
@@ -17,6 +18,7 @@ struct virt_conn {
 	pthread_t loop_thread;
 	int loop_started;
 	volatile int loop_quit;
+	struct virt_reaper reaper;  /* embedded driver: QEMU zombies reaped (virt/reap.h) */
 	char last_error[512];
 };
 
