@@ -54,6 +54,18 @@ for t in 1 8; do
 	ok $(awk -v d="$d" 'BEGIN { exit !(d < 1.0) }' && echo 0 || echo 1) \
 		"pft $t task(s): alone and side by side differ by < 1 % ($d %)"
 done
+# Ctrl-C while two guests run side by side: both destroyed at once, both recorded, no QEMU left.
+$lab run lab/tests/data/jobs/icount.json --parallel 2 --out "$tmp/intr" >/dev/null 2>"$tmp/intr.err" &
+pid=$!
+sleep 20
+kill -INT "$pid"
+t0=$(date +%s)
+wait "$pid"
+rc=$?
+echo "# interrupted lab run ended $(( $(date +%s) - t0 )) s after SIGINT, exit $rc"
+ok $(rc_is "$rc" 3) "SIGINT with two guests side by side: exit 3 (runs failed)"
+check "both interrupted runs recorded as infra-error" jqr "$tmp/intr" '[.runs[].status] == ["infra-error", "infra-error"] and ([.runs[].reason | test("interrupted")] | all)'
+check "no qemu left after the interrupt" no_qemu
 $lab run lab/tests/data/jobs/icount-one.json --timing tcg --parallel 2 >/dev/null 2>"$tmp/par.err"
 ok $([ $? = 2 ] && echo 0 || echo 1) "--parallel 2 under --timing tcg exits 2"
 has "$tmp/par.err" "needs the deterministic timing model" "... saying why"
