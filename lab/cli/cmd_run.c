@@ -218,5 +218,6 @@ int cmd_run(int argc, char **argv)
 		return r == -EINVAL ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
 	}
 	print_summary(&sum);
+	cli_history_add(a.state, sum.report);
 	return sum.status == OUTCOME_OK && sum.runs == sum.planned ? EXIT_OK : EXIT_RUN_FAILED;
 }
