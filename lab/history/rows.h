@@ -40,7 +40,7 @@ struct history_run {
 				       * (reports from before timing models ran tcg or kvm) */
 	char accel[HISTORY_WORD];
 	char uri[HISTORY_NAME];       /* host.uri: the libvirt connection */
-	char qemu[HISTORY_WORD];      /* host.qemu_version */
+	char qemu[HISTORY_NAME];      /* host.qemu_version */
 	int contended;                /* host.noise.contended */
 	unsigned guests_at_once;      /* host.guests_at_once; 0 when not recorded */
 };

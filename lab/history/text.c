@@ -1,5 +1,6 @@
 /* The text tables of `lab history` and `lab history series` (rows.h).  Pure.  Every string
- * here came from a report through text_clean_copy, so none can move a terminal's cursor. */
+ * from a report went through text_clean_copy, so none can move a terminal's cursor. */
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "history/rows.h"
 #include "util/cleanup.h"
 #include "util/strbuf.h"
+#include "util/text.h"
 
 /* The distinct values of one run field, comma-separated in order of first appearance. */
 static void run_values(const struct history_report *r, size_t off, char *buf, size_t len)
@@ -48,13 +50,15 @@ int history_list_text(const struct history_report *r, size_t n, char **out)
 	strbuf_appendf(&sb, "%-20s  %-*s  %-*s  %-*s  %4s  %-7s  %s\n", "created", wid, "id", wjob,
 		       "job", wst, "status", "runs", "timing", "kernels  report");
 	for (size_t i = 0; i < n; i++) {
-		char kernels[512], timing[128];
+		char kernels[512], timing[128], path[PATH_MAX];
 
 		run_values(&r[i], offsetof(struct history_run, kernel), kernels, sizeof(kernels));
 		run_values(&r[i], offsetof(struct history_run, timing), timing, sizeof(timing));
+		/* The path is the file system's, kept exact for JSON: cleaned here. */
+		text_clean_copy(path, sizeof(path), r[i].path ? r[i].path : "");
 		strbuf_appendf(&sb, "%-20s  %-*s  %-*s  %-*s  %4zu  %-7s  %s  %s\n", r[i].created,
 			       wid, r[i].id, wjob, r[i].job, wst, r[i].status, r[i].nr_runs,
-			       timing[0] ? timing : "-", kernels[0] ? kernels : "-", r[i].path);
+			       timing[0] ? timing : "-", kernels[0] ? kernels : "-", path);
 	}
 	return strbuf_take(&sb, out);
 }
