@@ -375,30 +375,32 @@ static int version_at(const char *file)
 
 static void test_open(const char *dir)
 {
+	static const char junk[] = "not a database, but longer than SQLite's 100-byte header......."
+				   "................................................................";
 	_cleanup_free_ char *newer = fs_join(dir, "newer.db"), *other = fs_join(dir, "other.db");
 	_cleanup_free_ char *text = fs_join(dir, "text.db"), *none = fs_join(dir, "none/h.db");
 	struct history *h = NULL;
 	struct lab_error err = { 0 };
-	int v = -1;
+	int e;
 
 	tap_ok(history_open(none, 0, &h, &err) == -ENOENT && !h, "no file, not created: -ENOENT");
 	tap_ok(history_open(newer, 1, &h, &err) == 0, "a new index (version %d)",
 	       history_schema_version());
 	history_close(h);
 	h = NULL;
-	v = version_at(newer);
-	tap_ok(v == history_schema_version(), "... is at this lab's version");
+	tap_ok(version_at(newer) == history_schema_version(), "... is at this lab's version");
 	set_version(newer, "PRAGMA user_version = 1000");
-	tap_ok(history_open(newer, 1, &h, &err) == -EPROTO && !h && strstr(err.msg, "newer lab") &&
-		       !strcmp(err.file, newer),
+	e = history_open(newer, 1, &h, &err);
+	tap_ok(e == -EPROTO && !h && strstr(err.msg, "newer lab") && !strcmp(err.file, newer),
 	       "an index of a newer lab is refused, named: %s", err.msg);
+	tap_ok(version_at(newer) == 1000, "... and left at its version");
 	set_version(other, "CREATE TABLE reports (x); PRAGMA user_version = 3");
-	tap_ok(history_open(other, 1, &h, &err) == -EBADMSG && strstr(err.msg, "something else"),
+	e = history_open(other, 1, &h, &err);
+	tap_ok(e == -EBADMSG && strstr(err.msg, "something else"),
 	       "another program's database is refused: %s", err.msg);
-	fs_write_atomic(text, "not a database, but long enough to have a header of its own......"
-			      "................................................................", 130);
-	tap_ok(history_open(text, 1, &h, &err) == -EBADMSG && !h, "a file that is no database: %s",
-	       err.msg);
+	fs_write_atomic(text, junk, sizeof(junk) - 1);
+	e = history_open(text, 1, &h, &err);
+	tap_ok(e == -EBADMSG && !h, "a file that is no database: %s", err.msg);
 }
 
 int main(void)
