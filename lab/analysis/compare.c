@@ -104,14 +104,6 @@ static int check_timing(const struct series_set *s, size_t va, size_t vb, const 
 
 /* ---- rows ----------------------------------------------------------------------------- */
 
-static int all_positive(const struct series *x)
-{
-	for (size_t i = 0; i < x->n; i++)
-		if (x->v[i] <= 0)
-			return 0;
-	return 1;
-}
-
 static void relative(struct compare_row *row, int higher)
 {
 	double ma = row->a.mean, dir = higher ? 1 : -1, lo, hi;
@@ -129,16 +121,6 @@ static void relative(struct compare_row *row, int higher)
 	row->ci_pct_hi = (higher ? hi : -lo) + 0.0;
 }
 
-/* One side summarised per boot: bs gets the spreads, *sum the statistics of the boot means
- * (room for x->n of them in means). */
-static int side_boots(const struct series *x, enum stats_mean kind, double *means,
-		      struct boot_stats *bs, struct stats_summary *sum)
-{
-	int r = boots_aggregate(x->boot, x->v, x->n, kind, means, bs);
-
-	return r < 0 ? r : stats_summarize(means, bs->boots, kind, sum);
-}
-
 static int fill_row(const struct series_set *s, size_t key, const struct series *a,
 		    const struct series *b, struct compare_row *row)
 {
@@ -151,11 +133,13 @@ static int fill_row(const struct series_set *s, size_t key, const struct series 
 		return -ENOMEM;
 	row->key = key;
 	row->primary = workload_metric_is_primary(g->workload, g->metric);
-	row->mean = series_unit_is_rate(g->unit) && all_positive(a) && all_positive(b)
+	/* One scale for both sides: harmonic only when each side's values allow it. */
+	row->mean = boots_mean_kind(g->unit, a->v, a->n) == STATS_HARMONIC &&
+				    boots_mean_kind(g->unit, b->v, b->n) == STATS_HARMONIC
 			    ? STATS_HARMONIC
 			    : STATS_ARITHMETIC;
-	if ((r = side_boots(a, row->mean, ma, &row->ab, &row->a)) < 0 ||
-	    (r = side_boots(b, row->mean, mb, &row->bb, &row->b)) < 0)
+	if ((r = boots_summarize(a->boot, a->v, a->n, row->mean, ma, &row->ab, &row->a)) < 0 ||
+	    (r = boots_summarize(b->boot, b->v, b->n, row->mean, mb, &row->bb, &row->b)) < 0)
 		return r;
 	row->q = NAN;
 	if (row->ab.boots >= VERDICT_MIN_BOOTS && row->bb.boots >= VERDICT_MIN_BOOTS) {

@@ -18,21 +18,15 @@
 static int half_width(const struct series *x, const struct series_what *g, double *out)
 {
 	_cleanup_free_ double *means = malloc(x->n * sizeof(*means));
-	enum stats_mean kind = STATS_ARITHMETIC;
 	struct boot_stats bs;
 	struct stats_summary sum;
 	int r;
 
 	if (!means)
 		return -ENOMEM;
-	if (series_unit_is_rate(g->unit)) {
-		kind = STATS_HARMONIC;
-		for (size_t i = 0; i < x->n; i++)
-			if (x->v[i] <= 0)
-				kind = STATS_ARITHMETIC;
-	}
-	if ((r = boots_aggregate(x->boot, x->v, x->n, kind, means, &bs)) < 0 ||
-	    (r = stats_summarize(means, bs.boots, kind, &sum)) < 0)
+	r = boots_summarize(x->boot, x->v, x->n, boots_mean_kind(g->unit, x->v, x->n), means, &bs,
+			    &sum);
+	if (r < 0)
 		return r;
 	*out = INFINITY;
 	if (bs.boots >= 2 && isfinite(sum.ci_lo) && isfinite(sum.ci_hi) && sum.mean != 0) {

@@ -11,6 +11,7 @@
 #include "core/runreport.h"
 #include "util/cleanup.h"
 #include "util/jsonpath.h"
+#include "util/text.h"
 
 /* Lookup strings join their parts with a character no report string is likely to hold, and
  * which jansson accepts in keys (valid UTF-8). */
@@ -106,17 +107,6 @@ int series_unit_is_rate(const char *unit)
 	return n > 2 && !strcmp(unit + n - 2, "/s");
 }
 
-/* Names from reports end up in terminal tables: control characters become '?' so that a
- * report cannot move the cursor or fake lines.  Cut to len - 1 bytes. */
-static void clean_copy(char *dst, size_t len, const char *src)
-{
-	size_t i = 0;
-
-	for (; src[i] && i + 1 < len; i++)
-		dst[i] = (unsigned char)src[i] < 0x20 || src[i] == 0x7f ? '?' : src[i];
-	dst[i] = '\0';
-}
-
 const char *series_run_label(const json_t *run, char *buf, size_t len)
 {
 	static const char *const keys[] = { "label", "variant", "release" };
@@ -127,7 +117,7 @@ const char *series_run_label(const json_t *run, char *buf, size_t len)
 		const char *v = json_string_value(json_object_get(k, keys[i]));
 
 		if (v && v[0]) {
-			clean_copy(buf, len, v);
+			text_clean_copy(buf, len, v);
 			return buf;
 		}
 	}
@@ -135,7 +125,7 @@ const char *series_run_label(const json_t *run, char *buf, size_t len)
 	if (image && image[0]) {
 		const char *slash = strrchr(image, '/');
 
-		clean_copy(buf, len, slash && slash[1] ? slash + 1 : image);
+		text_clean_copy(buf, len, slash && slash[1] ? slash + 1 : image);
 		return buf;
 	}
 	return "unknown kernel";
@@ -330,7 +320,7 @@ static int count_run(struct series_set *s, size_t variant, size_t report, const 
 /* What one workload entry of one run contributes to: its params and names. */
 struct wl {
 	const char *topology;
-	char name[128];            /* clean_copy of the workload's name */
+	char name[128];            /* text_clean_copy of the workload's name */
 	json_t *params;            /* without tasks */
 	char *params_text;
 	size_t variant;
@@ -450,8 +440,8 @@ static int read_metric(struct reader *r, const struct wl *w, unsigned tasks, con
 	jsonpath_key(q, sizeof(q), p, "value");
 	if (!json_is_number(value) || !isfinite(json_number_value(value)))
 		return bad(r, q, value ? "must be a finite number" : "required");
-	clean_copy(metric, sizeof(metric), name);
-	clean_copy(unit_c, sizeof(unit_c), unit);
+	text_clean_copy(metric, sizeof(metric), name);
+	text_clean_copy(unit_c, sizeof(unit_c), unit);
 	g = add_group(s, w, metric, unit_c, !strcmp(better, "higher"));
 	if (g < 0)
 		return (int)g;
@@ -506,7 +496,7 @@ static int read_workload(struct reader *r, struct wl *w, const json_t *wj, const
 	    get_string(r, wj, prefix, "status", &status) < 0 ||
 	    get_array(r, wj, prefix, "results", &results) < 0)
 		return -EINVAL;
-	clean_copy(w->name, sizeof(w->name), name);
+	text_clean_copy(w->name, sizeof(w->name), name);
 	w->params = json_deep_copy(params);
 	if (!w->params)
 		return -ENOMEM;

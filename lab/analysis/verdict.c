@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "analysis/series.h"
 #include "util/cleanup.h"
 
 static const char *const names[VERDICT__COUNT] = {
@@ -95,6 +96,24 @@ int boots_aggregate(const size_t *boot, const double *v, size_t n, enum stats_me
 						    : NAN;
 	st->cv_between = nb > 1 && mm != 0 ? sqrt(ss / (double)(nb - 1)) / fabs(mm) : NAN;
 	return 0;
+}
+
+enum stats_mean boots_mean_kind(const char *unit, const double *v, size_t n)
+{
+	if (!series_unit_is_rate(unit))
+		return STATS_ARITHMETIC;
+	for (size_t i = 0; i < n; i++)
+		if (!(v[i] > 0))
+			return STATS_ARITHMETIC;
+	return STATS_HARMONIC;
+}
+
+int boots_summarize(const size_t *boot, const double *v, size_t n, enum stats_mean kind,
+		    double *means, struct boot_stats *bs, struct stats_summary *sum)
+{
+	int r = boots_aggregate(boot, v, n, kind, means, bs);
+
+	return r < 0 ? r : stats_summarize(means, bs->boots, kind, sum);
 }
 
 struct ranked {

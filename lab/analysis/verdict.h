@@ -57,6 +57,17 @@ struct boot_stats {
 int boots_aggregate(const size_t *boot, const double *v, size_t n, enum stats_mean kind,
 		    double *means, struct boot_stats *st);
 
+/* The mean values v[0..n) in unit are summarised with: harmonic for rates (units ending in
+ * "/s", series_unit_is_rate) when every value is > 0, else arithmetic (a rate of 0 has no
+ * reciprocal). */
+enum stats_mean boots_mean_kind(const char *unit, const double *v, size_t n);
+
+/* boots_aggregate, then the statistics of the per-boot means (sum->n is the number of boots):
+ * one side of a comparison, or one series of a report in the history, per boot.  means has
+ * room for n values; errors as boots_aggregate and stats_summarize. */
+int boots_summarize(const size_t *boot, const double *v, size_t n, enum stats_mean kind,
+		    double *means, struct boot_stats *bs, struct stats_summary *sum);
+
 /* Benjamini-Hochberg adjusted p-values: q[i] = min over p[j] >= p[i] of p[j] * m / rank(j),
  * capped at 1, where m counts the finite p-values.  A NaN p (a series not tested) gets a NaN
  * q and does not count in m.  q may alias p.  -ENOMEM. */

@@ -29,6 +29,11 @@ int cmd_compare(int argc, char **argv);
 void cmd_compare_help(void);
 int cmd_report(int argc, char **argv);
 void cmd_report_help(void);
+int cmd_history(int argc, char **argv);
+void cmd_history_help(void);
+/* Add a report `lab run` wrote to the history index in state_dir (lab history): best effort,
+ * a failure is a warning on stderr, never the run's. */
+void cli_history_add(const char *state_dir, const char *report);
 
 /* Prints "lab: " + message to stderr. */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -28,7 +28,8 @@ void cmd_run_help(void)
 	       "               [--timing auto|kvm|tcg|icount] [--quiet-wait S] [--state DIR]\n"
 	       "               [--parallel N|auto] [--keep-initrd]\n\n"
 	       "Boots one libvirt guest per repetition of the job, runs its workloads inside and\n"
-	       "writes DIR/report.json (default reports/<id>/) after every run.\n\n"
+	       "writes DIR/report.json (default reports/<id>/) after every run; at the end the\n"
+	       "report joins the history index (STATE/history.db, 'lab history').\n\n"
 	       "  --out DIR      report directory\n"
 	       "  --connect URI  libvirt URI (default: embedded driver, qemu:///embed?root=STATE)\n"
 	       "  --accel MODE   auto (probe KVM once per host, default), tcg or kvm\n"
@@ -46,7 +47,8 @@ void cmd_run_help(void)
 	       "                 a guest beside another moves its figures (N > 1 with those is\n"
 	       "                 refused)\n"
 	       "  --state DIR    state directory (default $LAB_STATE_DIR or\n"
-	       "                 ~/.local/state/numalab): libvirt root, KVM verdict cache\n"
+	       "                 ~/.local/state/numalab): libvirt root, KVM verdict cache,\n"
+	       "                 history index\n"
 	       "  --keep-initrd  keep each run's initrd.cpio (to replay a run by hand)\n\n"
 	       "Exit status: 0 every run ok, 3 a run failed, 2 bad job file, 1 lab error.\n",
 	       TIMING_ICOUNT_MAX_VCPUS, RUN_QUIET_WAIT_S);
@@ -218,5 +220,6 @@ int cmd_run(int argc, char **argv)
 		return r == -EINVAL ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
 	}
 	print_summary(&sum);
+	cli_history_add(a.state, sum.report);
 	return sum.status == OUTCOME_OK && sum.runs == sum.planned ? EXIT_OK : EXIT_RUN_FAILED;
 }

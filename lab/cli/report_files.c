@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/runreport.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
@@ -117,7 +118,7 @@ int report_files_read(struct report_files *f, struct lab_error *err)
 
 		if (f->doc[i])
 			continue;
-		r = jsonio_load_file(f->path[i], REPORT_MAX_SIZE, &f->doc[i], err);
+		r = jsonio_load_file(f->path[i], RUNREPORT_MAX_SIZE, &f->doc[i], err);
 		if (r < 0)
 			return r;
 	}

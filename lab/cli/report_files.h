@@ -7,8 +7,6 @@
 
 #include "util/error.h"
 
-/* Largest report.json read: 1000 series x 100 runs fit easily. */
-#define REPORT_MAX_SIZE (256u << 20)
 /* Most report files one command reads. */
 #define REPORT_MAX_FILES 10000
 

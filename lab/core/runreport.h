@@ -11,6 +11,9 @@
 #include "core/timing.h"
 
 #define RUNREPORT_SCHEMA "numalab.report/1"
+/* Largest report.json the lab reads back (`lab compare`, `lab report`, the history index): a
+ * bound on untrusted input; 1000 series x 100 runs fit easily. */
+#define RUNREPORT_MAX_SIZE (256u << 20)
 
 struct run_host {
 	char accel[8];           /* "tcg" | "kvm" */

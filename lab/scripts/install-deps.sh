@@ -8,6 +8,8 @@ BASE_PKGS=(build-essential pkg-config libjansson-dev libcurl4-openssl-dev cpio j
 # libgsl-dev: t-distribution for `lab compare`.  Tests only: python3-jsonschema validates every
 # report against reports/report.schema.json; chromium renders the `lab report` dashboard.
 BASE_PKGS+=(libgsl-dev python3-jsonschema chromium)
+# libsqlite3-dev: the history index of reports (lab/history/, `lab history`).
+BASE_PKGS+=(libsqlite3-dev)
 # Kernel variants (kernels/): the offline 6.12 source (in bookworm's security suite; backports
 # has it too), what a kernel build needs, ccache, patch/git for patch series and git sources,
 # libssl-dev for the lab's sha256 (libcrypto), zlib1g-dev for the static agent reading

@@ -23,47 +23,6 @@ static const struct dashboard_assets test_assets = {
 	.page_js = "/* page */", .css = "/* css */",
 };
 
-static json_t *load(const char *rel)
-{
-	_cleanup_free_ char *path = fs_join(testutil_root(), rel);
-	struct lab_error err = { 0 };
-	json_t *j = NULL;
-
-	if (!path || jsonio_load_file(path, TESTUTIL_MAX_FILE, &j, &err) < 0)
-		printf("# cannot load %s: %s\n", rel, err.msg);
-	return j;
-}
-
-static void golden(const char *name, const char *got)
-{
-	_cleanup_free_ char *rel = NULL, *path = NULL, *want = NULL;
-	const char *u = getenv("UPDATE_GOLDEN");
-
-	if (!got) {
-		tap_ok(0, "%s: produced", name);
-		return;
-	}
-	if (asprintf(&rel, "lab/tests/golden/%s", name) < 0 || !(path = fs_join(testutil_root(), rel)))
-		return;
-	if (u && u[0] == '1') {
-		tap_ok(fs_write_atomic(path, got, strlen(got)) == 0, "%s rewritten (UPDATE_GOLDEN=1)",
-		       name);
-		return;
-	}
-	if (fs_read_file(path, 4u << 20, &want, NULL) < 0) {
-		tap_ok(0, "golden %s missing (run with UPDATE_GOLDEN=1)", name);
-		return;
-	}
-	if (!tap_ok(!strcmp(want, got), "matches golden %s", name)) {
-		size_t i = 0;
-
-		while (want[i] && want[i] == got[i])
-			i++;
-		printf("# first difference at byte %zu: want \"%.60s\" got \"%.60s\"\n", i, want + i,
-		       got + i);
-	}
-}
-
 /* A set of two reports, each under a forced variant label. */
 static int two(struct series_set *s, json_t *a, json_t *b)
 {
@@ -86,7 +45,7 @@ static const struct series_what *row_what(const struct series_set *s, const stru
 
 static void test_regression(void)
 {
-	_cleanup_json_ json_t *a = load(DATA "a.json"), *b = load(DATA "b.json");
+	_cleanup_json_ json_t *a = testutil_load(DATA "a.json"), *b = testutil_load(DATA "b.json");
 	_cleanup_free_ char *text = NULL, *js = NULL, *cj = NULL, *html = NULL;
 	_cleanup_json_ json_t *j = NULL, *charts = NULL;
 	struct series_set s;
@@ -121,23 +80,23 @@ static void test_regression(void)
 	       "10%%: the decision is a regression (exit 1), timing model tcg");
 	j = compare_json(&s, &c, 1);
 	js = j ? jsonio_dumps(j) : NULL;
-	golden("compare-ab.json", js);
-	golden("compare-ab.txt", compare_text(&s, &c, 1, &text) == 0 ? text : NULL);
+	testutil_golden("compare-ab.json", js);
+	testutil_golden("compare-ab.txt", compare_text(&s, &c, 1, &text) == 0 ? text : NULL);
 	charts = charts_json(&s);
 	cj = charts ? jsonio_dumps(charts) : NULL;
 	tap_ok(json_array_size(json_object_get(charts, "charts")) == 6,
 	       "charts: 3 scaling + 3 trend (two creation dates)");
-	golden("charts-ab.json", cj);
+	testutil_golden("charts-ab.json", cj);
 	struct dashboard_input in = { .set = &s, .cmp = &c, .nr_cmp = 1, .title = "test" };
 
-	golden("dashboard-ab.html", dashboard_html(&in, &test_assets, &html) == 0 ? html : NULL);
+	testutil_golden("dashboard-ab.html", dashboard_html(&in, &test_assets, &html) == 0 ? html : NULL);
 	compare_free(&c);
 	series_free(&s);
 }
 
 static void test_threshold(void)
 {
-	_cleanup_json_ json_t *a = load(DATA "a.json"), *b = load(DATA "b.json");
+	_cleanup_json_ json_t *a = testutil_load(DATA "a.json"), *b = testutil_load(DATA "b.json");
 	struct series_set s;
 	struct comparison c;
 	struct lab_error err = { 0 };
@@ -175,7 +134,7 @@ static void test_threshold(void)
 
 static void test_identical(void)
 {
-	_cleanup_json_ json_t *a = load(DATA "a.json");
+	_cleanup_json_ json_t *a = testutil_load(DATA "a.json");
 	struct series_set s;
 	struct comparison c;
 	struct lab_error err = { 0 };
@@ -209,7 +168,7 @@ static void test_identical(void)
 
 static void test_one_report(void)
 {
-	_cleanup_json_ json_t *ab = load(DATA "ab.json");
+	_cleanup_json_ json_t *ab = testutil_load(DATA "ab.json");
 	struct series_set s;
 	struct comparison c;
 	struct lab_error err = { 0 };
@@ -236,7 +195,7 @@ static void test_one_report(void)
 
 static void test_insufficient_and_outcome(void)
 {
-	_cleanup_json_ json_t *one = load(DATA "one.json"), *a = load(DATA "a.json");
+	_cleanup_json_ json_t *one = testutil_load(DATA "one.json"), *a = testutil_load(DATA "a.json");
 	_cleanup_json_ json_t *b = json_deep_copy(a);
 	struct series_set s;
 	struct comparison c;
@@ -279,7 +238,7 @@ static void expect_error(const char *what, json_t *a, json_t *b, const char *wan
 
 static void test_bad_pairs(void)
 {
-	_cleanup_json_ json_t *a = load(DATA "a.json");
+	_cleanup_json_ json_t *a = testutil_load(DATA "a.json");
 	_cleanup_json_ json_t *b = json_deep_copy(a), *d = json_deep_copy(a);
 	json_t *run, *res;
 	size_t i, k;
@@ -318,7 +277,7 @@ static void test_bad_pairs(void)
  * drop that pooled repetitions would call significant is "insufficient-data" here. */
 static void test_boot_unit(void)
 {
-	_cleanup_json_ json_t *a = load(DATA "reps-a.json"), *b = load(DATA "reps-b.json");
+	_cleanup_json_ json_t *a = testutil_load(DATA "reps-a.json"), *b = testutil_load(DATA "reps-b.json");
 	struct series_set s;
 	struct comparison c;
 	struct lab_error err = { 0 };
@@ -347,7 +306,7 @@ static void test_boot_unit(void)
  * `lab report`. */
 static void test_labels_and_baselines(void)
 {
-	_cleanup_json_ json_t *a = load(DATA "a.json"), *ab = load(DATA "ab.json");
+	_cleanup_json_ json_t *a = testutil_load(DATA "a.json"), *ab = testutil_load(DATA "ab.json");
 	_cleanup_json_ json_t *other = json_deep_copy(a);
 	_cleanup_strbuf_ struct strbuf note = STRBUF_INIT;
 	json_t *docs[2] = { a, ab }, *run;
@@ -423,7 +382,7 @@ static void test_reader_errors(void)
 
 static json_t *hostile_report(void)
 {
-	_cleanup_json_ json_t *a = load(DATA "one.json");
+	_cleanup_json_ json_t *a = testutil_load(DATA "one.json");
 	const char *evil = "</script><script>alert(1)</script>\"><img src=x onerror=alert(2)>\x01";
 	json_t *run = json_array_get(json_object_get(a, "runs"), 0);
 	json_t *wl = json_array_get(json_object_get(run, "workloads"), 0);
@@ -529,7 +488,7 @@ static void test_text_control_chars(void)
 /* Adaptive repetitions: the widest interval of a primary metric's mean over boots. */
 static void test_precision(void)
 {
-	_cleanup_json_ json_t *a = load(DATA "a.json"), *one = load(DATA "one.json");
+	_cleanup_json_ json_t *a = testutil_load(DATA "a.json"), *one = testutil_load(DATA "one.json");
 	_cleanup_json_ json_t *bad = json_pack("[{s:s}]", "status", "ok");
 	json_t *runs = json_object_get(a, "runs");
 	struct precision_status st;

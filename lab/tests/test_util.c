@@ -89,6 +89,24 @@ static void test_hostkernel(void)
 	tap_ok(hostkernel_pick(pattern, out, sizeof(out)) == -ENOENT, "no match: -ENOENT");
 }
 
+static void test_clean_copy(void)
+{
+	char b[8];
+
+	text_clean_copy(b, sizeof(b), "a\nb\x1b[");
+	tap_ok(!strcmp(b, "a?b?["), "clean copy: control characters become '?' (got \"%s\")", b);
+	text_clean_copy(b, sizeof(b), "abcdefghij");
+	tap_ok(!strcmp(b, "abcdefg"), "clean copy: cut to the buffer");
+	/* "abcdef" + e-acute (2 bytes) would need 9 bytes with the NUL: the cut drops the whole
+	 * character, never half of it. */
+	text_clean_copy(b, sizeof(b), "abcdef\xc3\xa9");
+	tap_ok(!strcmp(b, "abcdef"), "clean copy: a cut inside a UTF-8 sequence drops it whole");
+	text_clean_copy(b, sizeof(b), "abcde\xc3\xa9x");
+	tap_ok(!strcmp(b, "abcde\xc3\xa9"), "clean copy: a whole sequence before the cut stays");
+	text_clean_copy(b, sizeof(b), "ab\xe2\x82\xac\xe2\x82\xac");
+	tap_ok(!strcmp(b, "ab\xe2\x82\xac"), "clean copy: a 3-byte sequence cut in its middle goes");
+}
+
 static void test_fs_sha_text(void)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 16], hex[65];
@@ -113,6 +131,7 @@ static void test_fs_sha_text(void)
 	tap_ok(!text_has_control_chars("plain text, UTF-8 \xc3\xa9"), "plain text has none");
 	tap_ok(text_has_control_chars("a\nb") && text_has_control_chars("a\x7f") &&
 		       text_has_control_chars("\t"), "newline, DEL and tab are control characters");
+	test_clean_copy();
 }
 
 struct lines {

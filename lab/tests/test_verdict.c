@@ -143,6 +143,24 @@ static void test_bad_input(void)
 	tap_ok(!strcmp(verdict_name(VERDICT__COUNT), "?"), "an unknown verdict has a name");
 }
 
+static void test_mean_kind(void)
+{
+	size_t boot[4] = {0, 0, 1, 1};
+	double v[4] = {4.0, 4.0, 2.0, 2.0}, means[4];
+	struct boot_stats bs;
+	struct stats_summary sum;
+
+	tap_ok(boots_mean_kind("faults/s", v, 4) == STATS_HARMONIC, "a rate: harmonic");
+	tap_ok(boots_mean_kind("s", v, 4) == STATS_ARITHMETIC, "a time: arithmetic");
+	v[3] = 0;
+	tap_ok(boots_mean_kind("ops/s", v, 4) == STATS_ARITHMETIC,
+	       "a rate with a 0 among its values: arithmetic (no reciprocal)");
+	v[3] = 2.0;
+	tap_ok(boots_summarize(boot, v, 4, STATS_HARMONIC, means, &bs, &sum) == 0 &&
+		       bs.boots == 2 && sum.n == 2 && fabs(sum.mean - 8.0 / 3) < 1e-12,
+	       "summarized: 2 boots of 4 and 2, harmonic mean of the boot means 8/3");
+}
+
 int main(void)
 {
 	_cleanup_free_ char *path = fs_join(testutil_root(), "lab/tests/data/verdict/cases.json");
@@ -158,5 +176,6 @@ int main(void)
 	test_decide(json_object_get(doc, "decide"));
 	test_needed(json_object_get(doc, "boots_needed"));
 	test_bad_input();
+	test_mean_kind();
 	return tap_done();
 }

@@ -24,6 +24,18 @@ static inline const char *testutil_root(void)
 	return r && r[0] ? r : ".";
 }
 
+/* The JSON file rel (below the repo root), or NULL after a "# cannot load" line. */
+static inline json_t *testutil_load(const char *rel)
+{
+	_cleanup_free_ char *path = fs_join(testutil_root(), rel);
+	struct lab_error err = { 0 };
+	json_t *j = NULL;
+
+	if (!path || jsonio_load_file(path, TESTUTIL_MAX_FILE, &j, &err) < 0)
+		printf("# cannot load %s: %s\n", rel, err.msg);
+	return j;
+}
+
 /* Cut trailing newlines (LF and CR) off s. */
 static inline void testutil_chomp(char *s)
 {
@@ -133,3 +145,35 @@ static inline void testutil_json_dir_close(struct testutil_json_dir *d)
 }
 
 #define _cleanup_json_dir_ __attribute__((cleanup(testutil_json_dir_close)))
+
+/* got (NULL when making it failed) equals lab/tests/golden/NAME byte for byte
+ * ("matches golden NAME"); with UPDATE_GOLDEN=1 in the environment it rewrites the file. */
+static inline void testutil_golden(const char *name, const char *got)
+{
+	_cleanup_free_ char *rel = NULL, *path = NULL, *want = NULL;
+	const char *u = getenv("UPDATE_GOLDEN");
+
+	if (!got) {
+		tap_ok(0, "%s: produced", name);
+		return;
+	}
+	if (asprintf(&rel, "lab/tests/golden/%s", name) < 0 || !(path = fs_join(testutil_root(), rel)))
+		return;
+	if (u && u[0] == '1') {
+		tap_ok(fs_write_atomic(path, got, strlen(got)) == 0, "%s rewritten (UPDATE_GOLDEN=1)",
+		       name);
+		return;
+	}
+	if (fs_read_file(path, 4u << 20, &want, NULL) < 0) {
+		tap_ok(0, "golden %s missing (run with UPDATE_GOLDEN=1)", name);
+		return;
+	}
+	if (!tap_ok(!strcmp(want, got), "matches golden %s", name)) {
+		size_t i = 0;
+
+		while (want[i] && want[i] == got[i])
+			i++;
+		printf("# first difference at byte %zu: want \"%.60s\" got \"%.60s\"\n", i, want + i,
+		       got + i);
+	}
+}

@@ -7,7 +7,7 @@
 #include "util/cleanup.h"
 #include "util/fs.h"
 
-static int load_buf(const char *buf, size_t len, json_t **out, struct lab_error *err)
+int jsonio_load_buf(const char *buf, size_t len, json_t **out, struct lab_error *err)
 {
 	json_error_t je;
 	json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
@@ -33,12 +33,12 @@ int jsonio_load_file(const char *path, size_t max, json_t **out, struct lab_erro
 		error_set(err, "", "cannot read: %s", strerror(-r));
 		return r;
 	}
-	return load_buf(buf, len, out, err);
+	return jsonio_load_buf(buf, len, out, err);
 }
 
 int jsonio_load_string(const char *s, json_t **out, struct lab_error *err)
 {
-	return load_buf(s, strlen(s), out, err);
+	return jsonio_load_buf(s, strlen(s), out, err);
 }
 
 char *jsonio_dumps(const json_t *j)

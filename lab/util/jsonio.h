@@ -7,6 +7,8 @@
 /* Parse a file (at most max bytes).  On a syntax error *err says "line L column C: text". */
 int jsonio_load_file(const char *path, size_t max, json_t **out, struct lab_error *err);
 int jsonio_load_string(const char *s, json_t **out, struct lab_error *err);
+/* Parse len bytes already read (a NUL inside is a syntax error, not the end). */
+int jsonio_load_buf(const char *buf, size_t len, json_t **out, struct lab_error *err);
 /* Sorted keys, 2-space indent, trailing newline; atomic replace. */
 int jsonio_write_file(const char *path, const json_t *j);
 /* Caller frees. */

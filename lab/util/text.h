@@ -1,6 +1,12 @@
 /* Checks on untrusted strings (job and recipe values that end up in paths, command lines and
  * reports). */
 #pragma once
+#include <stddef.h>
 
 /* 1 when s holds an ASCII control character (below 0x20, or DEL), else 0. */
 int text_has_control_chars(const char *s);
+/* Copy src into dst (len > 0 bytes) for printing: control characters become '?' so that a
+ * string from a report cannot move the cursor or fake lines in a terminal table.  A string
+ * too long is cut at a character boundary, never inside a UTF-8 sequence, so that what is
+ * left is still valid UTF-8 (jansson refuses anything else). */
+void text_clean_copy(char *dst, size_t len, const char *src);

@@ -1,0 +1,149 @@
+#include "history/sql.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "util/text.h"
+
+int sql_fail(sqlite3 *db, int rc, const char *what, struct lab_error *err)
+{
+	error_set(err, "", "%s: %s", what, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+	switch (rc & 0xff) {
+	case SQLITE_NOMEM: return -ENOMEM;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED: return -EBUSY;
+	case SQLITE_READONLY:
+	case SQLITE_PERM: return -EACCES;
+	case SQLITE_CANTOPEN: return -ENOENT;
+	case SQLITE_NOTADB:
+	case SQLITE_CORRUPT: return -EBADMSG;
+	default: return -EIO;
+	}
+}
+
+int sql_begin(sqlite3 *db, int *own, struct lab_error *err)
+{
+	int rc;
+
+	*own = sqlite3_get_autocommit(db);
+	rc = sqlite3_exec(db, *own ? "BEGIN IMMEDIATE" : "SAVEPOINT work", NULL, NULL, NULL);
+	return rc == SQLITE_OK ? 0 : sql_fail(db, rc, "starting a transaction", err);
+}
+
+int sql_end(sqlite3 *db, int own, int ok, struct lab_error *err)
+{
+	static const char *const sql[2][2] = {
+		{ "ROLLBACK TO work; RELEASE work", "RELEASE work" },
+		{ "ROLLBACK", "COMMIT" },
+	};
+	int rc = sqlite3_exec(db, sql[own != 0][ok != 0], NULL, NULL, NULL);
+
+	if (rc == SQLITE_OK || !ok)
+		return 0;
+	rc = sql_fail(db, rc, "committing", err);
+	/* A failed COMMIT can leave the transaction open: end it, the work is lost either way. */
+	if (own && !sqlite3_get_autocommit(db))
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+int sql_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, struct lab_error *err)
+{
+	int rc = sqlite3_prepare_v2(db, sql, -1, st, NULL);
+
+	return rc == SQLITE_OK ? 0 : sql_fail(db, rc, "preparing a statement", err);
+}
+
+int sql_bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	return s && s[0] ? sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT)
+			 : sqlite3_bind_null(st, i);
+}
+
+int sql_bind_real(sqlite3_stmt *st, int i, double v)
+{
+	return isfinite(v) ? sqlite3_bind_double(st, i, v) : sqlite3_bind_null(st, i);
+}
+
+int sql_step_done(sqlite3 *db, sqlite3_stmt *st, const char *what, struct lab_error *err)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : sql_fail(db, rc, what, err);
+}
+
+void sql_column_text(sqlite3_stmt *st, int i, char *dst, size_t len)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	text_clean_copy(dst, len, s ? (const char *)s : "");
+}
+
+double sql_column_real(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+int sql_query_int(sqlite3 *db, const char *sql, int *out, struct lab_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+
+	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*out = sqlite3_column_int(st, 0);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_OK ? 0 : sql_fail(db, rc, "reading the file", err);
+}
+
+static int apply_steps(sqlite3 *db, const struct migration *steps, size_t n, int from,
+		       struct lab_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *msg = NULL;
+		int rc, v;
+
+		if (steps[i].version <= from)
+			continue;
+		rc = sqlite3_exec(db, steps[i].sql, NULL, NULL, &msg);
+		if (rc != SQLITE_OK) {
+			error_set(err, "", "schema migration to version %d failed: %s",
+				  steps[i].version, msg ? msg : sqlite3_errstr(rc));
+			sqlite3_free(msg);
+			return -EIO;
+		}
+		if ((rc = sql_query_int(db, "PRAGMA user_version", &v, err)) < 0)
+			return rc;
+		if (v != steps[i].version) {
+			error_set(err, "", "schema migration to version %d ended at version %d (the "
+					   "step must set user_version)", steps[i].version, v);
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+int sql_migrate(sqlite3 *db, const struct migration *steps, size_t n, struct lab_error *err)
+{
+	int own, from, r, last = n ? steps[n - 1].version : 0;
+
+	if ((r = sql_begin(db, &own, err)) < 0)
+		return r;
+	r = sql_query_int(db, "PRAGMA user_version", &from, err);
+	if (r == 0 && from > last) {
+		error_set(err, "", "the index is at schema version %d, newer than this lab's %d: a "
+				   "newer lab wrote it; use that lab, or another file", from, last);
+		r = -EPROTO;
+	}
+	if (r == 0)
+		r = apply_steps(db, steps, n, from, err);
+	if (r < 0) {
+		sql_end(db, own, 0, NULL);
+		return r;
+	}
+	return sql_end(db, own, 1, err);
+}
