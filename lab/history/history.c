@@ -38,7 +38,7 @@ static const struct migration migrations[] = {
 	  " idx INTEGER NOT NULL, status TEXT, kernel TEXT NOT NULL, variant TEXT, release TEXT,"
 	  " source TEXT, source_commit TEXT, build_key TEXT, timing TEXT NOT NULL, accel TEXT,"
 	  " uri TEXT, qemu_version TEXT, contended INTEGER NOT NULL,"
-	  " guests_at_once INTEGER NOT NULL,"
+	  " guests_at_once INTEGER NOT NULL, image_sha256 TEXT, config_sha256 TEXT,"
 	  " PRIMARY KEY (report, idx));"
 	  "CREATE INDEX runs_kernel ON runs (kernel);"
 	  "CREATE TABLE series ("
@@ -226,12 +226,15 @@ static void bind_run(sqlite3_stmt *st, sqlite3_int64 id, const struct history_re
 	sql_bind_text(st, 13, u->qemu);
 	sqlite3_bind_int(st, 14, u->contended);
 	sqlite3_bind_int64(st, 15, u->guests_at_once);
+	sql_bind_text(st, 16, u->image_sha256);
+	sql_bind_text(st, 17, u->config_sha256);
 }
 
 static const char RUN_SQL[] =
 	"INSERT INTO runs (report, idx, status, kernel, variant, release, source, source_commit,"
-	" build_key, timing, accel, uri, qemu_version, contended, guests_at_once)"
-	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
+	" build_key, timing, accel, uri, qemu_version, contended, guests_at_once, image_sha256,"
+	" config_sha256)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)";
 
 static void bind_series(sqlite3_stmt *st, sqlite3_int64 id, const struct history_report *r,
 			size_t i)

@@ -49,7 +49,7 @@ static const char LIST_SQL[] =
 
 static const char RUNS_SQL[] =
 	"SELECT idx, status, kernel, variant, release, source, source_commit, build_key, timing,"
-	" accel, uri, qemu_version, contended, guests_at_once"
+	" accel, uri, qemu_version, contended, guests_at_once, image_sha256, config_sha256"
 	" FROM runs WHERE report = ?1 ORDER BY idx";
 
 static void read_run(sqlite3_stmt *st, struct history_run *u)
@@ -68,6 +68,8 @@ static void read_run(sqlite3_stmt *st, struct history_run *u)
 	sql_column_text(st, 11, u->qemu, sizeof(u->qemu));
 	u->contended = sqlite3_column_int(st, 12) != 0;
 	u->guests_at_once = (unsigned)sqlite3_column_int64(st, 13);
+	sql_column_text(st, 14, u->image_sha256, sizeof(u->image_sha256));
+	sql_column_text(st, 15, u->config_sha256, sizeof(u->config_sha256));
 }
 
 static int load_runs(struct history *h, sqlite3_stmt *st, sqlite3_int64 id,

@@ -92,6 +92,8 @@ static void read_run(const json_t *run, size_t i, struct history_run *out)
 	get_str(out->source, sizeof(out->source), build, "source", NULL);
 	source_commit(out->commit, sizeof(out->commit), out->source);
 	get_hex(out->build_key, sizeof(out->build_key), build, "key");
+	get_hex(out->image_sha256, sizeof(out->image_sha256), kernel, "image_sha256");
+	get_hex(out->config_sha256, sizeof(out->config_sha256), kernel, "config_sha256");
 	text_clean_copy(out->timing, sizeof(out->timing), series_run_timing(run));
 	get_str(out->accel, sizeof(out->accel), host, "accel", NULL);
 	get_str(out->uri, sizeof(out->uri), host, "uri", NULL);
@@ -244,14 +246,17 @@ static json_t *num_or_null(double v)
 
 json_t *history_run_json(const struct history_run *r)
 {
-	return json_pack("{s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:I}", "index",
+	return json_pack("{s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:I,s:o,s:o}",
+			 "index",
 			 (json_int_t)r->index, "status", str_or_null(r->status), "kernel",
 			 str_or_null(r->kernel), "variant", str_or_null(r->variant), "release",
 			 str_or_null(r->release), "source", str_or_null(r->source), "commit",
 			 str_or_null(r->commit), "build_key", str_or_null(r->build_key), "timing",
 			 str_or_null(r->timing), "accel", str_or_null(r->accel), "uri",
 			 str_or_null(r->uri), "qemu_version", str_or_null(r->qemu), "contended",
-			 r->contended, "guests_at_once", (json_int_t)r->guests_at_once);
+			 r->contended, "guests_at_once", (json_int_t)r->guests_at_once,
+			 "image_sha256", str_or_null(r->image_sha256), "config_sha256",
+			 str_or_null(r->config_sha256));
 }
 
 /* params is canonical JSON text written by the index itself; null should it not parse. */

@@ -36,6 +36,8 @@ struct history_run {
 	char commit[HISTORY_HEX];     /* the commit of a "git:" source */
 	char build_key[HISTORY_HEX];  /* kernel.build.key: sha256 of source, patches, final
 				       * .config and compiler, the kernel's content identity */
+	char image_sha256[HISTORY_HEX];  /* kernel.image_sha256: the bytes that booted */
+	char config_sha256[HISTORY_HEX]; /* kernel.config_sha256: a variant's final .config */
 	char timing[HISTORY_WORD];    /* series_run_timing: host.timing.model, else host.accel
 				       * (reports from before timing models ran tcg or kvm) */
 	char accel[HISTORY_WORD];

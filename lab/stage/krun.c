@@ -9,6 +9,7 @@
 
 #include "core/collect.h"
 #include "util/cleanup.h"
+#include "util/sha256.h"
 #include "util/fs.h"
 #include "util/hostkernel.h"
 #include "util/jsonpath.h"
@@ -84,14 +85,27 @@ static int load_fragments(struct krun_kernel *k)
 	return 0;
 }
 
+/* What exactly booted, once per kernel: the image's and the .config's sha256, so that two runs
+ * (or two bisection steps) can tell whether they ran the same kernel. */
+static void hash_kernel(struct krun_kernel *k)
+{
+	if (k->image[0] && sha256_file_hex(k->image, k->image_sha256) < 0)
+		k->image_sha256[0] = '\0';
+	if (k->build_config &&
+	    sha256_hex(k->build_config, strlen(k->build_config), k->config_sha256) < 0)
+		k->config_sha256[0] = '\0';
+}
+
 int krun_build(struct krun *kr, const struct kernel_build_opts *o)
 {
 	for (unsigned i = 0; i < kr->n; i++) {
 		struct krun_kernel *k = &kr->k[i];
 		int r;
 
-		if (!k->is_variant)
+		if (!k->is_variant) {
+			hash_kernel(k);
 			continue;
+		}
 		if (o->interrupt && *o->interrupt)
 			return -EINTR;
 		r = kernel_build(&k->v, o, &k->art);
@@ -110,6 +124,7 @@ int krun_build(struct krun *kr, const struct kernel_build_opts *o)
 		fs_read_file(k->art.config, KCONFIG_MAX_TEXT, &k->build_config, NULL);
 		if (load_fragments(k) < 0)
 			return -ENOMEM;
+		hash_kernel(k);
 	}
 	return 0;
 }
@@ -171,10 +186,12 @@ json_t *krun_report(const struct krun_kernel *k, const struct guest_log *log)
 	const struct guest_kernel *g = log && log->kernel.seen ? &log->kernel : NULL;
 	json_t *conf = NULL, *cfg = config_json(k, g, &conf);
 
-	return json_pack("{s:s,s:s?,s:o,s:o,s:o,s:o}", "label", k->jk->label, "variant",
+	return json_pack("{s:s,s:s?,s:o,s:o,s:o,s:o,s:s*,s:s*}", "label", k->jk->label, "variant",
 			 k->is_variant ? k->v.name : NULL, "build", build_json(k), "config", cfg,
 			 "confounds", conf ? conf : json_array(), "vma_lock",
-			 log ? collect_vma_lock_json(&log->kernel) : json_null());
+			 log ? collect_vma_lock_json(&log->kernel) : json_null(), "image_sha256",
+			 k->image_sha256[0] ? k->image_sha256 : NULL, "config_sha256",
+			 k->config_sha256[0] ? k->config_sha256 : NULL);
 }
 
 void krun_free(struct krun *kr)

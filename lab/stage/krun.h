@@ -20,6 +20,8 @@ struct krun_kernel {
 	enum outcome fail;       /* OUTCOME_OK, or why runs of this kernel cannot boot */
 	char reason[1200];
 	char *build_config;      /* the build's final .config text (variants), or NULL */
+	char image_sha256[65];   /* of the bytes that boot, "" unknown (for history, bisection) */
+	char config_sha256[65];  /* of the build's final .config (variants), "" unknown */
 	struct kconfig *frags;   /* the variant's fragments, for the report's config subset */
 };
 
