@@ -1,4 +1,5 @@
-/* lab bisect's decision engine: the commit list, the next commit, one step recorded. */
+/* lab bisect's decision engine: the commit list, the next commit, one step recorded.  The log
+ * is in bisect_log.c, the JSON result in bisect_json.c. */
 #include "core/bisect.h"
 
 #include <errno.h>

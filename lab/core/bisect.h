@@ -2,7 +2,7 @@
  * means for the bisection, and when it is over.  Pure: no git, no builds, no guests, no files.
  * The caller lists the commits, builds and boots what bisect_next() asks for, classifies the
  * boots against the good end's and the bad end's with the lab's statistics, hands the verdict
- * to bisect_record(), until bisect_next() says it is over.
+ * to bisect_record(), and writes bisect_log_format() and bisect_to_json() where it likes.
  *
  * The commits are a linear, first-parent list, oldest first: commits[0] is the known-good end,
  * commits[n-1] the known-bad end, and each commit's parent is the one before it (the caller's
@@ -33,12 +33,17 @@
  *            the difference measured is then layout, build or noise, not the commit's code.
  *   done     the answer, its reason and every step.
  *
- * Errors: 0 or a negative errno, with the message in *err. */
+ * The log (bisect_log_format) is text like `git bisect log`: "#" comments with the subjects and
+ * numbers for people, and one "bisect VERDICT SHA key=value..." line a step.  Replaying it into
+ * a fresh state with the same commits (bisect_log_replay) gives the same state: that is how an
+ * interrupted bisection resumes.  Errors: 0 or a negative errno, with the message in *err. */
 #pragma once
+#include <jansson.h>
 #include <stddef.h>
 
 #include "util/error.h"
 
+#define BISECT_SCHEMA "numalab.bisect/1"
 /* Most commits between and including the ends; a kernel release is ~15000 without
  * --first-parent. */
 #define BISECT_MAX_COMMITS 100000
@@ -51,6 +56,9 @@
 #define BISECT_MAX_STEPS 10000
 /* A subject longer than this is cut (at a UTF-8 character boundary). */
 #define BISECT_SUBJECT_MAX 200
+/* Largest log bisect_log_replay() reads, and its longest line. */
+#define BISECT_LOG_MAX (8u << 20)
+#define BISECT_LOG_LINE_MAX 32768
 /* No commit (an index). */
 #define BISECT_NONE ((size_t)-1)
 
@@ -97,7 +105,7 @@ enum bisect_revert { BISECT_REVERT_NOT_CHECKED, BISECT_REVERT_GOOD, BISECT_REVER
 		     BISECT_REVERT_FAILED };
 
 struct bisect_config {
-	double threshold_pct;  /* the change that counts, for the reasons */
+	double threshold_pct;  /* the change that counts, for the reasons and the log */
 	unsigned max_tries;    /* 0: BISECT_DEFAULT_TRIES */
 	int check_revert;      /* verify with the culprit reverted on the bad end */
 };
@@ -195,6 +203,16 @@ void bisect_next(const struct bisect *b, struct bisect_next *next);
  * commit above a bad one), or the bisection is over; -E2BIG past BISECT_MAX_STEPS; -ENOMEM.
  * A refused measurement leaves b as it was. */
 int bisect_record(struct bisect *b, const struct bisect_measure *m, struct lab_error *err);
+
+/* The whole log, "\n"-terminated lines; caller frees *out.  -ENOMEM. */
+int bisect_log_format(const struct bisect *b, char **out);
+/* Replay text[0..len) into b, fresh from bisect_init() with the same commits and config.
+ * -EINVAL with "line N: why" in *err for a malformed line, an unknown commit, a log of another
+ * range or config, or one that contradicts itself; -EFBIG past BISECT_LOG_MAX. */
+int bisect_log_replay(struct bisect *b, const char *text, size_t len, struct lab_error *err);
+
+/* The result document (schema BISECT_SCHEMA): config, ends, answer, every step.  -ENOMEM. */
+int bisect_to_json(const struct bisect *b, json_t **out);
 
 const char *bisect_phase_name(enum bisect_phase p);
 const char *bisect_role_name(enum bisect_role r);

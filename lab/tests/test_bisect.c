@@ -2,6 +2,11 @@
  *  - lab/tests/data/bisect/NAME.json: a planted bisection (how many commits, the culprit, the
  *    commits that do not build or boot, the noisy ones, what verifying measures) and what must
  *    come of it: every step in order ("good 3", "verify bad 5", "revert good") and the answer.
+ *    Each is also replayed from its log, whole and cut after every step (resume), and with
+ *    "golden": ["log", "json"] those outputs are compared with lab/tests/golden/bisect-NAME.*
+ *    (UPDATE_GOLDEN=1 rewrites them).
+ *  - lab/tests/data/bisect/bad-logs/NAME.log: a log that must not replay, NAME.expected its
+ *    error line; they run against 8 commits, threshold 2 %, max_tries 3, the revert checked.
  *  - in code: the planted culprit at every position of 8, 12 and 16 commits, alone and with a
  *    broken commit beside it; errors of bisect_init() and bisect_record(). */
 #include <errno.h>
@@ -148,6 +153,41 @@ static char *steps_text(const struct bisect *b)
 	return strbuf_take(&sb, &s) < 0 ? NULL : s;
 }
 
+static char *json_text(const struct bisect *b)
+{
+	_cleanup_json_ json_t *j = NULL;
+
+	return bisect_to_json(b, &j) < 0 ? NULL : jsonio_dumps(j);
+}
+
+static void golden(const char *name, const char *got)
+{
+	_cleanup_free_ char *rel = NULL, *path = NULL, *want = NULL;
+	const char *u = getenv("UPDATE_GOLDEN");
+
+	if (!got || asprintf(&rel, "lab/tests/golden/%s", name) < 0 ||
+	    !(path = fs_join(testutil_root(), rel))) {
+		tap_ok(0, "golden %s: produced", name);
+		return;
+	}
+	if (u && u[0] == '1') {
+		tap_ok(fs_write_atomic(path, got, strlen(got)) == 0, "golden %s rewritten", name);
+		return;
+	}
+	if (fs_read_file(path, TESTUTIL_MAX_FILE, &want, NULL) < 0) {
+		tap_ok(0, "golden %s missing (UPDATE_GOLDEN=1 writes it)", name);
+		return;
+	}
+	if (!tap_ok(!strcmp(want, got), "matches golden %s", name)) {
+		size_t i = 0;
+
+		while (want[i] && want[i] == got[i])
+			i++;
+		printf("# first difference at byte %zu: want \"%.60s\" got \"%.60s\"\n", i,
+		       want + i, got + i);
+	}
+}
+
 /* ---- the scenarios ----------------------------------------------------------------------- */
 
 static int class_parse(const json_t *v)
@@ -255,6 +295,70 @@ static void check_steps(const char *name, const struct bisect *b, const json_t *
 		printf("# got steps %s\n", got);
 }
 
+/* The log's length up to and including its k-th step line: where an interruption after k
+ * steps leaves it. */
+static size_t log_cut(const char *log, size_t k)
+{
+	const char *p = log;
+
+	for (size_t seen = 0; *p; p = strchr(p, '\n') + 1) {
+		int step = !strncmp(p, "bisect ", 7) && strncmp(p, "bisect start ", 13);
+
+		if (step && seen++ == k)
+			break;
+	}
+	return (size_t)(p - log);
+}
+
+/* Replay done's log cut after every step, go on from there, and come to the same log and JSON
+ * as without the interruption. */
+static void check_resume(const char *name, const struct world *w, const struct bisect *done)
+{
+	_cleanup_free_ char *log = NULL, *json = json_text(done);
+	size_t bad = BISECT_NONE;
+	struct commits c;
+
+	if (bisect_log_format(done, &log) < 0 || !json) {
+		tap_ok(0, "%s: log and JSON: out of memory", name);
+		return;
+	}
+	for (size_t k = 0; k <= done->n_steps && bad == BISECT_NONE; k++) {
+		_cleanup_bisect_ struct bisect b = {0};
+		_cleanup_free_ char *log2 = NULL, *json2 = NULL;
+		struct lab_error err = {0};
+
+		if (world_init(&b, w, &c) < 0 ||
+		    bisect_log_replay(&b, log, log_cut(log, k), &err) < 0 ||
+		    simulate(&b, w, NULL) < 0 || bisect_log_format(&b, &log2) < 0 ||
+		    !(json2 = json_text(&b)) || strcmp(log, log2) || strcmp(json, json2)) {
+			printf("# resumed after %zu steps: %s\n", k, err.msg);
+			bad = k;
+		}
+	}
+	tap_ok(bad == BISECT_NONE, "%s: replayed whole and resumed after each of %zu steps: the "
+	       "same log and JSON", name, done->n_steps);
+}
+
+/* "golden": ["log", "json"]: which of the outputs lab/tests/golden/bisect-NAME.* holds. */
+static void check_golden(const char *name, const struct bisect *b, const json_t *which)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(which, i, v) {
+		_cleanup_free_ char *file = NULL, *got = NULL;
+		int is_log = !strcmp(json_string_value(v), "log");
+
+		if (asprintf(&file, "bisect-%s.%s", name, is_log ? "log" : "json") < 0)
+			return;
+		if (!is_log)
+			got = json_text(b);
+		else if (bisect_log_format(b, &got) < 0)
+			got = NULL;
+		golden(file, got);
+	}
+}
+
 static void run_scenario(const char *dir, const char *file)
 {
 	_cleanup_free_ char *path = fs_join(dir, file), *name = strdup(file);
@@ -277,6 +381,8 @@ static void run_scenario(const char *dir, const char *file)
 		return;
 	check_steps(name, &b, json_object_get(want, "steps"));
 	check_answer(name, &b, want);
+	check_resume(name, &w, &b);
+	check_golden(name, &b, json_object_get(c, "golden"));
 }
 
 /* ---- the planted culprit at every position ------------------------------------------------ */
@@ -483,6 +589,118 @@ static void test_too_many_steps(void)
 	       "record: the refused step left no trace");
 }
 
+/* Verdicts by hand, no numbers, as a person edits a log: the replay takes them and the
+ * bisection goes on from there. */
+static void test_hand_log(void)
+{
+	static const char log[] =
+		"# marked by hand\n"
+		"bisect start c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0 "
+		"c7c7c7c7c7c7c7c7c7c7c7c7c7c7c7c7c7c7c7c7 threshold_pct=2 max_tries=3 revert=0\r\n"
+		"bisect good c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0\n"
+		"  bisect bad\tc7c7c7c7c7c7c7c7c7c7c7c7c7c7c7c7c7c7c7c7\n\n"
+		"bisect skip c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3 outcome=build-failure\n"
+		"bisect bad c6c6c6c6c6c6c6c6c6c6c6c6c6c6c6c6c6c6c6c6";
+	struct bisect_config cfg = {.threshold_pct = 2};
+	_cleanup_bisect_ struct bisect b = {0};
+	struct lab_error err = {0};
+	struct bisect_next nx;
+	struct commits c;
+	int r;
+
+	commits_make(&c, 8);
+	if (bisect_init(&b, c.in, 8, &cfg, &err) < 0)
+		return;
+	r = bisect_log_replay(&b, log, strlen(log), &err);
+	bisect_next(&b, &nx);
+	if (!tap_ok(r == 0 && nx.phase == BISECT_PHASE_BISECT && nx.commit == 4 && nx.left == 4,
+		    "hand-written log: replayed (CRLF, blanks, tabs, no last newline); the "
+		    "midpoint 3 skipped, next its upper neighbour 4, 4 commits left"))
+		printf("# r=%d %s; next %zu, %zu left\n", r, err.msg, nx.commit, nx.left);
+}
+
+/* Run a bad log against 8 commits; the error line. */
+static void run_bad_log(const char *dir, const char *file)
+{
+	_cleanup_free_ char *path = fs_join(dir, file), *text = NULL, *expected = NULL,
+			    *epath = NULL;
+	_cleanup_bisect_ struct bisect b = {0};
+	struct bisect_config cfg = {.threshold_pct = 2, .check_revert = 1};
+	struct lab_error err = {0};
+	struct commits c;
+	size_t len = 0;
+	int r;
+
+	commits_make(&c, 8);
+	if (!path || fs_read_file(path, TESTUTIL_MAX_FILE, &text, &len) < 0 ||
+	    asprintf(&epath, "%.*s.expected", (int)(strlen(path) - 4), path) < 0 ||
+	    fs_read_file(epath, TESTUTIL_MAX_FILE, &expected, NULL) < 0 ||
+	    bisect_init(&b, c.in, 8, &cfg, &err) < 0) {
+		tap_ok(0, "bad log %s: read it and its .expected", file);
+		return;
+	}
+	testutil_chomp(expected);
+	r = bisect_log_replay(&b, text, len, &err);
+	if (!tap_ok(r == -EINVAL && !strcmp(err.msg, expected), "bad log %s: %s", file, expected))
+		printf("# got r=%d: %s\n", r, err.msg);
+}
+
+static int log_filter(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return n > 4 && !strcmp(d->d_name + n - 4, ".log");
+}
+
+static void test_bad_logs(void)
+{
+	_cleanup_free_ char *dir = fs_join(testutil_root(), DATA "/bad-logs");
+	struct dirent **ents = NULL;
+	int n = dir ? scandir(dir, &ents, log_filter, alphasort) : -1;
+
+	tap_ok(n > 0, "bad logs: cases found");
+	for (int i = 0; i < n; i++) {
+		run_bad_log(dir, ents[i]->d_name);
+		free(ents[i]);
+	}
+	free(ents);
+}
+
+/* Limits that data files cannot show: size, NUL bytes, line length. */
+static void test_log_limits(void)
+{
+	static const char start[] = "bisect start c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0 "
+				    "c7c7c7c7c7c7c7c7c7c7c7c7c7c7c7c7c7c7c7c7 threshold_pct=2 "
+				    "max_tries=3 revert=0\n";
+	struct bisect_config cfg = {.threshold_pct = 2};
+	_cleanup_free_ char *big = malloc(BISECT_LOG_LINE_MAX + 200);
+	struct lab_error err = {0};
+	struct commits c;
+	char nul[sizeof(start) + 8];
+	int r;
+
+	commits_make(&c, 8);
+	for (int k = 0; k < 3 && big; k++) {
+		_cleanup_bisect_ struct bisect b = {0};
+
+		if (bisect_init(&b, c.in, 8, &cfg, &err) < 0)
+			break;
+		if (k == 0) {
+			r = bisect_log_replay(&b, start, BISECT_LOG_MAX + 1, &err);
+			expect_error("log", r, -EFBIG, &err, "the log is larger than 8388608 bytes");
+		} else if (k == 1) {
+			memcpy(nul, start, sizeof(start) - 1);
+			memcpy(nul + sizeof(start) - 1, "# a\0b\n", 6);
+			r = bisect_log_replay(&b, nul, sizeof(start) - 1 + 6, &err);
+			expect_error("log", r, -EINVAL, &err, "line 2: a NUL byte");
+		} else {
+			memset(big, '#', BISECT_LOG_LINE_MAX + 100);
+			r = bisect_log_replay(&b, big, BISECT_LOG_LINE_MAX + 100, &err);
+			expect_error("log", r, -EINVAL, &err, "line 1: longer than 32768 bytes");
+		}
+	}
+}
+
 int main(void)
 {
 	_cleanup_json_dir_ struct testutil_json_dir d;
@@ -496,5 +714,8 @@ int main(void)
 	test_subject();
 	test_record_errors();
 	test_too_many_steps();
+	test_hand_log();
+	test_bad_logs();
+	test_log_limits();
 	return tap_done();
 }
