@@ -451,7 +451,7 @@ static int setup_host(struct run_ctx *c, char *msg, size_t len)
 	int r;
 
 	/* When its cache of QEMU's capabilities is missing or stale (a fresh state directory, a
-	 * new QEMU) libvirt probes QEMU first: 4 s here once its probes are reaped at once
+	 * new QEMU) libvirt probes QEMU first: 10 s here once orphaned probes are reaped
 	 * (lab/virt/reap.h), 2 min 43 s while they were left as zombies. */
 	progress(c, "opening libvirt");
 	r = virt_open(&c->vc, c->o->uri, c->o->state_dir);

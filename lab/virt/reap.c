@@ -12,9 +12,10 @@
 #include <unistd.h>
 
 #include "util/cleanup.h"
+#include "util/clock.h"
 
-/* Often enough that libvirt's kill(pid, 0) polling sees the probe gone at once. */
-#define REAP_PERIOD_NS 50000000L
+/* Often enough that libvirt's kill(pid, 0) polling sees an orphan gone soon after the grace. */
+#define REAP_PERIOD_NS 100000000L
 
 int reap_proc_stat(pid_t pid, pid_t *ppid, char *state, char *comm, size_t len)
 {
@@ -51,16 +52,33 @@ int reap_proc_stat(pid_t pid, pid_t *ppid, char *state, char *comm, size_t len)
 	return 0;
 }
 
-unsigned reap_qemu_zombies(void)
+/* How long pid has been seen as a zombie, remembering it from now on. */
+static double reap_age(struct virt_reaper *rp, const struct reap_seen *was, unsigned nr_was,
+		       pid_t pid, double now)
 {
+	double since = now;
+
+	for (unsigned i = 0; i < nr_was; i++)
+		if (was[i].pid == pid)
+			since = was[i].since;
+	if (rp->nr_seen < REAP_MAX_SEEN)
+		rp->seen[rp->nr_seen++] = (struct reap_seen){ pid, since };
+	return now - since;
+}
+
+unsigned reap_qemu_zombies(struct virt_reaper *rp, double now)
+{
+	struct reap_seen was[REAP_MAX_SEEN];
+	unsigned nr_was = rp->nr_seen, n = 0;
 	DIR *d = opendir("/proc");
 	struct dirent *e;
 	pid_t self = getpid(), ppid;
-	unsigned n = 0;
 	char state, comm[32];
 
 	if (!d)
 		return 0;
+	memcpy(was, rp->seen, nr_was * sizeof(was[0]));
+	rp->nr_seen = 0; /* zombies not seen again were reaped by someone else */
 	while ((e = readdir(d))) {
 		pid_t pid;
 
@@ -70,8 +88,13 @@ unsigned reap_qemu_zombies(void)
 		if (reap_proc_stat(pid, &ppid, &state, comm, sizeof(comm)) < 0 || ppid != self ||
 		    state != 'Z' || strncmp(comm, "qemu-system", 11) != 0)
 			continue;
-		if (waitpid(pid, NULL, WNOHANG) == pid)
+		if (reap_age(rp, was, nr_was, pid, now) >= REAP_GRACE_S &&
+		    waitpid(pid, NULL, WNOHANG) == pid) {
+			/* Gone: forget it (reap_age remembered it last). */
+			if (rp->nr_seen && rp->seen[rp->nr_seen - 1].pid == pid)
+				rp->nr_seen--;
 			n++;
+		}
 	}
 	closedir(d);
 	return n;
@@ -83,7 +106,7 @@ static void *reap_main(void *arg)
 	const struct timespec ts = { 0, REAP_PERIOD_NS };
 
 	while (!rp->quit) {
-		reap_qemu_zombies();
+		reap_qemu_zombies(rp, clock_now_s());
 		nanosleep(&ts, NULL);
 	}
 	return NULL;
@@ -94,6 +117,7 @@ int reap_start(struct virt_reaper *rp)
 	int r;
 
 	rp->quit = 0;
+	rp->nr_seen = 0;
 	r = pthread_create(&rp->thread, NULL, reap_main, rp);
 	if (r != 0)
 		return -r;

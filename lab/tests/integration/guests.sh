@@ -21,9 +21,14 @@ $lab doctor --state "$tmp/fresh" >"$tmp/fresh.out" 2>&1
 t1=$(date +%s.%N)
 echo "# lab doctor on a fresh state directory: $(echo "$t1 - $t0" | bc -l | cut -c1-5) s"
 probes_reaped() { [ -d "$tmp/fresh/libvirt" ] && ! grep -q 'Failed to terminate process' "$tmp/fresh/libvirt.log"; }
+# ... but never before libvirt waited for its own child: that fails the probe (ECHILD).
+probes_ok() { ! grep -q 'Failed to probe capabilities' "$tmp/fresh/libvirt.log"; }
 no_zombie() { ! ps -eo stat,comm | grep -q '^Z.*qemu'; }
+no_probe_left() { ! pgrep -f "qemu-system.*$tmp/fresh" >/dev/null; }
 check "fresh state dir: libvirt's capability probes are reaped (no 'Failed to terminate' in its log)" probes_reaped
+check "fresh state dir: every capability probe succeeded (no 'Failed to probe' in its log)" probes_ok
 check "fresh state dir: no zombie QEMU left behind" no_zombie
+check "fresh state dir: no probe QEMU left running" no_probe_left
 
 # quick.json: ok, and the guest sees what was asked for.
 $lab run configs/quick.json --out "$tmp/quick" >"$tmp/quick.out" 2>"$tmp/quick.err"
