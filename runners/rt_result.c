@@ -179,8 +179,9 @@ static int rt_result_phases(json_t *res, const struct rt_team *t)
 	if (place > t->t_end - t->t_done)
 		place = t->t_end - t->t_done;
 	/* Reported too, so that no time is hidden: with THP the query takes the PMD lock per
-	 * huge page; under TCG it is the suspect for the minutes memscale spent outside its
-	 * measured repetitions. */
+	 * huge page; under TCG, with threads querying at once on a kernel without split PMD
+	 * locks, it was the minutes memscale spent outside its measured repetitions (rt_team.c
+	 * now has threads query one at a time). */
 	if (rt_result_metric(res, "place_check_s", place, "s", "lower") < 0 ||
 	    rt_result_metric(res, "setup_s", t->t_release - t->t_start, "s", "lower") < 0 ||
 	    rt_result_metric(res, "teardown_s", t->t_end - t->t_done - place, "s", "lower") < 0 ||

@@ -31,6 +31,11 @@ struct rt_gates {
 	int processes;
 	pthread_barrier_t bar[GATE_NR];
 	int pipe[GATE_NR][2];
+	/* Threads share one mm: their placement queries take its page-table locks, and with THP
+	 * on a kernel without split PMD locks all of them spin on mm->page_table_lock (seen under
+	 * TCG: move_pages -> do_pages_stat -> folio_walk_start -> queued_spin_lock_slowpath, RCU
+	 * stalls, minutes per run).  They query one at a time; processes have an mm each. */
+	pthread_mutex_t place;
 };
 
 struct rt_thread_arg {
@@ -199,8 +204,12 @@ static void rt_task_main(struct rt_team *t, struct rt_gates *g, unsigned idx, in
 	if (r == 0 && k->err == 0) {
 		double t0 = rt_now_s();
 
+		if (!g->processes)
+			pthread_mutex_lock(&g->place);
 		rt_place_query(k->region, k->region_len, t->place_page, RT_PLACE_SAMPLES, k->node,
 			       &k->place);
+		if (!g->processes)
+			pthread_mutex_unlock(&g->place);
 		k->place_s = rt_now_s() - t0;
 	}
 	rt_gate_task(g, GATE_LEAVE);
@@ -248,6 +257,7 @@ static int rt_run_threads(struct rt_team *t, struct rt_gates *g)
 	for (int i = 0; i < GATE_NR; i++)
 		if (pthread_barrier_init(&g->bar[i], NULL, t->n + 1))
 			return -ENOMEM;
+	pthread_mutex_init(&g->place, NULL);
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, RT_THREAD_STACK);
 	for (unsigned i = 0; i < t->n; i++) {
@@ -276,6 +286,7 @@ static int rt_run_threads(struct rt_team *t, struct rt_gates *g)
 	t->t_end = rt_now_s();
 	for (int i = 0; i < GATE_NR; i++)
 		pthread_barrier_destroy(&g->bar[i]);
+	pthread_mutex_destroy(&g->place);
 	return 0;
 }
 
