@@ -38,7 +38,7 @@ static const struct migration migrations[] = {
 	  " idx INTEGER NOT NULL, status TEXT, kernel TEXT NOT NULL, variant TEXT, release TEXT,"
 	  " source TEXT, source_commit TEXT, build_key TEXT, timing TEXT NOT NULL, accel TEXT,"
 	  " uri TEXT, qemu_version TEXT, contended INTEGER NOT NULL,"
-	  " guests_at_once INTEGER NOT NULL, image_sha256 TEXT, config_sha256 TEXT,"
+	  " guests_at_once INTEGER NOT NULL,"
 	  " PRIMARY KEY (report, idx));"
 	  "CREATE INDEX runs_kernel ON runs (kernel);"
 	  "CREATE TABLE series ("
@@ -54,6 +54,11 @@ static const struct migration migrations[] = {
 	  "CREATE INDEX series_metric ON series (workload, metric);"
 	  "PRAGMA application_id = " STR(HISTORY_APP_ID) ";"
 	  "PRAGMA user_version = 1;" },
+	/* What exactly booted (reports' kernel.image_sha256 and config_sha256). */
+	{ 2,
+	  "ALTER TABLE runs ADD COLUMN image_sha256 TEXT;"
+	  "ALTER TABLE runs ADD COLUMN config_sha256 TEXT;"
+	  "PRAGMA user_version = 2;" },
 };
 
 #define NR_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
