@@ -124,6 +124,8 @@ static int build_one(const char *ref, const struct kernel_build_opts *o)
 	} else {
 		printf("%s: %s %s (%s)\nimage: %s\n", v.name, a.cached ? "cached" : "built",
 		       a.key, a.release, a.image);
+		if (a.text_sha256[0])
+			printf("text: %s\n", a.text_sha256);
 		if (!a.cached)
 			printf("build: %.1f s, log %s\n", a.build_s, a.log);
 	}

@@ -7,12 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include "util/cleanup.h"
 #include "util/clock.h"
 #include "util/fs.h"
+#include "util/sha256.h"
 
 #define LOG_TAIL_MAX (16u * 1024) /* bytes of a log read for its last lines */
 
@@ -268,5 +270,35 @@ int kbuild_make(struct kctx *c, const char *log_path)
 				 "%u steps; log %s", st, p.steps, log_path);
 	save_steps(c, full, p.steps);
 	kctx_progress(c, "%s: built in %.0f s (%u steps)", c->v->name, clock_now_s() - p.start, p.steps);
+	return 0;
+}
+
+/* ---- what was built ------------------------------------------------------------------------- */
+
+int kbuild_text_sha256(struct kctx *c, char out[65])
+{
+	_cleanup_free_ char *vml = fs_join(c->obj_dir, "vmlinux");
+	_cleanup_free_ char *tmp = fs_join(c->obj_dir, ".numalab-text.tmp");
+	char why[SPAWN_TAIL_MAX];
+	struct stat st;
+	int r;
+
+	out[0] = '\0';
+	if (!vml || !tmp)
+		return kctx_fail(c, KERNEL_FAIL_LAB, -ENOMEM, "out of memory");
+	char *argv[] = { "objcopy", "-O", "binary", "--only-section=.text", vml, tmp, NULL };
+
+	r = kctx_run(c, argv, NULL, why, sizeof(why));
+	if (r == -EINTR) {
+		unlink(tmp);
+		return kctx_fail(c, KERNEL_FAIL_INTERRUPTED, r, "interrupted");
+	}
+	/* An empty file: a vmlinux without .text, nothing worth comparing. */
+	if (r < 0 || stat(tmp, &st) < 0 || st.st_size == 0 || sha256_file_hex(tmp, out) < 0) {
+		out[0] = '\0';
+		kctx_progress(c, "%s: no .text hash (objcopy %s: %s)", c->v->name, vml,
+			      r < 0 ? kctx_last_line(why) : "no .text section");
+	}
+	unlink(tmp);
 	return 0;
 }

@@ -10,5 +10,9 @@
 int kbuild_configure(struct kctx *c, char **final);
 /* make bzImage with progress lines; log at obj/VARIANT/numalab-build.log. */
 int kbuild_make(struct kctx *c, const char *log_path);
+/* The sha256 of the built vmlinux's .text (objcopy): code identical to another build's shows
+ * as an equal hash.  out is "" when it cannot be had (no objcopy, no ELF vmlinux): never a
+ * reason to fail a build; only an interruption is an error. */
+int kbuild_text_sha256(struct kctx *c, char out[65]);
 /* Last lines of a log file (malloc'd, plain ASCII) or NULL. */
 char *kbuild_log_tail(const char *path, unsigned lines);

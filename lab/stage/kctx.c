@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/progress.h"
 
@@ -33,6 +34,35 @@ int kctx_spawn(struct kctx *c, struct spawn_job *j, int *status)
 	j->nice = KERNEL_BUILD_NICE;
 	j->interrupt = c->o->interrupt;
 	return spawn_run(j, status);
+}
+
+int kctx_run(struct kctx *c, char *const argv[], const char *cwd, char *out, size_t len)
+{
+	/* The job holds a 16 KiB tail: not for the stack of a caller that is deep already. */
+	struct spawn_job *s = calloc(1, sizeof(*s));
+	int st = 0, r;
+
+	if (!s)
+		return -ENOMEM;
+	*s = (struct spawn_job){ .argv = argv, .cwd = cwd, .log_fd = -1 };
+	r = kctx_spawn(c, s, &st);
+	if (out)
+		snprintf(out, len, "%s", s->tail);
+	free(s);
+	if (r < 0)
+		return r;
+	return st == 0 ? 0 : -EIO;
+}
+
+const char *kctx_last_line(char *out)
+{
+	size_t n = strlen(out);
+	char *nl;
+
+	while (n > 0 && out[n - 1] == '\n')
+		out[--n] = '\0';
+	nl = strrchr(out, '\n');
+	return nl ? nl + 1 : out;
 }
 
 void kctx_free(struct kctx *c)

@@ -1,9 +1,9 @@
 /* The context of one kernel build: the variant, its options, the artifact being filled and
  * what is worked out on the way (keys, paths, patch and fragment hashes), with the one way
  * failures and progress are reported.  kernel.c (orchestration, cache) creates it and hands it
- * to ksource.c (source trees, patches, downloads) and kbuild.c (configure, make); those two
- * know only this file, so the dependency runs one way: kernel.c -> ksource.c, kbuild.c ->
- * kctx.c. */
+ * to kgit.c (a git source's checkout), ksource.c (source trees, patches, downloads) and
+ * kbuild.c (configure, make), so the dependency runs one way: kernel.c -> kgit.c ->
+ * ksource.c, kbuild.c -> kctx.c. */
 #pragma once
 #include <limits.h>
 
@@ -27,6 +27,10 @@ struct kctx {
 	struct kconfig *frags;
 	char (*frag_sha)[65];
 	char srckey[65], recipe[65];
+	/* The source tree the O= objects depend on (obj/VARIANT/.numalab-src): srckey for an
+	 * extracted tree, "git-<16 hex>" for a git source's checkout, the same at every commit,
+	 * so that its objects survive a change of commit. */
+	char tree_key[65];
 	char src_dir[PATH_MAX + 96], obj_dir[PATH_MAX + 96];
 };
 
@@ -37,5 +41,10 @@ void kctx_progress(struct kctx *c, const char *fmt, ...) __attribute__((format(p
 /* spawn_run() of j for this build: niced by KERNEL_BUILD_NICE, stopped by the build's
  * interrupt flag. */
 int kctx_spawn(struct kctx *c, struct spawn_job *j, int *status);
+/* kctx_spawn() of argv, its output kept only for out (its last bytes; out may be NULL):
+ * 0 when it exited 0, -EIO when it exited otherwise, -EINTR when interrupted. */
+int kctx_run(struct kctx *c, char *const argv[], const char *cwd, char *out, size_t len);
+/* The last line of a program's output, trailing newlines cut off in out itself. */
+const char *kctx_last_line(char *out);
 /* Free what the context allocated (not the context itself). */
 void kctx_free(struct kctx *c);

@@ -13,6 +13,7 @@
 
 #include "stage/kbuild.h"
 #include "stage/kctx.h"
+#include "stage/kgit.h"
 #include "stage/ksource.h"
 #include "util/checkout.h"
 #include "util/cleanup.h"
@@ -192,8 +193,12 @@ static int kctx_init(struct kctx *c, const struct kvariant *v, const struct kern
 		fsha[i] = c->frag_sha[i];
 	struct kkey_input in = key_input(c, psha, fsha, NULL);
 
-	if ((r = kkey_recipe(&in, c->recipe)) == 0)
-		r = kkey_source(&in, c->srckey);
+	if ((r = kkey_recipe(&in, c->recipe)) == 0 && (r = kkey_source(&in, c->srckey)) == 0) {
+		if (v->src.type == KSRC_GIT)
+			r = kgit_key(c);
+		else
+			snprintf(c->tree_key, sizeof(c->tree_key), "%s", c->srckey);
+	}
 out:
 	free(psha);
 	free(fsha);
@@ -203,6 +208,23 @@ out:
 }
 
 /* ---- the cache ------------------------------------------------------------------------------ */
+
+/* A cache hit says what a fresh build says: the .text hash from meta.json ("" for an
+ * artifact stored before it was recorded, or without one). */
+static void read_text_sha256(struct kernel_artifact *a)
+{
+	_cleanup_free_ char *path = fs_join(a->dir, "meta.json");
+	_cleanup_json_ json_t *j = NULL;
+	struct lab_error err = { 0 };
+	const char *t;
+
+	a->text_sha256[0] = '\0';
+	if (!path || jsonio_load_file(path, 1u << 20, &j, &err) < 0)
+		return;
+	t = json_string_value(json_object_get(j, "text_sha256"));
+	if (t && strlen(t) == 64 && strspn(t, "0123456789abcdef") == 64)
+		snprintf(a->text_sha256, sizeof(a->text_sha256), "%s", t);
+}
 
 static void fill_paths(struct kctx *c, const char *key)
 {
@@ -217,6 +239,7 @@ static void fill_paths(struct kctx *c, const char *key)
 	path = fs_join(a->dir, "release");
 	if (path && fs_read_file(path, 256, &rel, NULL) == 0)
 		snprintf(a->release, sizeof(a->release), "%.*s", (int)strcspn(rel, "\n"), rel);
+	read_text_sha256(a);
 }
 
 static int index_path(struct kctx *c, char *buf, size_t len)
@@ -322,8 +345,9 @@ static int copy_synced(const char *from, const char *to)
 }
 
 /* How many of the variant's requested options a sibling's .config lacks: the fewer, the
- * less Kbuild rebuilds after copying it.  -1 when the sibling is not usable (other source,
- * never built). */
+ * less Kbuild rebuilds after copying it.  -1 when the sibling is not usable (never built, or
+ * built from another source tree: its .cmd files name that tree's files, so a git variant,
+ * whose checkout is its own, never starts from a sibling's objects). */
 static long sibling_distance(struct kctx *c, const char *sib)
 {
 	/* The config the tree's objects were built with: .config may have been rewritten since
@@ -338,7 +362,7 @@ static long sibling_distance(struct kctx *c, const char *sib)
 	long d = -1;
 
 	if (names && vml && cfg && mpath && fs_exists(vml) &&
-	    fs_read_file(mpath, 128, &m, NULL) == 0 && !strcmp(m, c->srckey) &&
+	    fs_read_file(mpath, 128, &m, NULL) == 0 && !strcmp(m, c->tree_key) &&
 	    fs_read_file(cfg, KCONFIG_MAX_TEXT, &text, NULL) == 0 &&
 	    kconfig_parse(text, 0, &k, &err) == 0) {
 		for (unsigned i = 0; i < c->v->nr_fragments; i++)
@@ -396,6 +420,9 @@ static void seed_obj(struct kctx *c)
 		fs_rm_rf(tmp); /* no seed: the build starts from scratch, still correct */
 }
 
+/* The variant's O= tree, started afresh when the source tree it was built from is another
+ * (its marker holds the tree key: a new SRCKEY for a tarball; for a git source its checkout's
+ * key, the same at every commit, so Kbuild rebuilds only what a new commit changed). */
 static int prepare_obj(struct kctx *c)
 {
 	char marker[PATH_MAX + 128];
@@ -405,7 +432,7 @@ static int prepare_obj(struct kctx *c)
 	snprintf(c->obj_dir, sizeof(c->obj_dir), "%s/obj/%s", c->cache, c->v->name);
 	snprintf(marker, sizeof(marker), "%s/.numalab-src", c->obj_dir);
 	if (fs_exists(c->obj_dir) && (fs_read_file(marker, 128, &m, NULL) < 0 ||
-				       strcmp(m, c->srckey))) {
+				       strcmp(m, c->tree_key))) {
 		kctx_progress(c, "%s: the source changed, starting a clean build tree", c->v->name);
 		if ((r = fs_rm_rf(c->obj_dir)) < 0)
 			return kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot remove %s", c->obj_dir);
@@ -413,7 +440,7 @@ static int prepare_obj(struct kctx *c)
 	if (!fs_exists(c->obj_dir))
 		seed_obj(c);
 	if ((r = fs_mkdir_p(c->obj_dir, 0755)) < 0 ||
-	    (r = fs_write_atomic(marker, c->srckey, strlen(c->srckey))) < 0)
+	    (r = fs_write_atomic(marker, c->tree_key, strlen(c->tree_key))) < 0)
 		return kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot prepare %s", c->obj_dir);
 	return 0;
 }
@@ -429,11 +456,12 @@ static json_t *meta_json(struct kctx *c, double build_s)
 	for (unsigned i = 0; frags && i < c->v->nr_fragments; i++)
 		json_array_append_new(frags, json_pack("{s:s,s:s}", "file", c->v->fragments[i],
 						       "sha256", c->frag_sha[i]));
-	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:o,s:s,s:s,s:f}", "schema",
+	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:o,s:s,s:s,s:f,s:s*}", "schema",
 			 "numalab.kernel/1", "variant", c->v->name, "key", c->a->key, "recipe",
 			 c->recipe, "source", c->source_id, "patches", patches, "base",
 			 c->v->base, "fragments", frags, "compiler", c->compiler, "release",
-			 c->a->release, "build_s", build_s);
+			 c->a->release, "build_s", build_s, "text_sha256",
+			 c->a->text_sha256[0] ? c->a->text_sha256 : NULL);
 }
 
 /* artifacts/.tmp-KEY-PID with every file synced, then one rename. */
@@ -506,7 +534,8 @@ static int configure_and_build(struct kctx *c, double t0)
 		return -ENOMEM;
 	for (unsigned i = 0; i < c->v->nr_patches; i++)
 		psha[i] = c->patch_sha[i];
-	if ((r = ksource_tree(c)) < 0 || (r = prepare_obj(c)) < 0 ||
+	r = c->v->src.type == KSRC_GIT ? kgit_tree(c) : ksource_tree(c);
+	if (r < 0 || (r = prepare_obj(c)) < 0 ||
 	    (r = kbuild_configure(c, &final)) < 0)
 		goto out;
 	in = key_input(c, psha, NULL, cfg_sha);
@@ -528,6 +557,8 @@ static int configure_and_build(struct kctx *c, double t0)
 		r = failed_build(c, log);
 	if (r == 0)
 		r = fs_write_atomic(built, final, strlen(final));
+	if (r == 0)
+		r = kbuild_text_sha256(c, c->a->text_sha256);
 	if (r == 0)
 		r = store(c, final, log, clock_now_s() - t0);
 	if (r == 0)

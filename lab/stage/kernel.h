@@ -6,9 +6,13 @@
  *                         artifacts/.tmp-* and renamed, so it is complete or absent.
  *   index/RECIPE.json     recipe key (source, patches, base, fragments, compiler) -> KEY: a hit
  *                         needs no `make` at all.
- *   src/SRCKEY/           extracted, patched source (SRCKEY: source identity + patches)
- *   obj/VARIANT/          the variant's O= tree, kept for incremental rebuilds; a new variant
- *                         starts from a copy of a sibling built from the same source
+ *   src/SRCKEY/           extracted, patched source of a tarball (SRCKEY: source identity
+ *                         + patches)
+ *   src/git-HEX/          a git source's checkout, one per variant (repository, variant
+ *                         name), moved from commit to commit (kgit.h)
+ *   obj/VARIANT/          the variant's O= tree, kept for incremental rebuilds (for a git
+ *                         source across commits too); a new variant starts from a copy of a
+ *                         sibling built from the same source tree
  *   ccache/               ccache's store;  logs/  failed builds' logs;  locks/  flock files
  *   downloads/SHA256      fetched tarballs and patches;  srcid/  memo of tarball hashes */
 #pragma once
@@ -51,6 +55,8 @@ struct kernel_artifact {
 	char log[PATH_MAX + 64];     /* build log: in the artifact, or logs/ for a failed build */
 	char release[128];
 	char source_id[256];
+	char text_sha256[65];        /* of vmlinux's .text (bisection: code identical to another
+				      * build's); "" unknown: no objcopy, or an older artifact */
 	int cached;                  /* found in the cache: nothing was built */
 	double build_s;              /* configure + build wall time of this call */
 	enum kernel_fail fail;

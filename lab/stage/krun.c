@@ -147,9 +147,9 @@ static json_t *build_json(const struct krun_kernel *k)
 		return json_pack("{s:s,s:s,s:s?,s:s?}", "failed", kernel_fail_name(a->fail),
 				 "error", a->error, "log", a->log[0] ? a->log : NULL, "log_tail",
 				 a->log_tail);
-	return json_pack("{s:s,s:b,s:f,s:s,s:s,s:s}", "key", a->key, "cached", a->cached,
+	return json_pack("{s:s,s:b,s:f,s:s,s:s,s:s,s:s*}", "key", a->key, "cached", a->cached,
 			 "build_s", a->build_s, "log", a->log, "source", a->source_id, "image",
-			 a->image);
+			 a->image, "text_sha256", a->text_sha256[0] ? a->text_sha256 : NULL);
 }
 
 /* "config": which options the kernel had, from the guest (its /proc/config.gz) when it sent

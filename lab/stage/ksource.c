@@ -1,5 +1,6 @@
 /* Kernel sources: their identity (what the cache key says about them), downloads (libcurl,
- * checked by sha256), and the extracted, patched tree under src/SRCKEY (ksource.h). */
+ * checked by sha256), patches, and the extracted, patched tree under src/SRCKEY of a Debian or
+ * URL tarball (ksource.h; a git source is a checkout: kgit.c). */
 #include "stage/ksource.h"
 
 #include <curl/curl.h>
@@ -85,6 +86,7 @@ int ksource_identity(struct kctx *c)
 	case KSRC_GIT:
 		if ((r = git_commit(c, commit)) < 0)
 			return r;
+		/* kgit.c reads the commit back from here. */
 		snprintf(c->source_id, sizeof(c->source_id), "git:%s", commit);
 		break;
 	case KSRC_URL:
@@ -219,23 +221,6 @@ int ksource_patches(struct kctx *c)
 
 /* ---- the tree -------------------------------------------------------------------------------- */
 
-static int run_tool(struct kctx *c, char *const argv[], const char *cwd, char *out, size_t len)
-{
-	struct spawn_job *s = calloc(1, sizeof(*s));
-	int st = 0, r;
-
-	if (!s)
-		return -ENOMEM;
-	*s = (struct spawn_job){ .argv = argv, .cwd = cwd, .log_fd = -1 };
-	r = kctx_spawn(c, s, &st);
-	if (out)
-		snprintf(out, len, "%s", s->tail);
-	free(s);
-	if (r < 0)
-		return r;
-	return st == 0 ? 0 : -EIO;
-}
-
 /* The file GNU patch could not patch, from its output: the "patching file X" before a
  * FAILED hunk, or the "|--- a/X" header quoted after "can't find file to patch". */
 static void failing_file(const char *out, char *file, size_t len)
@@ -262,7 +247,7 @@ static void failing_file(const char *out, char *file, size_t len)
 		snprintf(file, len, "%.*s", (int)strcspn(last, "\n\t '"), last);
 }
 
-static int apply_patches(struct kctx *c, const char *dir)
+int ksource_apply_patches(struct kctx *c, const char *dir)
 {
 	for (unsigned i = 0; i < c->v->nr_patches; i++) {
 		char *argv[] = { "patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch",
@@ -282,7 +267,7 @@ static int apply_patches(struct kctx *c, const char *dir)
 				return r;
 		}
 		kctx_progress(c, "%s: applying %s", c->v->name, shown);
-		r = run_tool(c, argv, dir, out, sizeof(out));
+		r = kctx_run(c, argv, dir, out, sizeof(out));
 		if (r == -EINTR)
 			return kctx_fail(c, KERNEL_FAIL_INTERRUPTED, r, "interrupted");
 		if (r < 0) {
@@ -291,11 +276,8 @@ static int apply_patches(struct kctx *c, const char *dir)
 				return kctx_fail(c, KERNEL_FAIL_PATCH, -EINVAL, "patches[%u] %s does "
 						 "not apply: %s fails", i, shown, file);
 			/* Not a hunk that failed: say what patch said (e.g. a malformed patch). */
-			while (strlen(out) && out[strlen(out) - 1] == '\n')
-				out[strlen(out) - 1] = '\0';
 			return kctx_fail(c, KERNEL_FAIL_PATCH, -EINVAL, "patches[%u] %s does not "
-					 "apply: %s", i, shown, strrchr(out, '\n') ? strrchr(out, '\n') + 1
-										  : out);
+					 "apply: %s", i, shown, kctx_last_line(out));
 		}
 	}
 	return 0;
@@ -311,26 +293,10 @@ static int extract(struct kctx *c, const char *dir)
 	if (s->type == KSRC_URL && (r = download(c, s->url, s->sha256, tarball, sizeof(tarball),
 						  "source")) < 0)
 		return r;
-	if (s->type == KSRC_GIT) {
-		char commit[41], o_arg[PATH_MAX + 128];
-
-		if ((r = git_commit(c, commit)) < 0)
-			return r;
-		snprintf(tarball, sizeof(tarball), "%s.tar", dir);
-		snprintf(o_arg, sizeof(o_arg), "--output=%s", tarball);
-		char *gargv[] = { "git", "-C", (char *)s->path, "archive", "--format=tar", o_arg,
-				  commit, NULL };
-
-		if ((r = run_tool(c, gargv, NULL, out, sizeof(out))) < 0)
-			return kctx_fail(c, KERNEL_FAIL_SOURCE, r, "git archive %s: %s", commit, out);
-	}
 	kctx_progress(c, "%s: extracting %s", c->v->name, tarball);
-	char *targv[] = { "tar", "-xf", tarball, "-C", (char *)dir,
-			  s->type == KSRC_GIT ? "--no-same-owner" : "--strip-components=1", NULL };
+	char *targv[] = { "tar", "-xf", tarball, "-C", (char *)dir, "--strip-components=1", NULL };
 
-	r = run_tool(c, targv, NULL, out, sizeof(out));
-	if (s->type == KSRC_GIT)
-		unlink(tarball);
+	r = kctx_run(c, targv, NULL, out, sizeof(out));
 	if (r < 0)
 		return kctx_fail(c, r == -EINTR ? KERNEL_FAIL_INTERRUPTED : KERNEL_FAIL_SOURCE, r,
 				 "cannot extract %s: %s", tarball, out);
@@ -363,7 +329,7 @@ int ksource_tree(struct kctx *c)
 	if (r == 0 && !fs_exists(mk))
 		r = kctx_fail(c, KERNEL_FAIL_SOURCE, -ENOENT, "the source has no top-level Makefile");
 	if (r == 0)
-		r = apply_patches(c, stage);
+		r = ksource_apply_patches(c, stage);
 	snprintf(mk, sizeof(mk), "%s/.numalab-ready", stage);
 	if (r == 0 && (r = fs_write_atomic(mk, c->source_id, strlen(c->source_id))) == 0 &&
 	    rename(stage, c->src_dir) < 0)

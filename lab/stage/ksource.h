@@ -1,5 +1,5 @@
 /* Kernel sources (ksource.c): their identity (what the cache key says about them), downloads
- * (libcurl, checked by sha256), and the extracted, patched tree under src/SRCKEY. */
+ * (libcurl, checked by sha256), patches, and the extracted, patched tree under src/SRCKEY. */
 #pragma once
 #include <stddef.h>
 
@@ -9,7 +9,11 @@
 int ksource_identity(struct kctx *c);
 /* Each patch's local file and sha256 (a URL patch: its declared sha256, not fetched yet). */
 int ksource_patches(struct kctx *c);
-/* Make sure src/SRCKEY holds the extracted, patched tree. */
+/* Make sure src/SRCKEY holds the extracted, patched tree of a Debian or URL tarball (a git
+ * source is a checkout: kgit.h). */
 int ksource_tree(struct kctx *c);
+/* Apply the variant's patches in order to the tree at dir (URL patches fetched first); a
+ * patch that does not apply fails with KERNEL_FAIL_PATCH naming it and the file. */
+int ksource_apply_patches(struct kctx *c, const char *dir);
 /* Fetch url into dest (atomically) and check its sha256; err gets a one-line reason. */
 int ksource_fetch(const char *url, const char *sha256, const char *dest, char *err, size_t len);

@@ -4,7 +4,9 @@
 # that every path runs in seconds: tarball over file:// with sha256 (libcurl), a local git
 # tree, patches that apply or not, the option check, cache hits and keys, seeding a variant's
 # O= tree from a sibling, a failing build (log tail, no artifact), an interrupted build, and
-# `lab run` recording a build-failure without booting anything.
+# `lab run` recording a build-failure without booting anything; a git source built from one
+# checkout per variant, incrementally across commits (lab/tests/data/fakekernel-c: real C, an
+# ELF vmlinux whose .text sha256 the artifact records).
 # TAP; ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
@@ -92,6 +94,7 @@ check "the image is in an artifact directory of the cache" test -f "$img" -a "$(
 check "the fragment reached the build" grep -qx 'CONFIG_A=y' "$img"
 check "artifact has config, build.log, meta.json" test -s "$(dirname "$img")/config" -a -s "$(dirname "$img")/build.log" -a -s "$(dirname "$img")/meta.json"
 check "meta.json names source, patch and compiler" jq -e '.variant == "one" and (.source | startswith("tarball:sha256:")) and (.patches | length == 1) and (.compiler | test("gcc"))' "$(dirname "$img")/meta.json"
+check "an empty vmlinux: no .text sha256, and the build still succeeds" bash -c "jq -e 'has(\"text_sha256\") | not' '$(dirname "$img")/meta.json' && grep -q 'no .text hash' '$tmp/one.err' && ! grep -q '^text:' '$tmp/one.out'"
 check "the download is kept by its sha256" test -f "$tmp/cache/downloads/$sha"
 check "the patch was applied" bash -c "grep -q 'bool \"Split PTE locks\"' $tmp/cache/src/*/mm/Kconfig"
 check "progress: fetching, applying, configuring, building" bash -c "grep -q fetching $tmp/one.err && grep -q 'applying.*good.patch' $tmp/one.err && grep -q configuring $tmp/one.err && grep -q 'building bzImage' $tmp/one.err"
@@ -143,6 +146,110 @@ build fromgit; ok "$(rc_is $? 0)" "build from a local git tree at a tag: exit 0"
 check "the source identity is the commit" bash -c "jq -e '.source == \"git:$(git -C "$tmp/src/linux-fake" rev-parse HEAD)\"' \"\$(dirname \"\$(sed -n 's/^image: //p' $tmp/fromgit.out)\")/meta.json\""
 build badref; ok "$(rc_is $? 2)" "a git ref that does not exist: exit 2"
 check "names the ref" grep -q 'has no commit "no-such-ref"' "$tmp/badref.err"
+
+# A git source builds in one checkout per variant (src/git-HEX), and the variant's O= tree
+# keeps its objects from commit to commit: lab/tests/data/fakekernel-c compiles two C files
+# like Kbuild (an object only when its source is newer, logged in O/rebuilt.log) into an ELF
+# vmlinux whose .text the lab hashes.  c2 changes the code of mm/b.c, c3 only its comment.
+repo=$tmp/src/linux-c
+cp -r lab/tests/data/fakekernel-c "$repo"
+g() { git -C "$repo" -c user.name=t -c user.email=t@t "$@"; }
+g init -q && g add -A && g commit -qm c1 && g tag c1 &&
+	sed -i 's/return x + 1;/return x * 3;/' "$repo/mm/b.c" && g commit -qam c2 && g tag c2 &&
+	sed -i 's|^/\* b \*/$|/* b, reworded */|' "$repo/mm/b.c" && g commit -qam c3 && g tag c3
+refs_before=$(g show-ref)
+untouched() { test -z "$(g status --porcelain)" && test "$(g worktree list | wc -l)" = 1 &&
+	test "$(g show-ref)" = "$refs_before"; }
+# build_at VARIANT REF [PATCHES]: the variant at that ref; its output also kept as VARIANT-REF.*
+build_at() {
+	variant "$1" "{\"git\": \"$repo\", \"ref\": \"$2\"}" "${3:-[]}" '["a.config"]'
+	build "$1"; local rc=$?
+	cp "$tmp/$1.out" "$tmp/$1-$2.out"; cp "$tmp/$1.err" "$tmp/$1-$2.err"
+	return $rc
+}
+image_of() { sed -n 's/^image: //p' "$tmp/$1.out"; }
+meta_of() { jq -r ".$2 // \"\"" "$(dirname "$(image_of "$1")")/meta.json"; }
+checkout_of() { printf '%s/src/git-%s' "$tmp/cache" "$(printf 'git-checkout\n%s\n%s' "$(realpath "$repo")" "$1" | sha256sum | cut -c1-16)"; }
+co=$(checkout_of track)
+obj=$tmp/cache/obj/track
+
+build_at track c1; ok "$(rc_is $? 0)" "git source at c1: exit 0"
+check "its checkout is src/git-<sha256 of repository and variant>" test -f "$co/.git/HEAD"
+check "the checkout is at c1" test "$(git -C "$co" rev-parse HEAD)" = "$(g rev-parse c1)"
+check "it shares the repository's objects" grep -qx "$(realpath "$repo")/.git/objects" "$co/.git/objects/info/alternates"
+check "progress: cloning once, checking out the commit" bash -c "grep -q 'cloning .*once per variant' '$tmp/track-c1.err' && grep -q 'checking out [0-9a-f]\{12\}' '$tmp/track-c1.err'"
+check "a full build compiled both files" test "$(sort "$obj/rebuilt.log" | tr '\n' ' ')" = "mm/a.o mm/b.o "
+check "the O= tree's marker is the checkout's key" test "$(cat "$obj/.numalab-src")" = "$(basename "$co")"
+t1=$(meta_of track-c1 text_sha256)
+check "meta.json has the sha256 of vmlinux's .text" bash -c "[[ '$t1' =~ ^[0-9a-f]{64}$ ]]"
+check "lab kernel build prints it" grep -qx "text: $t1" "$tmp/track-c1.out"
+objcopy -O binary --only-section=.text "$obj/vmlinux" "$tmp/text.bin"
+check "it is the sha256 of the .text that objcopy dumps" test "$(sha256sum <"$tmp/text.bin" | cut -c1-64)" = "$t1"
+a_mtime=$(stat -c %y "$obj/mm/a.o")
+
+build_at track c2; ok "$(rc_is $? 0)" "the same variant at c2: exit 0"
+check "the same checkout, not cloned again" bash -c "! grep -q cloning '$tmp/track-c2.err'"
+check "the checkout is at c2" test "$(git -C "$co" rev-parse HEAD)" = "$(g rev-parse c2)"
+check "the O= tree was kept: an incremental build" grep -q 'incremental build' "$tmp/track-c2.err"
+check "only the changed file was compiled again" test "$(tail -n +3 "$obj/rebuilt.log" | tr '\n' ' ')" = "mm/b.o "
+check "the untouched file's object kept its mtime" test "$(stat -c %y "$obj/mm/a.o")" = "$a_mtime"
+check "two artifacts with different images" bash -c "test -f '$(image_of track-c1)' -a -f '$(image_of track-c2)' && ! cmp -s '$(image_of track-c1)' '$(image_of track-c2)'"
+check "each names its commit as the source" test "$(meta_of track-c1 source) $(meta_of track-c2 source)" = "git:$(g rev-parse c1) git:$(g rev-parse c2)"
+t2=$(meta_of track-c2 text_sha256)
+check "different code, a different .text sha256" bash -c "[[ '$t2' =~ ^[0-9a-f]{64}$ ]] && test '$t2' != '$t1'"
+check "the repository is untouched: clean, one worktree, the same refs" untouched
+
+cp "$tmp/track-c1.out" "$tmp/track-c1-first.out"
+build_at track c1; ok "$(rc_is $? 0)" "c1 again: exit 0"
+check "c1 again is a cache hit with the same image" bash -c "grep -q '^track: cached ' '$tmp/track-c1.out' && test '$(image_of track-c1-first)' = '$(image_of track-c1)'"
+check "a cache hit reads the .text sha256 back from meta.json" grep -qx "text: $t1" "$tmp/track-c1.out"
+build_at track c3; ok "$(rc_is $? 0)" "c3, a comment-only change: exit 0"
+check "another artifact, the same .text sha256 as c2" bash -c "test '$(image_of track-c3)' != '$(image_of track-c2)' -a '$(meta_of track-c3 text_sha256)' = '$t2'"
+
+# A patch (mm/a.c edited, a file created) must not leak from one commit's build into the next.
+cat >"$tmp/v/a.patch" <<'PATCH'
+--- a/mm/a.c
++++ b/mm/a.c
+@@ -3,5 +3,5 @@
+ 
+ int fake_a(int x)
+ {
+-	return x - 1;
++	return x - 2; /* PATCHED */
+ }
+--- /dev/null
++++ b/mm/created-by-patch.txt
+@@ -0,0 +1 @@
++created
+PATCH
+co2=$(checkout_of tpatch)
+build_at tpatch c2 '["a.patch"]'; ok "$(rc_is $? 0)" "a patched git variant at c2: exit 0"
+check "a checkout of its own, not started from another variant's objects" bash -c "test -f '$co2/.git/HEAD' -a '$co2' != '$co' && ! grep -q 'starting from' '$tmp/tpatch-c2.err'"
+build_at tpatch c1 '["a.patch"]'; ok "$(rc_is $? 0)" "the same patch at c1 applies again: exit 0"
+check "the patch is in once, its new file once, no .orig or .rej" bash -c "test \"\$(grep -c PATCHED '$co2/mm/a.c')\" = 1 && test \"\$(git -C '$co2' status --porcelain | tr '\n' ' ')\" = ' M mm/a.c ?? mm/created-by-patch.txt ' && test -z \"\$(find '$co2' -name '*.orig' -o -name '*.rej')\""
+check "c1's code under the patch" bash -c "test \"\$(git -C '$co2' rev-parse HEAD)\" = '$(g rev-parse c1)' && grep -q 'return x + 1' '$co2/mm/b.c'"
+# Without the patch it is track's recipe at c1, a cache hit: --force makes it check out.
+variant tpatch "{\"git\": \"$repo\", \"ref\": \"c1\"}" '[]' '["a.config"]'
+"$lab" kernel build --force "$tmp/v/tpatch.json" >"$tmp/tpatch.out" 2>"$tmp/tpatch.err"
+ok "$(rc_is $? 0)" "the variant without its patch, built again: exit 0"
+check "nothing of the patch is left in the checkout" test -z "$(git -C "$co2" status --porcelain --ignored)"
+
+# A checkout left broken: a stale index.lock (git killed mid-checkout) is cleared; one whose
+# objects git cannot reach is cloned again.
+touch "$co/.git/index.lock"
+"$lab" kernel build --force "$tmp/v/track.json" >"$tmp/lock.out" 2>"$tmp/lock.err"
+ok "$(rc_is $? 0)" "a stale index.lock in the checkout: exit 0"
+mv "$co/.git/objects/info/alternates" "$tmp/alternates"
+"$lab" kernel build --force "$tmp/v/track.json" >"$tmp/reclone.out" 2>"$tmp/reclone.err"
+ok "$(rc_is $? 0)" "a checkout that lost its objects: exit 0"
+check "it says so and clones again" grep -q 'git checkout .* failed (.*); cloning again' "$tmp/reclone.err"
+check "the new checkout is at c3 and shares the objects again" bash -c "test \"\$(git -C '$co' rev-parse HEAD)\" = '$(g rev-parse c3)' && test -s '$co/.git/objects/info/alternates'"
+head_before=$(git -C "$co" rev-parse HEAD)
+build_at track no-such-ref; ok "$(rc_is $? 2)" "an unknown ref: exit 2"
+check "names the repository and the ref" grep -q "source: $repo has no commit \"no-such-ref\"" "$tmp/track.err"
+check "the checkout was not touched" test "$(git -C "$co" rev-parse HEAD)" = "$head_before"
+check "the repository is still untouched" untouched
+check "no half clone left" bash -c "! ls -d '$tmp'/cache/src/.tmp-* 2>/dev/null"
 
 # Interrupted mid-build: the make process group goes, nothing half-written stays.
 "$lab" kernel build "$tmp/v/slow.json" >"$tmp/slow.out" 2>"$tmp/slow.err" &

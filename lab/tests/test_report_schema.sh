@@ -42,5 +42,7 @@ invalid "distances above 255" '.runs[0].topology.requested.distances[0][1] = 300
 invalid "a bad created time" '.created = "yesterday"' "created: 'yesterday' does not match"
 invalid "results of a missing workload" \
 	'.runs[0].workloads[0].status = "missing"' "results: .*\\(maxItems\\)"
+invalid "a build's text_sha256 that is not 64 hex" \
+	'.runs[0].kernel.build = {"key": "k", "text_sha256": "xyz"}' "kernel\\.build\\.text_sha256: 'xyz' does not match"
 
 finish
