@@ -368,6 +368,136 @@ static void chart_sections(struct strbuf *sb, const json_t *charts)
 		}
 }
 
+/* ---- nightly trends ------------------------------------------------------------------ */
+
+/* One chart spec of kind "nightly" per series of a night report: the per-night means (x: the
+ * night's position), and the change points as marks.  Values come from the report and are
+ * checked here: a non-number is left out, never drawn. */
+static json_t *nightly_spec(const json_t *doc, const json_t *ser, size_t k)
+{
+	json_t *nights = json_object_get(ser, "nights"), *pts = json_object_get(ser, "change_points");
+	json_t *means = json_array(), *marks = json_array(), *names = json_array(), *n, *cp;
+	char id[64];
+	size_t i;
+
+	json_array_foreach(nights, i, n) {
+		const char *night = json_string_value(json_object_get(n, "night"));
+		const char *commit = json_string_value(json_object_get(n, "commit"));
+		char label[128];
+
+		snprintf(label, sizeof(label), "%s %.12s", night ? night : "?", commit ? commit : "");
+		json_array_append_new(names, json_string(label));
+		if (json_is_number(json_object_get(n, "mean")))
+			json_array_append_new(means, json_pack("{s:I, s:O, s:O, s:n, s:n, s:s}",
+				"x", (json_int_t)i, "y", json_object_get(n, "mean"), "n",
+				json_object_get(n, "boots"), "lo", "hi", "report", label));
+	}
+	json_array_foreach(pts, i, cp) {
+		json_t *at = json_object_get(cp, "at");
+		json_t *m = json_object_get(json_array_get(nights, (size_t)json_integer_value(at)),
+					    "mean");
+
+		if (json_is_integer(at) && json_is_number(m))
+			json_array_append_new(marks, json_pack("{s:O, s:O, s:i, s:n, s:n, s:s}", "x",
+				at, "y", m, "n", 0, "lo", "hi", "report",
+				json_string_value(json_object_get(cp, "verdict")) ?: "change"));
+	}
+	snprintf(id, sizeof(id), "nightly-%zu", k);
+	return json_pack("{s:s, s:s, s:s, s:s?, s:s, s:s, s:{}, s:o, s:[{s:s, s:i, s:s, s:o}, "
+			 "{s:s, s:i, s:s, s:b, s:o}]}",
+			 "id", id, "kind", "nightly", "title", json_string_value(json_object_get(
+			 ser, "name")) ?: "?", "unit", json_string_value(json_object_get(ser, "unit")),
+			 "better", json_is_true(json_object_get(ser, "higher")) ? "higher" : "lower",
+			 "topology", json_string_value(json_object_get(doc, "job")) ?: "", "params",
+			 "nights", names, "lines", "label", "mean of the night's boots", "tasks", 0,
+			 "variant", "night", "points", means, "label", "change point", "tasks", 1,
+			 "variant", "mark", "marks", 1, "points", marks);
+}
+
+static void nightly_specs(const json_t *docs, json_t *charts)
+{
+	size_t i, j, k = 0;
+	const json_t *doc, *ser;
+
+	json_array_foreach(docs, i, doc)
+		json_array_foreach(json_object_get(doc, "series"), j, ser)
+			json_array_append_new(charts, nightly_spec(doc, ser, k++));
+}
+
+/* Alarms with their bisections: links go to the bisection's result next to the page. */
+static void nightly_alarms(struct strbuf *sb, const json_t *doc)
+{
+	const json_t *alarms = json_object_get(doc, "alarms"), *a;
+	size_t i;
+
+	if (!json_array_size(alarms)) {
+		strbuf_append(sb, "<p>No confirmed regression on the latest night.</p>\n");
+		return;
+	}
+	strbuf_append(sb, "<table><thead><tr><th>night</th><th>series</th><th>change</th>"
+			  "<th>last good</th><th>commit</th><th>bisection</th><th>culprit</th>"
+			  "</tr></thead><tbody>\n");
+	json_array_foreach(alarms, i, a) {
+		const json_t *b = json_object_get(a, "bisect");
+		const char *dir = json_string_value(json_object_get(b, "dir"));
+		char pct[32];
+
+		strbuf_append(sb, "<tr><td>");
+		esc(sb, json_string_value(json_object_get(a, "night")));
+		strbuf_append(sb, "</td><td>");
+		esc(sb, json_string_value(json_object_get(a, "series")));
+		strbuf_appendf(sb, "</td><td>%s</td><td><code>", fmt_pct(pct, sizeof(pct),
+			       json_number_value(json_object_get(a, "change_pct"))));
+		esc(sb, json_string_value(json_object_get(a, "last_good")));
+		strbuf_append(sb, "</code></td><td><code>");
+		esc(sb, json_string_value(json_object_get(a, "commit")));
+		strbuf_append(sb, "</code></td><td>");
+		if (dir) {
+			strbuf_append(sb, "<a href=\"");
+			esc(sb, dir);
+			strbuf_append(sb, "/bisect.json\">");
+			esc(sb, json_string_value(json_object_get(b, "answer")) ?: "unfinished");
+			strbuf_append(sb, "</a> (<a href=\"");
+			esc(sb, dir);
+			strbuf_append(sb, "/bisect.log\">log</a>, <a href=\"");
+			esc(sb, dir);
+			strbuf_append(sb, "/steps/\">steps</a>)");
+		} else {
+			strbuf_append(sb, "not bisected");
+		}
+		strbuf_append(sb, "</td><td><code>");
+		esc(sb, json_string_value(json_object_get(b, "culprit")) ?: "-");
+		strbuf_append(sb, "</code></td></tr>\n");
+	}
+	strbuf_append(sb, "</tbody></table>\n");
+}
+
+static void nightly_section(struct strbuf *sb, const json_t *docs, const json_t *charts)
+{
+	size_t i;
+	const json_t *doc;
+
+	if (!json_array_size(docs))
+		return;
+	strbuf_append(sb, "<section id=\"nightly\"><h2>Nightly</h2>\n<p class=\"legend\">Per "
+			  "primary series the mean of each night's boots, oldest first; triangles: "
+			  "change points (a windowed Welch test, the whole 95% interval beyond the "
+			  "threshold).</p>\n");
+	json_array_foreach(docs, i, doc) {
+		strbuf_append(sb, "<h3>");
+		esc(sb, json_string_value(json_object_get(doc, "job")));
+		strbuf_append(sb, " &middot; ");
+		esc(sb, json_string_value(json_object_get(doc, "variant")));
+		strbuf_append(sb, " &middot; night ");
+		esc(sb, json_string_value(json_object_get(doc, "night")));
+		strbuf_append(sb, "</h3>\n");
+		nightly_alarms(sb, doc);
+	}
+	strbuf_append(sb, "<div class=\"grid\">\n");
+	chart_figures(sb, charts, "nightly");
+	strbuf_append(sb, "</div></section>\n");
+}
+
 /* ---- per-run panel ------------------------------------------------------------------- */
 
 /* [0,1,2,3,8] -> "0-3,8". */
@@ -660,7 +790,10 @@ int dashboard_html(const struct dashboard_input *in, const struct dashboard_asse
 	charts = charts_json(in->set);
 	if (!charts)
 		return -ENOMEM;
+	if (in->nightly)
+		nightly_specs(in->nightly, json_object_get(charts, "charts"));
 	head(&sb, in, a->css, charts_distinct_dates(in->set) >= 2);
+	nightly_section(&sb, in->nightly, json_object_get(charts, "charts"));
 	reports_section(&sb, in->set);
 	ab_section(&sb, in);
 	chart_sections(&sb, json_object_get(charts, "charts"));

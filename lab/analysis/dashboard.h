@@ -7,6 +7,7 @@
  * page's script with JSON.parse (never evaluated).  The embedded scripts and CSS are refused
  * when they could end their element early ("</script", "</style", "<!--"). */
 #pragma once
+#include <jansson.h>
 #include <stddef.h>
 
 #include "analysis/compare.h"
@@ -27,6 +28,9 @@ struct dashboard_input {
 	const char *cmp_note;          /* lines (\n-separated) for the A/B section: why a variant
 					* has no table; or NULL */
 	const char *title;
+	const json_t *nightly;         /* `lab nightly`: an array of night reports (schema
+					* numalab.nightly/1, one per job, the latest night), drawn as
+					* trends with change points, alarms and bisections; or NULL */
 };
 
 /* -EINVAL when an asset could end its element early; -ENOMEM. */

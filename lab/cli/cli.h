@@ -1,6 +1,7 @@
 /* The `lab` command table: one entry per subcommand, each in its own file. */
 #pragma once
 #include <jansson.h>
+#include <stddef.h>
 
 #include "util/error.h"
 
@@ -34,6 +35,20 @@ void cmd_history_help(void);
 /* Add a report `lab run` wrote to the history index in state_dir (lab history): best effort,
  * a failure is a warning on stderr, never the run's. */
 void cli_history_add(const char *state_dir, const char *report);
+
+struct job;
+/* Parse a job file as `lab run` does (its topology, its memory plan against this host); an
+ * error is printed (file, JSON path, reason) and returned. */
+int cli_load_job(const char *file, struct job *job);
+/* A variant name (kernels/NAME.json) or path (from base) -> absolute file in out (PATH_MAX). */
+int cli_variant_file(const char *ref, const char *base, char *out, size_t len);
+/* The variant in file must parse and have a git source: its name, and its repository (absolute,
+ * PATH_MAX). */
+int cli_variant_git(const char *file, char *name, size_t nlen, char *repo);
+int cmd_bisect(int argc, char **argv);
+int cmd_nightly(int argc, char **argv);
+void cmd_nightly_help(void);
+void cmd_bisect_help(void);
 
 /* Prints "lab: " + message to stderr. */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -8,11 +8,13 @@
 #include <string.h>
 
 #include "analysis/dashboard.h"
+#include "core/nightly_cfg.h"
 #include "cli/cli.h"
 #include "cli/report_files.h"
 #include "util/checkout.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
+#include "util/jsonio.h"
 #include "util/strbuf.h"
 
 /* The scripts and styles every page embeds, beside the lab's sources (util/checkout.h):
@@ -39,6 +41,9 @@ void cmd_report_help(void)
 	       "metric when the reports were created at two or more times, and every run:\n"
 	       "topology requested against observed, knobs, workloads, outcome, and the\n"
 	       "console excerpt of failed runs.\n\n"
+	       "A directory of 'lab nightly' (it holds ledger.json) adds its trends: per job\n"
+	       "the latest night's primary series over all nights with their change points,\n"
+	       "and the confirmed regressions with links to their bisections.\n\n"
 	       "  -o FILE          output file (default dashboard.html)\n"
 	       "  --title TEXT     page title (default \"numalab dashboard\")\n"
 	       "  --threshold PCT  as in 'lab compare': the minimum effect that matters, in %%\n"
@@ -107,14 +112,65 @@ static int bad_input(const char *what, const struct lab_error *err)
 	return EXIT_BAD_INPUT;
 }
 
-static int load(const struct report_args *a, struct report_files *f, struct series_set *s)
+/* A `lab nightly` directory (it holds ledger.json): each job's latest night report goes to
+ * nightly, and that night's run report to f. */
+static int load_nightly(const char *dir, struct report_files *f, json_t *nightly)
+{
+	_cleanup_free_ char *lpath = fs_join(dir, "ledger.json");
+	_cleanup_json_ json_t *j = NULL;
+	struct nightly_ledger l = { 0 };
+	struct lab_error err = { 0 };
+	int r;
+
+	if (!lpath)
+		return EXIT_LAB_ERROR;
+	if ((r = jsonio_load_file(lpath, 64u << 20, &j, &err)) < 0 ||
+	    (r = nightly_ledger_from_json(j, &l, &err)) < 0) {
+		error_set_file(&err, lpath);
+		return bad_input("", &err);
+	}
+	for (size_t i = l.n; i-- > 0;) {
+		const struct nightly_night *n = &l.nights[i];
+		char path[PATH_MAX * 2];
+		json_t *doc = NULL, *d;
+		size_t k;
+		int seen = 0;
+
+		json_array_foreach(nightly, k, d)
+			seen |= !strcmp(json_string_value(json_object_get(d, "job")) ?: "", n->job);
+		if (seen)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/%s/nightly.json", dir, n->night, n->job);
+		if (jsonio_load_file(path, 64u << 20, &doc, &err) < 0)
+			continue; /* a night cut short: the one before it has a report */
+		json_array_append_new(nightly, doc);
+		snprintf(path, sizeof(path), "%s/%s", dir, n->report);
+		if (fs_exists(path) && report_files_add(f, path, &err) < 0) {
+			nightly_ledger_free(&l);
+			return bad_input("", &err);
+		}
+	}
+	nightly_ledger_free(&l);
+	return EXIT_OK;
+}
+
+static int load(const struct report_args *a, struct report_files *f, struct series_set *s,
+		json_t *nightly)
 {
 	struct lab_error err = { 0 };
 	int r;
 
-	for (int i = a->first; i < a->argc; i++)
+	for (int i = a->first; i < a->argc; i++) {
+		_cleanup_free_ char *ledger = fs_join(a->argv[i], "ledger.json");
+
+		if (ledger && fs_exists(ledger)) {
+			if ((r = load_nightly(a->argv[i], f, nightly)) != EXIT_OK)
+				return r;
+			continue;
+		}
 		if (report_files_add(f, a->argv[i], &err) < 0)
 			return bad_input("", &err);
+	}
 	if (report_files_read(f, &err) < 0)
 		return bad_input("", &err);
 	for (size_t i = 0; i < f->n; i++) {
@@ -146,12 +202,14 @@ static int read_assets(char *text[NR_ASSETS])
 }
 
 static int write_page(const struct report_args *a, const struct series_set *s,
-		      const struct comparison *c, size_t nc, const char *note)
+		      const struct comparison *c, size_t nc, const char *note,
+		      const json_t *nightly)
 {
 	char *text[NR_ASSETS] = { 0 };
 	_cleanup_free_ char *html = NULL;
 	struct dashboard_input in = { .set = s, .cmp = c, .nr_cmp = nc, .title = a->title,
-				      .cmp_note = note && note[0] ? note : NULL };
+				      .cmp_note = note && note[0] ? note : NULL,
+				      .nightly = json_array_size(nightly) ? nightly : NULL };
 	int r = read_assets(text);
 
 	if (r == 0) {
@@ -183,21 +241,24 @@ int cmd_report(int argc, char **argv)
 	struct report_files f = { 0 };
 	_cleanup_strbuf_ struct strbuf note = STRBUF_INIT;
 	struct comparison *c = NULL;
+	_cleanup_json_ json_t *nightly = json_array();
 	struct series_set s;
 	size_t nc = 0;
 	int rc;
 
 	if (parse_args(argc, argv, &a) < 0)
 		return EXIT_BAD_INPUT;
+	if (!nightly)
+		return EXIT_LAB_ERROR;
 	series_init(&s);
-	rc = load(&a, &f, &s);
+	rc = load(&a, &f, &s, nightly);
 	if (rc == EXIT_OK) {
 		c = calloc(s.nr_variants + 1, sizeof(*c));
 		if (!c || compare_all(&s, a.threshold, 0, c, &nc, &note) < 0)
 			rc = EXIT_LAB_ERROR;
 	}
 	if (rc == EXIT_OK)
-		rc = write_page(&a, &s, c, nc, note.buf);
+		rc = write_page(&a, &s, c, nc, note.buf, nightly);
 	for (size_t i = 0; i < nc; i++)
 		compare_free(&c[i]);
 	free(c);

@@ -60,7 +60,7 @@ static void print_progress(void *ud, const char *msg)
 	fprintf(stderr, "lab: %s\n", msg);
 }
 
-static int load_job(const char *file, struct job *job)
+int cli_load_job(const char *file, struct job *job)
 {
 	_cleanup_json_ json_t *j = NULL;
 	_cleanup_free_ char *dir = fs_dirname(file);
@@ -188,7 +188,7 @@ int cmd_run(int argc, char **argv)
 		cli_err("run: --timing must be auto, kvm, tcg or icount");
 		return EXIT_BAD_INPUT;
 	}
-	if (load_job(a.job, &job) < 0)
+	if (cli_load_job(a.job, &job) < 0)
 		return EXIT_BAD_INPUT;
 	if (a.parallel > 1 && (o.timing == TIMING_KVM || o.timing == TIMING_TCG ||
 			       (o.timing == TIMING_AUTO && job.timing != TIMING_AUTO &&

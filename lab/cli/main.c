@@ -18,6 +18,10 @@ static const struct lab_cmd commands[] = {
 	{ "report", "write an HTML dashboard of reports", cmd_report, cmd_report_help },
 	{ "history", "the index of reports: list runs, follow series over time", cmd_history,
 	  cmd_history_help },
+	{ "bisect", "find the kernel commit that changed a job's figure", cmd_bisect,
+	  cmd_bisect_help },
+	{ "nightly", "measure a branch head, check it against history, bisect regressions",
+	  cmd_nightly, cmd_nightly_help },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -39,6 +39,8 @@
   // Scaling: a colour per variant.  Trend: a colour per task count, solid for the first
   // variant and dashed for the others, so A and B of one task count sit side by side.
   function style(spec, line, i) {
+    if (spec.kind === 'nightly')
+      return { color: line.marks ? '#d62728' : palette[0], dash: [] };
     if (spec.kind !== 'trend')
       return { color: palette[i % palette.length], dash: [] };
     var tasks = [];
@@ -65,9 +67,18 @@
       errorBarColor: color,
       errorBarWhiskerColor: color,
       borderDash: st.dash,
-      pointRadius: 3,
+      pointRadius: line.marks ? 8 : 3,
+      pointStyle: line.marks ? 'triangle' : 'circle',
+      showLine: !line.marks,
       tension: 0,
       fill: false
+    };
+  }
+
+  // Nightly: x is the night's position; its tick is the night's name and commit.
+  function nightTick(spec) {
+    return function (v) {
+      return Number.isInteger(v) && v >= 0 && v < spec.nights.length ? spec.nights[v] : '';
     };
   }
 
@@ -77,7 +88,8 @@
       var s = ctx.dataset.label + ': ' + fmt(p.y) + ' ' + spec.unit;
       if (p.lo !== null)
         s += ' (95% CI ' + fmt(p.lo) + ' to ' + (p.hi === null ? 'unbounded' : fmt(p.hi)) + ')';
-      s += ', n=' + p.n;
+      if (p.n)
+        s += ', n=' + p.n;
       if (p.report)
         s += ', ' + p.report;
       return s;
@@ -85,7 +97,7 @@
   }
 
   function config(spec) {
-    var trend = spec.kind === 'trend';
+    var trend = spec.kind === 'trend', nightly = spec.kind === 'nightly';
     return {
       type: 'lineWithErrorBars',
       data: { datasets: spec.lines.map(function (l, i) { return dataset(spec, l, i); }) },
@@ -96,8 +108,10 @@
         scales: {
           x: {
             type: 'linear',
-            title: { display: true, text: trend ? 'report created (UTC)' : 'tasks' },
-            ticks: trend ? { callback: isoMinute, maxRotation: 30 } : { precision: 0 }
+            title: { display: true,
+                     text: nightly ? 'night' : trend ? 'report created (UTC)' : 'tasks' },
+            ticks: nightly ? { callback: nightTick(spec), stepSize: 1, maxRotation: 30 }
+              : trend ? { callback: isoMinute, maxRotation: 30 } : { precision: 0 }
           },
           y: { title: { display: true, text: spec.unit + ' (' + spec.better + ' is better)' } }
         },

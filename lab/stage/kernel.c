@@ -375,28 +375,30 @@ static long sibling_distance(struct kctx *c, const char *sib)
 }
 
 /* Start a new variant's O= tree from the sibling built from the same source whose config is
- * nearest: Kbuild then only rebuilds what the config difference touches. */
+ * nearest: Kbuild then only rebuilds what the config difference touches.  Siblings are the
+ * O- trees beside it in the same source tree. */
 static void seed_obj(struct kctx *c)
 {
-	char dir[PATH_MAX + 16], sib[PATH_MAX + 300], best[256] = "", tmp[PATH_MAX + 128];
+	char sib[PATH_MAX + 300], best[256] = "", tmp[PATH_MAX + 128];
 	char lpath[PATH_MAX + 300];
 	_cleanup_close_ int lk = -1;
 	long best_d = -1;
 	struct dirent *e;
 	DIR *d;
 
-	snprintf(dir, sizeof(dir), "%s/obj", c->cache);
-	d = opendir(dir);
+	d = opendir(c->src_dir);
 	while (d && (e = readdir(d)) != NULL) {
 		long dist;
 
-		if (e->d_name[0] == '.' || !strcmp(e->d_name, c->v->name) || strstr(e->d_name, ".tmp-"))
+		if (strncmp(e->d_name, KERNEL_OBJ_PREFIX, strlen(KERNEL_OBJ_PREFIX)) ||
+		    !strcmp(e->d_name + strlen(KERNEL_OBJ_PREFIX), c->v->name) ||
+		    strstr(e->d_name, ".tmp-"))
 			continue;
-		snprintf(sib, sizeof(sib), "%s/%s", dir, e->d_name);
+		snprintf(sib, sizeof(sib), "%s/%s", c->src_dir, e->d_name);
 		dist = sibling_distance(c, sib);
 		if (dist >= 0 && (best_d < 0 || dist < best_d)) {
 			best_d = dist;
-			snprintf(best, sizeof(best), "%s", e->d_name);
+			snprintf(best, sizeof(best), "%s", e->d_name + strlen(KERNEL_OBJ_PREFIX));
 		}
 	}
 	if (d)
@@ -408,7 +410,7 @@ static void seed_obj(struct kctx *c)
 	lk = open(lpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (lk < 0 || flock(lk, LOCK_SH | LOCK_NB) < 0)
 		return;
-	snprintf(sib, sizeof(sib), "%s/%s", dir, best);
+	snprintf(sib, sizeof(sib), "%s/%s%s", c->src_dir, KERNEL_OBJ_PREFIX, best);
 	snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", c->obj_dir, (long)getpid());
 	char *argv[] = { "cp", "-a", "--reflink=auto", sib, tmp, NULL };
 	struct spawn_job s = { .argv = argv, .log_fd = -1 };
@@ -429,7 +431,12 @@ static int prepare_obj(struct kctx *c)
 	_cleanup_free_ char *m = NULL;
 	int r;
 
-	snprintf(c->obj_dir, sizeof(c->obj_dir), "%s/obj/%s", c->cache, c->v->name);
+	/* Inside the source tree, one level down: Kbuild then names every source file relative
+	 * ("../mm/memory.c", srctree ".."), so two trees with the same files compile to the same
+	 * ccache entries wherever they are (a bisection's checkout and baseline's tarball tree),
+	 * and the .cmd files stay valid when a tree is copied. */
+	snprintf(c->obj_dir, sizeof(c->obj_dir), "%s/%s%s", c->src_dir, KERNEL_OBJ_PREFIX,
+		 c->v->name);
 	snprintf(marker, sizeof(marker), "%s/.numalab-src", c->obj_dir);
 	if (fs_exists(c->obj_dir) && (fs_read_file(marker, 128, &m, NULL) < 0 ||
 				       strcmp(m, c->tree_key))) {
@@ -571,7 +578,7 @@ out:
 int kernel_build(const struct kvariant *v, const struct kernel_build_opts *o,
 		 struct kernel_artifact *a)
 {
-	static const char *const dirs[] = { "locks", "obj", "src", "artifacts", "logs", NULL };
+	static const char *const dirs[] = { "locks", "src", "artifacts", "logs", NULL };
 	char lockname[128], d[PATH_MAX + 32];
 	_cleanup_close_ int lk = -1;
 	double t0 = clock_now_s();
@@ -585,6 +592,13 @@ int kernel_build(const struct kvariant *v, const struct kernel_build_opts *o,
 		if ((r = fs_mkdir_p(d, 0755)) < 0)
 			kctx_fail(&c, KERNEL_FAIL_LAB, r, "cannot create %s: %s (set "
 				  "LAB_KERNEL_CACHE or --cache)", d, strerror(-r));
+	}
+	/* Older labs kept O= trees in obj/: nothing reads them now, and they are gigabytes. */
+	snprintf(d, sizeof(d), "%s/obj", c.cache);
+	if (r == 0 && fs_exists(d)) {
+		kctx_progress(&c, "removing %s: build trees of an older lab (they now live in "
+			      "their source tree, src/*/%sVARIANT)", d, KERNEL_OBJ_PREFIX);
+		fs_rm_rf(d);
 	}
 	snprintf(lockname, sizeof(lockname), "obj-%s", v->name);
 	if (r == 0)

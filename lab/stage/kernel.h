@@ -10,9 +10,12 @@
  *                         + patches)
  *   src/git-HEX/          a git source's checkout, one per variant (repository, variant
  *                         name), moved from commit to commit (kgit.h)
- *   obj/VARIANT/          the variant's O= tree, kept for incremental rebuilds (for a git
- *                         source across commits too); a new variant starts from a copy of a
- *                         sibling built from the same source tree
+ *   src/.../O-VARIANT/    the variant's O= tree inside its source tree, kept for incremental
+ *                         rebuilds (for a git source across commits too); a new variant
+ *                         starts from a copy of a sibling O- tree of the same source.  One
+ *                         level below the source, Kbuild names every file relative to it,
+ *                         so equal files hit the same ccache entries in any tree.  (obj/ of
+ *                         older labs is removed once.)
  *   ccache/               ccache's store;  logs/  failed builds' logs;  locks/  flock files
  *   downloads/SHA256      fetched tarballs and patches;  srcid/  memo of tarball hashes */
 #pragma once
@@ -25,6 +28,8 @@
 #include "util/progress.h"
 
 #define KERNEL_CACHE_DEFAULT "/var/cache/numalab/kernels"
+/* A variant's O= tree is SRC/O-VARIANT. */
+#define KERNEL_OBJ_PREFIX "O-"
 
 /* $opt, else $LAB_KERNEL_CACHE, else KERNEL_CACHE_DEFAULT. */
 void kernel_cache_dir(const char *opt, char *buf, size_t len);

@@ -87,7 +87,8 @@ static int move_to(struct kctx *c, const char *commit, char *what, size_t wlen, 
 		   size_t len)
 {
 	const char *const co[] = { "checkout", "-q", "--force", "--detach", commit, NULL };
-	const char *const cl[] = { "clean", "-fdxq", NULL };
+	/* -e keeps the O= trees (O-VARIANT, kernel.h) that live in the checkout. */
+	const char *const cl[] = { "clean", "-fdxq", "-e", "/" KERNEL_OBJ_PREFIX "*", NULL };
 	char lock[PATH_MAX + 128];
 	int r;
 

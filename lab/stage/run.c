@@ -485,7 +485,8 @@ static int setup_host(struct run_ctx *c, char *msg, size_t len)
 			 c->host.accel_reason);
 		return -ENODEV;
 	}
-	c->host.timing = timing_choose(req, v.kvm, c->job->topo.vcpus, c->job->nr_kernels > 1,
+	c->host.timing = timing_choose(req, v.kvm, c->job->topo.vcpus,
+				       c->job->nr_kernels > 1 || c->o->comparison,
 				       c->host.timing_reason, sizeof(c->host.timing_reason));
 	snprintf(c->host.accel, sizeof(c->host.accel), "%s",
 		 c->host.timing == TIMING_KVM ? "kvm" : "tcg");

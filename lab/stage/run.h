@@ -21,6 +21,8 @@ struct run_opts {
 				   * host before each run; 0 = do not wait */
 	int parallel;             /* guests at once: 0 the job's "parallel", -1 auto, N > 0 */
 	int keep_initrd;
+	int comparison;           /* the runs are one side of a comparison made elsewhere (a
+				   * bisection step): the timing model is chosen as for an A/B job */
 	volatile sig_atomic_t *interrupt;
 	/* Progress for people; the module itself never prints. */
 	progress_fn *progress;

@@ -17,7 +17,7 @@ tmp=$(mktemp -d /tmp/numalab-kit.XXXXXX)
 cleanup() {
 	rm -rf "$tmp"
 	# Test variants leave their O= trees behind (a copy of baseline's): not worth keeping.
-	rm -rf "$cache/obj/test-nr-cpus-8192" "$cache/locks/obj-test-nr-cpus-8192.lock"
+	rm -rf "$cache"/src/*/O-test-nr-cpus-8192 "$cache/locks/obj-test-nr-cpus-8192.lock"
 }
 trap cleanup EXIT
 jqr() { jq -e "$2" "$1/report.json"; }

@@ -1,0 +1,451 @@
+/* lab bisect start|resume|log: the kernel commit that changed a job's figure
+ * (lab/stage/bisect_run.h, lab/core/bisect.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "proto/workload.h"
+#include "stage/bisect_git.h"
+#include "stage/bisect_run.h"
+#include "stage/kernel.h"
+#include "stage/run.h"
+#include "util/cleanup.h"
+#include "util/fs.h"
+#include "util/jsonio.h"
+#include "util/sha256.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+void cmd_bisect_help(void)
+{
+	printf("usage: lab bisect start JOB.json --good REF --bad REF [--variant V]\n"
+	       "                  [--metric [WORKLOAD.]METRIC] [--tasks N] [--threshold PCT]\n"
+	       "                  [--boots N] [--max-tries N] [--no-revert] [--out DIR]\n"
+	       "                  [--timing M] [--parallel N|auto] [RUN OPTIONS]\n"
+	       "       lab bisect resume DIR [RUN OPTIONS]\n"
+	       "       lab bisect log DIR\n\n"
+	       "Finds the commit of a kernel git tree that changed one figure of a job, like\n"
+	       "`git bisect run` with the lab's statistics as the test.  The kernel is the job's\n"
+	       "variant (or --variant), which must have a git source ({\"git\": REPO}); every\n"
+	       "commit is built with the variant's patches and config fragments, from one\n"
+	       "checkout per variant kept in the kernel cache, so a commit that changes a few\n"
+	       "files rebuilds only those (and ccache serves commits seen before).\n\n"
+	       "Both ends are measured first: the bad end must differ from the good end beyond\n"
+	       "the threshold (the whole 95%% interval of the change past it), else the\n"
+	       "bisection stops and prints the numbers.  Each commit then gets --boots boots,\n"
+	       "compared with the good end's and the bad end's: good, bad, skip (it does not\n"
+	       "build or boot) or inconclusive (measured again, up to --max-tries, then\n"
+	       "skipped).  The culprit is verified: its parent and itself measured again, and\n"
+	       "the bad end with the culprit reverted must come back to good (where the revert\n"
+	       "applies); a culprit whose vmlinux .text equals its parent's is flagged\n"
+	       "(no-code-change), not reported as found.  The statistical unit is the boot.\n\n"
+	       "  --good REF, --bad REF  the ends; the good one must be an ancestor of the bad\n"
+	       "                 one; commits between are those of `git log --first-parent`\n"
+	       "  --variant V    the kernel variant (a name in kernels/ or a path), when the\n"
+	       "                 job does not name exactly one\n"
+	       "  --metric M     the series followed: [WORKLOAD.]METRIC (default: the job's\n"
+	       "                 first workload and its first primary metric)\n"
+	       "  --tasks N      its task count (default: the largest measured)\n"
+	       "  --threshold P  the change that counts, in %% (default %.1f)\n"
+	       "  --boots N      boots per measurement (default %d; 2..%d)\n"
+	       "  --max-tries N  measurements of an inconclusive commit before it is skipped\n"
+	       "                 (default %d)\n"
+	       "  --no-revert    do not check the culprit by reverting it on the bad end\n"
+	       "  --out DIR      the bisection's directory (default reports/bisect-TIME/)\n"
+	       "  --timing M     auto (default: kvm where it works, else the deterministic\n"
+	       "                 icount model up to %u vCPUs), kvm, tcg or icount\n"
+	       "  --parallel N   guests at once under icount (as for 'lab run')\n\n"
+	       "RUN OPTIONS, as for 'lab run': --connect URI, --accel auto|tcg|kvm, --state DIR,\n"
+	       "--quiet-wait S.\n\n"
+	       "DIR keeps params.json, the variant, bisect.log (replayable, like `git bisect\n"
+	       "log`), bisect.json (schema %s: every step with its commit, kernel and .text\n"
+	       "hashes, per-boot values, statistics, verdict and reason, the step's directory)\n"
+	       "and steps/NNN-SHA-ROLE/ (each a `lab run` report).  An interrupted bisection\n"
+	       "continues with 'lab bisect resume DIR'.\n\n"
+	       "Exit status: 0 a culprit found and verified; 3 the bisection ended without one\n"
+	       "(the ends do not differ, only skipped commits left, not verified, no code change,\n"
+	       "an end failed) or was interrupted; 2 bad arguments (job, variant, repository,\n"
+	       "refs, ends in the wrong order); 1 lab error.\n",
+	       BISECT_DEFAULT_THRESHOLD_PCT, BISECT_DEFAULT_BOOTS, BISECT_MAX_BOOTS_STEP,
+	       BISECT_DEFAULT_TRIES, TIMING_ICOUNT_MAX_VCPUS, BISECT_SCHEMA);
+}
+
+static void print_progress(void *ud, const char *msg)
+{
+	(void)ud;
+	fprintf(stderr, "lab: %s\n", msg);
+}
+
+struct bargs {
+	const char *job, *good, *bad, *variant, *metric, *out, *timing, *uri, *accel;
+	double threshold, quiet_wait_s;
+	long tasks, boots, tries;
+	int parallel, no_revert;
+	char state[PATH_MAX];
+};
+
+static int num_arg(const char *name, const char *s, double lo, double hi, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	if (errno || end == s || *end || !(*out >= lo && *out <= hi)) {
+		cli_err("bisect: %s must be a number %g..%g", name, lo, hi);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct bargs *a, int start)
+{
+	static const struct option opts[] = {
+		{ "good", required_argument, NULL, 'g' }, { "bad", required_argument, NULL, 'b' },
+		{ "variant", required_argument, NULL, 'v' },
+		{ "metric", required_argument, NULL, 'm' }, { "tasks", required_argument, NULL, 'n' },
+		{ "threshold", required_argument, NULL, 'T' },
+		{ "boots", required_argument, NULL, 'B' },
+		{ "max-tries", required_argument, NULL, 'M' },
+		{ "no-revert", no_argument, NULL, 'R' }, { "out", required_argument, NULL, 'o' },
+		{ "timing", required_argument, NULL, 't' },
+		{ "parallel", required_argument, NULL, 'p' },
+		{ "connect", required_argument, NULL, 'c' },
+		{ "accel", required_argument, NULL, 'a' }, { "state", required_argument, NULL, 's' },
+		{ "quiet-wait", required_argument, NULL, 'q' }, { 0 },
+	};
+	double d;
+	int c;
+
+	a->threshold = BISECT_DEFAULT_THRESHOLD_PCT;
+	a->boots = BISECT_DEFAULT_BOOTS;
+	a->tries = BISECT_DEFAULT_TRIES;
+	a->timing = "auto";
+	a->accel = "auto";
+	a->quiet_wait_s = RUN_QUIET_WAIT_S;
+	run_state_dir(a->state, sizeof(a->state));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:c:a:s:", opts, NULL)) != -1) {
+		/* Only start takes what defines a bisection; resume keeps what it started with. */
+		if (!start && strchr("gbvmnTBMRotp", c)) {
+			cli_err("bisect resume: %s is fixed when a bisection starts", argv[optind - 1]);
+			return -EINVAL;
+		}
+		switch (c) {
+		case 'g': a->good = optarg; break;
+		case 'b': a->bad = optarg; break;
+		case 'v': a->variant = optarg; break;
+		case 'm': a->metric = optarg; break;
+		case 'o': a->out = optarg; break;
+		case 't': a->timing = optarg; break;
+		case 'c': a->uri = optarg; break;
+		case 'a': a->accel = optarg; break;
+		case 's': snprintf(a->state, sizeof(a->state), "%s", optarg); break;
+		case 'R': a->no_revert = 1; break;
+		case 'n':
+			if (num_arg("--tasks", optarg, 1, 100000, &d) < 0)
+				return -EINVAL;
+			a->tasks = (long)d;
+			break;
+		case 'T':
+			if (num_arg("--threshold", optarg, 0.01, 1000, &a->threshold) < 0)
+				return -EINVAL;
+			break;
+		case 'B':
+			if (num_arg("--boots", optarg, 2, BISECT_MAX_BOOTS_STEP, &d) < 0)
+				return -EINVAL;
+			a->boots = (long)d;
+			break;
+		case 'M':
+			if (num_arg("--max-tries", optarg, 1, BISECT_MAX_TRIES, &d) < 0)
+				return -EINVAL;
+			a->tries = (long)d;
+			break;
+		case 'q':
+			if (num_arg("--quiet-wait", optarg, 0, 3600, &a->quiet_wait_s) < 0)
+				return -EINVAL;
+			break;
+		case 'p':
+			if (!strcmp(optarg, "auto")) {
+				a->parallel = -1;
+				break;
+			}
+			if (num_arg("--parallel", optarg, 1, JOB_MAX_PARALLEL, &d) < 0)
+				return -EINVAL;
+			a->parallel = (int)d;
+			break;
+		default: return -EINVAL;
+		}
+	}
+	if (optind != argc - 1) {
+		cli_err("bisect: expected exactly one %s (see 'lab bisect --help')",
+			start ? "job file" : "bisection directory");
+		return -EINVAL;
+	}
+	a->job = argv[optind];
+	if (start && (!a->good || !a->bad)) {
+		cli_err("bisect start: --good and --bad are both needed");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The variant file a bisection builds: --variant (a name in kernels/ or a path from the
+ * current directory), else the job's one variant (a path from the job's directory). */
+static int variant_file(const struct bargs *a, const struct job *job, char *out, size_t len)
+{
+	_cleanup_free_ char *jdir = fs_dirname(a->job);
+
+	if (a->variant)
+		return cli_variant_file(a->variant, ".", out, len);
+	if (job->nr_kernels != 1 || !job->kernels[0].variant[0]) {
+		cli_err("bisect: %s: %s: a bisection builds one kernel variant; the job has %u "
+			"kernel(s)%s: name it with --variant", a->job,
+			job->nr_kernels == 1 ? "kernel" : "kernels", job->nr_kernels,
+			job->nr_kernels == 1 ? ", an image" : "");
+		return -EINVAL;
+	}
+	return cli_variant_file(job->kernels[0].variant, jdir ? jdir : ".", out, len);
+}
+
+/* --metric [WORKLOAD.]METRIC against the job's workloads. */
+static int check_metric(const struct bargs *a, const struct job *job, struct bisect_params *p)
+{
+	const char *m = a->metric, *dot;
+
+	if (!m)
+		return 0;
+	dot = strchr(m, '.');
+	if (dot) {
+		snprintf(p->workload, sizeof(p->workload), "%.*s", (int)(dot - m), m);
+		m = dot + 1;
+	} else {
+		snprintf(p->workload, sizeof(p->workload), "%s", job->workloads[0].name);
+	}
+	snprintf(p->metric, sizeof(p->metric), "%s", m);
+	for (unsigned i = 0; i < job->nr_workloads; i++)
+		if (!strcmp(job->workloads[i].name, p->workload))
+			return 0;
+	cli_err("bisect: --metric %s: the job has no workload %s", a->metric, p->workload);
+	return -EINVAL;
+}
+
+static int refs(const struct bargs *a, struct bisect_params *p)
+{
+	struct lab_error err = { 0 };
+	char msg[1200];
+	int r;
+
+	snprintf(p->good_ref, sizeof(p->good_ref), "%s", a->good);
+	snprintf(p->bad_ref, sizeof(p->bad_ref), "%s", a->bad);
+	if ((r = bgit_check_repo(p->repo, &err)) < 0 ||
+	    (r = bgit_resolve(p->repo, a->good, p->good, &err)) < 0 ||
+	    (r = bgit_resolve(p->repo, a->bad, p->bad, &err)) < 0) {
+		error_format(&err, msg, sizeof(msg));
+		cli_err("bisect: %s", msg);
+		return -EINVAL;
+	}
+	if (!strcmp(p->good, p->bad)) {
+		cli_err("bisect: --good %s and --bad %s are the same commit %.12s", a->good, a->bad,
+			p->good);
+		return -EINVAL;
+	}
+	if ((r = bgit_is_ancestor(p->repo, p->good, p->bad)) != 1) {
+		cli_err("bisect: --good %s (%.12s) is not an ancestor of --bad %s (%.12s): the ends "
+			"are in the wrong order or on unrelated branches", a->good, p->good, a->bad,
+			p->bad);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int abs_path(const char *in, char *out, size_t len)
+{
+	char cwd[PATH_MAX];
+
+	if (in[0] == '/') {
+		snprintf(out, len, "%s", in);
+		return 0;
+	}
+	if (!getcwd(cwd, sizeof(cwd)))
+		return -errno;
+	snprintf(out, len, "%s/%s", cwd, in);
+	return 0;
+}
+
+/* Everything a bisection starts from, checked before anything is written. */
+static int prepare_start(struct bargs *a, struct job *job, struct bisect_params *p, char *dir,
+			 size_t len)
+{
+	enum timing_model tm;
+	int r;
+
+	if (timing_parse(a->timing, &tm) < 0) {
+		cli_err("bisect: --timing must be auto, kvm, tcg or icount");
+		return -EINVAL;
+	}
+	snprintf(p->timing, sizeof(p->timing), "%s", a->timing);
+	if ((r = variant_file(a, job, p->variant_file, sizeof(p->variant_file))) < 0 ||
+	    (r = cli_variant_git(p->variant_file, p->variant, sizeof(p->variant), p->repo)) < 0 || (r = check_metric(a, job, p)) < 0 ||
+	    (r = refs(a, p)) < 0)
+		return r;
+	if (!realpath(a->job, p->job_file) || sha256_file_hex(p->job_file, p->job_sha256) < 0) {
+		cli_err("bisect: cannot read %s", a->job);
+		return -EINVAL;
+	}
+	p->tasks = (unsigned)a->tasks;
+	p->threshold_pct = a->threshold;
+	p->boots = (unsigned)a->boots;
+	p->max_tries = (unsigned)a->tries;
+	p->check_revert = !a->no_revert;
+	p->parallel = a->parallel;
+	if (a->out) {
+		if (abs_path(a->out, dir, len) < 0)
+			return -EINVAL;
+	} else {
+		char stamp[32], cwd[PATH_MAX];
+		time_t t = time(NULL);
+		struct tm tmv;
+
+		gmtime_r(&t, &tmv);
+		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tmv);
+		snprintf(dir, len, "%s/reports/bisect-%s", getcwd(cwd, sizeof(cwd)) ? cwd : ".",
+			 stamp);
+	}
+	_cleanup_free_ char *log = fs_join(dir, "bisect.log");
+
+	if (log && fs_exists(log)) {
+		cli_err("bisect: %s holds a bisection already: continue it with 'lab bisect "
+			"resume %s', or choose another --out", dir, dir);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* params.json of DIR, and the job it names (unchanged since the start). */
+static int prepare_resume(const char *dir, struct job *job, struct bisect_params *p)
+{
+	_cleanup_free_ char *ppath = fs_join(dir, "params.json");
+	_cleanup_json_ json_t *j = NULL;
+	struct lab_error err = { 0 };
+	char msg[1200], sha[65];
+
+	if (!ppath || jsonio_load_file(ppath, 1u << 20, &j, &err) < 0 ||
+	    bisect_params_from_json(j, p, &err) < 0) {
+		error_set_file(&err, ppath);
+		error_format(&err, msg, sizeof(msg));
+		cli_err("bisect resume: %s", msg);
+		return -EINVAL;
+	}
+	if (sha256_file_hex(p->job_file, sha) < 0 || strcmp(sha, p->job_sha256)) {
+		cli_err("bisect resume: the job file %s %s since the bisection started: its "
+			"measurements would not be comparable", p->job_file,
+			fs_exists(p->job_file) ? "changed" : "is gone");
+		return -EINVAL;
+	}
+	return cli_load_job(p->job_file, job);
+}
+
+static int print_result(const struct bisect_run_summary *s)
+{
+	printf("series: %s\n", s->series[0] ? s->series : "(none measured)");
+	printf("answer: %s\n", s->answer == BISECT_ANSWER_NONE ? "none (interrupted)"
+							      : bisect_answer_name(s->answer));
+	if (s->culprit[0])
+		printf("culprit: %s %s\n", s->culprit, s->culprit_subject);
+	if (s->reason[0])
+		printf("reason: %s\n", s->reason);
+	printf("cost: %u commits, %u measurement(s), %u build(s) (%.0f s), %u boot(s), %.0f s\n",
+	       s->commits, s->measurements, s->builds, s->build_s, s->boots, s->wall_s);
+	printf("log: %s\nresult: %s\n", s->log, s->result);
+	return s->answer == BISECT_ANSWER_FOUND ? EXIT_OK : EXIT_RUN_FAILED;
+}
+
+static int cmd_log(int argc, char **argv)
+{
+	_cleanup_free_ char *path = NULL, *text = NULL;
+	int r;
+
+	if (argc != 2) {
+		cli_err("bisect log: expected one bisection directory");
+		return EXIT_BAD_INPUT;
+	}
+	if (!(path = fs_join(argv[1], "bisect.log")))
+		return EXIT_LAB_ERROR;
+	if ((r = fs_read_file(path, BISECT_LOG_MAX, &text, NULL)) < 0) {
+		cli_err("bisect log: %s: %s", path, strerror(-r));
+		return EXIT_BAD_INPUT;
+	}
+	fputs(text, stdout);
+	return EXIT_OK;
+}
+
+int cmd_bisect(int argc, char **argv)
+{
+	struct bargs a = { 0 };
+	struct bisect_params p = { 0 };
+	struct job job = { 0 };
+	struct bisect_run_opts o = { 0 };
+	struct bisect_run_summary sum;
+	struct sigaction sa = { .sa_handler = on_signal };
+	char dir[PATH_MAX], msg[1600];
+	int start, r;
+
+	if (argc < 2) {
+		cli_err("bisect: expected start, resume or log (see 'lab bisect --help')");
+		return EXIT_BAD_INPUT;
+	}
+	if (!strcmp(argv[1], "log"))
+		return cmd_log(argc - 1, argv + 1);
+	start = !strcmp(argv[1], "start");
+	if (!start && strcmp(argv[1], "resume")) {
+		cli_err("bisect: unknown subcommand \"%s\" (start, resume, log)", argv[1]);
+		return EXIT_BAD_INPUT;
+	}
+	if (parse_args(argc - 1, argv + 1, &a, start) < 0)
+		return EXIT_BAD_INPUT;
+	if (accel_mode_parse(a.accel, &o.accel) < 0) {
+		cli_err("bisect: --accel must be auto, tcg or kvm");
+		return EXIT_BAD_INPUT;
+	}
+	if (start) {
+		if (cli_load_job(a.job, &job) < 0)
+			return EXIT_BAD_INPUT;
+		r = prepare_start(&a, &job, &p, dir, sizeof(dir));
+	} else {
+		if (abs_path(a.job, dir, sizeof(dir)) < 0)
+			return EXIT_LAB_ERROR;
+		r = prepare_resume(dir, &job, &p);
+	}
+	if (r < 0) {
+		job_free(&job);
+		return EXIT_BAD_INPUT;
+	}
+	o = (struct bisect_run_opts){ .p = &p, .job = &job, .dir = dir, .resume = !start,
+				      .uri = a.uri, .state_dir = a.state, .accel = o.accel,
+				      .quiet_wait_s = a.quiet_wait_s, .interrupt = &interrupted,
+				      .progress = print_progress };
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	r = bisect_run(&o, &sum, msg, sizeof(msg));
+	job_free(&job);
+	if (r < 0 && r != -EINTR) {
+		cli_err("bisect: %s", msg[0] ? msg : strerror(-r));
+		return r == -EINVAL ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
+	}
+	if (r == -EINTR)
+		cli_err("bisect: %s", msg);
+	return print_result(&sum);
+}

@@ -1,0 +1,239 @@
+/* lab nightly CONFIG: the tracked branch's head measured, checked against history, regressions
+ * confirmed and bisected (lab/stage/nightly.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "core/nightly_cfg.h"
+#include "stage/nightly.h"
+#include "stage/run.h"
+#include "util/cleanup.h"
+#include "util/fs.h"
+#include "util/jsonio.h"
+
+#define CFG_MAX_SIZE (1u << 20)
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+void cmd_nightly_help(void)
+{
+	printf("usage: lab nightly CONFIG.json [--at REF] [--night NAME] [--connect URI]\n"
+	       "                  [--accel auto|tcg|kvm] [--state DIR] [--quiet-wait S]\n\n"
+	       "One night of a nightly regression watch: for each job of CONFIG, its kernel\n"
+	       "variant (which must have a git source) built at the head of the tracked branch\n"
+	       "and measured; the night joins OUT/ledger.json and the history index.  Each\n"
+	       "primary series is then checked:\n"
+	       "  fast check     tonight's boots against the last `window` nights': a suspect\n"
+	       "                 when the change is significant and at least the threshold;\n"
+	       "  change points  a windowed test over the whole series (a step the fast check\n"
+	       "                 missed shows once nights on both sides of it are measured);\n"
+	       "  confirmation   a suspect night's kernel and the night before's measured again\n"
+	       "                 side by side, judged by the strict rule of 'lab compare' (the\n"
+	       "                 whole 95%% interval beyond the threshold);\n"
+	       "  bisection      a confirmed regression runs 'lab bisect' between the two\n"
+	       "                 nights' commits; the culprit goes into the night's report.\n"
+	       "A night is OUT/NIGHT/JOB/: run/ (tonight), confirm-NIGHT/ (side by side),\n"
+	       "bisect/ and nightly.json (schema %s).  CONFIG's keys are described in\n"
+	       "configs/README.md (\"Nightly\"); lab/systemd/ has a service and timer that run it\n"
+	       "every night.\n\n"
+	       "  --at REF       measure REF instead of the branch head (a backfill, a test)\n"
+	       "  --night NAME   the night's name (default: the time, YYYYmmdd-HHMMSS UTC)\n"
+	       "  RUN OPTIONS as for 'lab run'\n\n"
+	       "Exit status: 0 no confirmed regression; 3 a regression was confirmed or a night\n"
+	       "could not be measured; 2 bad configuration, job or variant; 1 lab error.\n",
+	       NIGHTLY_SCHEMA);
+}
+
+static void print_progress(void *ud, const char *msg)
+{
+	(void)ud;
+	fprintf(stderr, "lab: %s\n", msg);
+}
+
+static void index_report(void *ud, const char *report)
+{
+	cli_history_add(ud, report);
+}
+
+struct nargs {
+	const char *cfg, *at, *night, *uri, *accel;
+	double quiet_wait_s;
+	char state[PATH_MAX];
+};
+
+static int parse_args(int argc, char **argv, struct nargs *a)
+{
+	static const struct option opts[] = {
+		{ "at", required_argument, NULL, 'A' }, { "night", required_argument, NULL, 'N' },
+		{ "connect", required_argument, NULL, 'c' }, { "accel", required_argument, NULL, 'a' },
+		{ "state", required_argument, NULL, 's' },
+		{ "quiet-wait", required_argument, NULL, 'q' }, { 0 },
+	};
+	int c;
+
+	a->accel = "auto";
+	a->quiet_wait_s = RUN_QUIET_WAIT_S;
+	run_state_dir(a->state, sizeof(a->state));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "c:a:s:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'A': a->at = optarg; break;
+		case 'N': a->night = optarg; break;
+		case 'c': a->uri = optarg; break;
+		case 'a': a->accel = optarg; break;
+		case 's': snprintf(a->state, sizeof(a->state), "%s", optarg); break;
+		case 'q': {
+			char *end;
+
+			a->quiet_wait_s = strtod(optarg, &end);
+			if (end == optarg || *end || !(a->quiet_wait_s >= 0) || a->quiet_wait_s > 3600) {
+				cli_err("nightly: --quiet-wait must be 0..3600 seconds");
+				return -EINVAL;
+			}
+			break;
+		}
+		default: return -EINVAL;
+		}
+	}
+	if (optind != argc - 1) {
+		cli_err("nightly: expected exactly one configuration file (see 'lab nightly --help')");
+		return -EINVAL;
+	}
+	a->cfg = argv[optind];
+	if (a->night && (strlen(a->night) > 31 || strspn(a->night, "0123456789abcdefghijklmnop"
+			 "qrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ._-") != strlen(a->night) ||
+			 a->night[0] == '.' || a->night[0] == '-')) {
+		cli_err("nightly: --night must be [A-Za-z0-9._-], at most 31 characters");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int load_cfg(const char *file, struct nightly_cfg *cfg)
+{
+	_cleanup_json_ json_t *j = NULL;
+	struct lab_error err = { 0 };
+	char msg[1200];
+	int r = jsonio_load_file(file, CFG_MAX_SIZE, &j, &err);
+
+	if (r == 0)
+		r = nightly_cfg_from_json(j, cfg, &err);
+	if (r < 0) {
+		error_set_file(&err, file);
+		error_format(&err, msg, sizeof(msg));
+		cli_err("%s", msg);
+	}
+	return r;
+}
+
+/* Each job and variant of cfg, parsed and checked before anything runs. */
+static int resolve(const struct nightly_cfg *cfg, const char *dir, struct job *jobs,
+		   struct nightly_target *t, unsigned *loaded)
+{
+	for (unsigned i = 0; i < cfg->nr_jobs; i++) {
+		char path[PATH_MAX * 2];
+
+		snprintf(path, sizeof(path), "%s%s%s", cfg->jobs[i].job[0] == '/' ? "" : dir,
+			 cfg->jobs[i].job[0] == '/' ? "" : "/", cfg->jobs[i].job);
+		if (!realpath(path, t[i].job_file)) {
+			cli_err("nightly: jobs[%u].job: %s: %s", i, path, strerror(errno));
+			return -EINVAL;
+		}
+		if (cli_load_job(t[i].job_file, &jobs[i]) < 0)
+			return -EINVAL;
+		(*loaded)++;
+		t[i].job = &jobs[i];
+		if (cli_variant_file(cfg->jobs[i].variant, dir, t[i].variant_file,
+				     sizeof(t[i].variant_file)) < 0 ||
+		    cli_variant_git(t[i].variant_file, t[i].variant, sizeof(t[i].variant),
+				    t[i].repo) < 0) {
+			cli_err("nightly: in jobs[%u].variant", i);
+			return -EINVAL;
+		}
+		for (unsigned k = 0; k < i; k++)
+			if (!strcmp(jobs[k].name, jobs[i].name)) {
+				cli_err("nightly: jobs[%u]: job name \"%s\" is also jobs[%u]'s: a "
+					"night's directories are named by it", i, jobs[i].name, k);
+				return -EINVAL;
+			}
+	}
+	return 0;
+}
+
+int cmd_nightly(int argc, char **argv)
+{
+	struct nargs a = { 0 };
+	_cleanup_free_ struct nightly_cfg *cfg = calloc(1, sizeof(*cfg));
+	_cleanup_free_ struct nightly_target *t = calloc(NIGHTLY_MAX_JOBS, sizeof(*t));
+	_cleanup_free_ struct job *jobs = calloc(NIGHTLY_MAX_JOBS, sizeof(*jobs));
+	_cleanup_free_ char *dir = NULL;
+	struct nightly_opts o = { 0 };
+	struct nightly_summary sum;
+	struct sigaction sa = { .sa_handler = on_signal };
+	char out[PATH_MAX * 2], msg[1600];
+	unsigned loaded = 0;
+	int r;
+
+	if (!cfg || !t || !jobs)
+		return EXIT_LAB_ERROR;
+	if (parse_args(argc, argv, &a) < 0)
+		return EXIT_BAD_INPUT;
+	if (accel_mode_parse(a.accel, &o.accel) < 0) {
+		cli_err("nightly: --accel must be auto, tcg or kvm");
+		return EXIT_BAD_INPUT;
+	}
+	if (load_cfg(a.cfg, cfg) < 0 || !(dir = fs_dirname(a.cfg)))
+		return EXIT_BAD_INPUT;
+	r = resolve(cfg, dir, jobs, t, &loaded);
+	snprintf(out, sizeof(out), "%s%s%s", cfg->out[0] == '/' ? "" : dir,
+		 cfg->out[0] == '/' ? "" : "/", cfg->out);
+	if (r == 0) {
+		o = (struct nightly_opts){ .cfg = cfg, .targets = t, .out = out, .at = a.at,
+					   .night = a.night, .uri = a.uri, .state_dir = a.state,
+					   .accel = o.accel, .quiet_wait_s = a.quiet_wait_s,
+					   .interrupt = &interrupted, .progress = print_progress,
+					   .on_report = index_report, .report_ud = a.state };
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+		r = nightly_run(&o, &sum, msg, sizeof(msg));
+	} else {
+		r = -EINVAL;
+		msg[0] = '\0';
+	}
+	for (unsigned i = 0; i < loaded; i++)
+		job_free(&jobs[i]);
+	if (r == -EINVAL && !msg[0])
+		return EXIT_BAD_INPUT;
+	if (r < 0) {
+		cli_err("nightly: %s", msg[0] ? msg : strerror(-r));
+		return r == -EINVAL || r == -EEXIST ? EXIT_BAD_INPUT : r == -EINTR
+			? EXIT_RUN_FAILED : EXIT_LAB_ERROR;
+	}
+	/* The trends page beside the ledger: its links to bisections are relative to it. */
+	if (sum.jobs) {
+		char page[PATH_MAX * 2 + 32], title[128];
+		char *rargv[] = { "report", out, "-o", page, "--title", title, NULL };
+
+		snprintf(page, sizeof(page), "%s/dashboard.html", out);
+		snprintf(title, sizeof(title), "numalab nightly %s", cfg->name);
+		if (cmd_report(6, rargv) != EXIT_OK)
+			cli_err("nightly: the dashboard could not be written (the night is kept)");
+	}
+	printf("%u job(s): %u failed night(s), %u suspect night(s), %u confirmed change(s), %u "
+	       "regression(s), %u bisected%s%s\nreport: %s\n", sum.jobs, sum.failed, sum.suspects,
+	       sum.confirmed, sum.regressions, sum.bisected, sum.culprit[0] ? "; culprit " : "",
+	       sum.culprit, sum.report);
+	return sum.regressions || sum.failed ? EXIT_RUN_FAILED : EXIT_OK;
+}

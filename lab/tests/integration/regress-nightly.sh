@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Integration: `lab nightly` over simulated nights on the bisection test's repository
+# (lab/tests/make-bisect-repo.sh): four nights at commits before the planted slowdown raise no
+# alarm; the night at the planted commit is a suspect, confirmed side by side against the last
+# good night, and bisected (the two nights' commits are adjacent: the bisection verifies the
+# culprit).  Every commit measured here was built by integration-regress-bisect, so this test only
+# boots.  A night measured twice and a bad configuration are refused; the trends page draws.
+# TAP; ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../../.."
+. lab/tests/lib.sh
+. lab/tests/bisect-fixture.sh
+lab=${B:-build}/lab
+tmp=$(mktemp -d /tmp/numalab-nit.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
+no_qemu() { ! pgrep -f "guest=numalab-.*$LAB_STATE_DIR/libvirt" >/dev/null; }
+
+bisect_fixture "$tmp" nightly-pft 2>"$tmp/repo.err"
+ok $? "the test repository"
+c2=$(git -C "$repo" rev-parse "$planted~2")
+c3=$(git -C "$repo" rev-parse "$planted~1")
+
+cat >"$tmp/nightly.json" <<EOF2
+{
+  "name": "it",
+  "branch": "main",
+  "out": "nights",
+  "threshold_pct": 5,
+  "window": 3,
+  "boots": 2,
+  "confirm_boots": 2,
+  "timing": "icount",
+  "parallel": 2,
+  "bisect": {"boots": 2, "max_tries": 2, "revert": false},
+  "jobs": [{"job": "job.json", "variant": "bisect-test.json"}]
+}
+EOF2
+
+# ---- refused ----------------------------------------------------------------------------------
+sed 's/"boots": 2,/"boots": 1,/' "$tmp/nightly.json" >"$tmp/bad.json"
+$lab nightly "$tmp/bad.json" >"$tmp/bad.out" 2>"$tmp/bad.err"
+ok "$(rc_is $? 2)" "a bad configuration: exit 2"
+has "$tmp/bad.err" "bad.json: boots: must be an integer 2..50" "... naming the file and the JSON path"
+check "... nothing written" test ! -e "$tmp/nights"
+check "lab nightly --help" $lab nightly --help
+sed 's/"branch": "main"/"branch": "no-such-branch"/' "$tmp/nightly.json" >"$tmp/nobranch.json"
+$lab nightly "$tmp/nobranch.json" >/dev/null 2>"$tmp/nobranch.err"
+ok "$(rc_is $? 2)" "a branch the repository lacks: exit 2"
+has "$tmp/nobranch.err" 'has no commit "no-such-branch"' "... naming it"
+
+# ---- unchanged nights ------------------------------------------------------------------------
+t=$(date +%s)
+k=0
+for at in "$first" "$c2" "$c3" "$c3"; do
+	k=$((k + 1))
+	$lab nightly "$tmp/nightly.json" --at "$at" --night "n0$k" >"$tmp/n$k.out" 2>"$tmp/n$k.err"
+	rc=$?
+	ok "$(rc_is $rc 0)" "night $k at ${at:0:12} (no change): exit 0"
+	[ $rc = 0 ] || tail -20 "$tmp/n$k.err" | diag /dev/stdin
+done
+echo "# 4 unchanged nights: $(( $(date +%s) - t )) s"
+check "no alarm on unchanged nights" jq -e '[.nights[] | .alarm == null] | all and length == 4' "$tmp/nights/ledger.json"
+check "each night's report names its commit and series" jq -e \
+	".commit == \"$c3\" and (.series | length >= 1) and (.series[0].nights | length == 4) and (.alarms | length == 0)" \
+	"$tmp/nights/n04/nightly-pft/nightly.json"
+$lab nightly "$tmp/nightly.json" --at "$c3" --night n04 >/dev/null 2>"$tmp/again.err"
+ok "$(rc_is $? 2)" "a night measured already: exit 2"
+has "$tmp/again.err" "was measured already" "... says so"
+
+# ---- the night of the slowdown ---------------------------------------------------------------
+t=$(date +%s)
+$lab nightly "$tmp/nightly.json" --at "$planted" --night n05 >"$tmp/n5.out" 2>"$tmp/n5.err"
+rc=$?
+echo "# the night of the regression (check, confirmation, bisection): $(( $(date +%s) - t )) s"
+sed 's/^/# /' "$tmp/n5.out"
+ok "$(rc_is $rc 3)" "the night of the slowdown: exit 3 (a confirmed regression)"
+[ $rc = 3 ] || tail -30 "$tmp/n5.err" | diag /dev/stdin
+r="$tmp/nights/n05/nightly-pft/nightly.json"
+check "tonight is a suspect of the fast check" jq -e '[.suspects[] | select(.night == "n05")] | length >= 1' "$r"
+check "confirmed side by side against the last good night" jq -e \
+	'.confirmations[0].night == "n05" and .confirmations[0].against == "n04" and ([.suspects[] | select(.night == "n05") | .confirmed] | any)' "$r"
+check "the alarm is flagged on its first night" jq -e '.alarms | length == 1 and .[0].night == "n05" and .[0].change_pct < -5' "$r"
+check "bisected: the culprit is the planted commit" jq -e \
+	".alarms[0].bisect.answer == \"found\" and .alarms[0].bisect.culprit == \"$planted\"" "$r"
+has "$tmp/n5.out" "culprit $planted" "the summary names the culprit"
+check "the change point of the series is night 5" jq -e \
+	'[.series[] | .change_points[] | .at] | index(4) != null' "$r"
+check "the ledger keeps the alarm" jq -e '.nights[-1].alarm.bisect.culprit != null' "$tmp/nights/ledger.json"
+
+# ---- the dashboard beside the ledger ---------------------------------------------------------
+page="$tmp/nights/dashboard.html"
+check "lab nightly wrote the trends page" test -s "$page"
+has "$page" 'id="nightly"' "the page has the nightly section"
+has "$page" "bisect/bisect.json" "the alarm links to its bisection"
+if command -v chromium >/dev/null; then
+	profile=$(mktemp -d "$tmp/profile.XXXXXX")
+	chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--disable-component-update --disable-sync --no-first-run --user-data-dir="$profile" \
+		--virtual-time-budget=10000 --dump-dom "file://$page" >"$tmp/dom" 2>/dev/null
+	body=$(grep -o '<body[^>]*>' "$tmp/dom" | head -1)
+	echo "# $body"
+	[[ $body == *'data-status="ok"'* ]]
+	ok $? "the trends are drawn in a browser without error (data-status=ok)"
+fi
+check "no qemu left" no_qemu
+finish
