@@ -5,7 +5,8 @@
 #  1. a bisection with every artifact of its variant dropped from the cache first (the
 #     checkout and the O= tree stay: each step is an incremental build from the step before,
 #     what a bisection on a machine that built the tree once pays): builds, build seconds,
-#     boots, wall time; and the same bisection again with the artifacts cached (boots only).
+#     boots, wall time.  (With every artifact cached, integration-regress-bisect prints the
+#     same bisection's boots-only cost.)
 #  2. nightly: NIGHTS (default 20) unchanged nights at the commit before the slowdown, then the
 #     head: suspicions and confirmed alarms on the unchanged nights (target 0), the night the
 #     slowdown is flagged (target: its first night) and what its confirmation and bisection
@@ -37,7 +38,7 @@ for m in "$cache"/artifacts/*/meta.json; do
 		grep -l "$key" "$cache"/index/*.json 2>/dev/null | xargs -r rm -f
 	fi
 done
-for pass in incremental cached; do
+for pass in incremental; do
 	t0=$(now)
 	$lab bisect start "$tmp/job.json" --good "$first" --bad "$last" --boots 2 --threshold 5 \
 		--parallel 2 --out "$tmp/b-$pass" >"$tmp/b-$pass.out" 2>"$tmp/b-$pass.err"
