@@ -62,8 +62,10 @@ rc=$?
 echo "# ends alike: $(( $(date +%s) - t )) s"
 ok "$(rc_is $rc 3)" "ends that do not differ: exit 3"
 has "$tmp/same.out" "answer: no-difference" "ends that do not differ: answer no-difference"
-check "ends that do not differ: two measurements, no commit between measured" jb "$tmp/same" \
-	'.answer == "no-difference" and (.steps | length == 2) and .culprit == null'
+# Two boots a side may leave the bad end inconclusive once (icount's boots of one kernel fall
+# in modes ~1 % apart, and 2 + 2 boots give a wide interval): it is measured again, pooled.
+check "ends that do not differ: only the ends measured, no commit between" jb "$tmp/same" \
+	'.answer == "no-difference" and ([.steps[].role] | all(. == "good-end" or . == "bad-end")) and .culprit == null'
 check "ends that do not differ: the reason gives the numbers" jb "$tmp/same" \
 	'.steps[1].change_pct != null and (.steps[1].reason | test("like the good end"))'
 [ $rc = 3 ] || diag "$tmp/same.err"
