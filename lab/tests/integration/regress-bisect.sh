@@ -67,7 +67,7 @@ has "$tmp/same.out" "answer: no-difference" "ends that do not differ: answer no-
 check "ends that do not differ: only the ends measured, no commit between" jb "$tmp/same" \
 	'.answer == "no-difference" and ([.steps[].role] | all(. == "good-end" or . == "bad-end")) and .culprit == null'
 check "ends that do not differ: the reason gives the numbers" jb "$tmp/same" \
-	'.steps[1].change_pct != null and (.steps[1].reason | test("like the good end"))'
+	'.steps[-1].change_pct != null and (.steps[-1].reason | test("like the good end"))'
 [ $rc = 3 ] || diag "$tmp/same.err"
 
 # ---- the bisection ---------------------------------------------------------------------------
