@@ -105,18 +105,18 @@ check "lab bisect log prints the replayable log" grep -q "^bisect bad $planted" 
 check "no qemu left after the bisection" no_qemu
 
 # ---- resume -----------------------------------------------------------------------------------
-# The log cut before the verification, as if the lab had been stopped there: resume measures
-# only what is missing and comes to the same answer.
+# The log cut before its last step (the revert check), as if the lab had been stopped there:
+# resume measures only what is missing and comes to the same answer.
 cp -a "$tmp/b" "$tmp/c"
-nb=$(jq '[.steps[] | select(.phase != "verify")] | length' "$tmp/b/bisect.json")
+nb=$(( $(jq '.steps | length' "$tmp/b/bisect.json") - 1 ))
 awk -v keep="$nb" '/^bisect / && !/^bisect start/ { if (++k > keep) exit } { print }' "$tmp/b/bisect.log" >"$tmp/c/bisect.log"
 $lab bisect resume "$tmp/c" >"$tmp/c.out" 2>"$tmp/c.err"
 ok "$(rc_is $? 0)" "an interrupted bisection resumes: exit 0"
 has "$tmp/c.err" "resuming: $nb step(s) replayed" "resume replays the recorded steps"
 check "resumed: the same culprit, verified again" jb "$tmp/c" \
-	".answer == \"found\" and .culprit.sha == \"$planted\" and (.steps | length) == $(jq '.steps | length' "$tmp/b/bisect.json")"
+	".answer == \"found\" and .culprit.sha == \"$planted\" and .revert == \"good\" and (.steps | length) == $((nb + 1))"
 same_steps() {
-	for d in $(jq -r "[.steps[] | select(.phase != \"verify\") | .dir] | .[]" "$tmp/b/bisect.json"); do
+	for d in $(jq -r ".steps[:$nb][] | .dir" "$tmp/b/bisect.json"); do
 		cmp -s "$tmp/b/$d/report.json" "$tmp/c/$d/report.json" || return 1
 	done
 }

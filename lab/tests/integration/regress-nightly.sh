@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Integration: `lab nightly` over simulated nights on the bisection test's repository
-# (lab/tests/make-bisect-repo.sh): four nights at commits before the planted slowdown raise no
+# (lab/tests/make-bisect-repo.sh): three nights at commits before the planted slowdown raise no
 # alarm; the night at the planted commit is a suspect, confirmed side by side against the last
 # good night, and bisected (the two nights' commits are adjacent: the bisection verifies the
 # culprit).  Every commit measured here was built by integration-regress-bisect, so this test only
@@ -52,40 +52,40 @@ has "$tmp/nobranch.err" 'has no commit "no-such-branch"' "... naming it"
 # ---- unchanged nights ------------------------------------------------------------------------
 t=$(date +%s)
 k=0
-for at in "$first" "$c2" "$c3" "$c3"; do
+for at in "$first" "$c2" "$c3"; do
 	k=$((k + 1))
 	$lab nightly "$tmp/nightly.json" --at "$at" --night "n0$k" >"$tmp/n$k.out" 2>"$tmp/n$k.err"
 	rc=$?
 	ok "$(rc_is $rc 0)" "night $k at ${at:0:12} (no change): exit 0"
 	[ $rc = 0 ] || tail -20 "$tmp/n$k.err" | diag /dev/stdin
 done
-echo "# 4 unchanged nights: $(( $(date +%s) - t )) s"
-check "no alarm on unchanged nights" jq -e '[.nights[] | .alarm == null] | all and length == 4' "$tmp/nights/ledger.json"
+echo "# 3 unchanged nights: $(( $(date +%s) - t )) s"
+check "no alarm on unchanged nights" jq -e '[.nights[] | .alarm == null] | all and length == 3' "$tmp/nights/ledger.json"
 check "each night's report names its commit and series" jq -e \
-	".commit == \"$c3\" and (.series | length >= 1) and (.series[0].nights | length == 4) and (.alarms | length == 0)" \
-	"$tmp/nights/n04/nightly-pft/nightly.json"
-$lab nightly "$tmp/nightly.json" --at "$c3" --night n04 >/dev/null 2>"$tmp/again.err"
+	".commit == \"$c3\" and (.series | length >= 1) and (.series[0].nights | length == 3) and (.alarms | length == 0)" \
+	"$tmp/nights/n03/nightly-pft/nightly.json"
+$lab nightly "$tmp/nightly.json" --at "$c3" --night n03 >/dev/null 2>"$tmp/again.err"
 ok "$(rc_is $? 2)" "a night measured already: exit 2"
 has "$tmp/again.err" "was measured already" "... says so"
 
 # ---- the night of the slowdown ---------------------------------------------------------------
 t=$(date +%s)
-$lab nightly "$tmp/nightly.json" --at "$planted" --night n05 >"$tmp/n5.out" 2>"$tmp/n5.err"
+$lab nightly "$tmp/nightly.json" --at "$planted" --night n04 >"$tmp/n5.out" 2>"$tmp/n5.err"
 rc=$?
 echo "# the night of the regression (check, confirmation, bisection): $(( $(date +%s) - t )) s"
 sed 's/^/# /' "$tmp/n5.out"
 ok "$(rc_is $rc 3)" "the night of the slowdown: exit 3 (a confirmed regression)"
 [ $rc = 3 ] || tail -30 "$tmp/n5.err" | diag /dev/stdin
-r="$tmp/nights/n05/nightly-pft/nightly.json"
-check "tonight is a suspect of the fast check" jq -e '[.suspects[] | select(.night == "n05")] | length >= 1' "$r"
+r="$tmp/nights/n04/nightly-pft/nightly.json"
+check "tonight is a suspect of the fast check" jq -e '[.suspects[] | select(.night == "n04")] | length >= 1' "$r"
 check "confirmed side by side against the last good night" jq -e \
-	'.confirmations[0].night == "n05" and .confirmations[0].against == "n04" and ([.suspects[] | select(.night == "n05") | .confirmed] | any)' "$r"
-check "the alarm is flagged on its first night" jq -e '.alarms | length == 1 and .[0].night == "n05" and .[0].change_pct < -5' "$r"
+	'.confirmations[0].night == "n04" and .confirmations[0].against == "n03" and ([.suspects[] | select(.night == "n04") | .confirmed] | any)' "$r"
+check "the alarm is flagged on its first night" jq -e '.alarms | length == 1 and .[0].night == "n04" and .[0].change_pct < -5' "$r"
 check "bisected: the culprit is the planted commit" jq -e \
 	".alarms[0].bisect.answer == \"found\" and .alarms[0].bisect.culprit == \"$planted\"" "$r"
 has "$tmp/n5.out" "culprit $planted" "the summary names the culprit"
-check "the change point of the series is night 5" jq -e \
-	'[.series[] | .change_points[] | .at] | index(4) != null' "$r"
+check "the change point of the series is night 4" jq -e \
+	'[.series[] | .change_points[] | .at] | index(3) != null' "$r"
 check "the ledger keeps the alarm" jq -e '.nights[-1].alarm.bisect.culprit != null' "$tmp/nights/ledger.json"
 
 # ---- the dashboard beside the ledger ---------------------------------------------------------
