@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/bisect_params.h"
+#include "util/jsonpath.h"
 
 json_t *bisect_params_to_json(const struct bisect_params *p)
 {
@@ -25,9 +26,9 @@ static int str(const json_t *o, const char *key, const char *path, char *dst, si
 	       int optional, struct lab_error *err)
 {
 	const json_t *v = json_object_get(o, key);
-	char p[128];
+	char p[JSONPATH_LEN];
 
-	snprintf(p, sizeof(p), "%s%s%s", path, path[0] ? "." : "", key);
+	jsonpath_key(p, sizeof(p), path, key);
 	if (!v || json_is_null(v)) {
 		if (optional) {
 			dst[0] = '\0';
@@ -45,9 +46,9 @@ static int num(const json_t *o, const char *key, const char *path, double lo, do
 	       double *out, struct lab_error *err)
 {
 	const json_t *v = json_object_get(o, key);
-	char p[128];
+	char p[JSONPATH_LEN];
 
-	snprintf(p, sizeof(p), "%s%s%s", path, path[0] ? "." : "", key);
+	jsonpath_key(p, sizeof(p), path, key);
 	if (!json_is_number(v) || !(json_number_value(v) >= lo && json_number_value(v) <= hi))
 		return error_set(err, p, "must be a number %g..%g", lo, hi);
 	*out = json_number_value(v);

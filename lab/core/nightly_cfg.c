@@ -6,23 +6,22 @@
 #include "core/nightly_cfg.h"
 #include "util/jsonpath.h"
 
-#define P(buf, base, key) (snprintf(buf, sizeof(buf), "%s%s%s", base, base[0] ? "." : "", key), buf)
-
 static int get_str(const json_t *o, const char *base, const char *key, char *dst, size_t len,
 		   const char *def, struct lab_error *err)
 {
 	const json_t *v = json_object_get(o, key);
-	char p[300];
+	char p[JSONPATH_LEN];
 
+	jsonpath_key(p, sizeof(p), base, key);
 	if (!v) {
 		if (!def)
-			return error_set(err, P(p, base, key), "missing");
+			return error_set(err, p, "missing");
 		snprintf(dst, len, "%s", def);
 		return 0;
 	}
 	if (!json_is_string(v) || !json_string_length(v) || json_string_length(v) >= len)
-		return error_set(err, P(p, base, key), "must be a non-empty string of at most %zu "
-				 "bytes", len - 1);
+		return error_set(err, p, "must be a non-empty string of at most %zu bytes",
+				 len - 1);
 	memcpy(dst, json_string_value(v), json_string_length(v) + 1);
 	return 0;
 }
@@ -31,36 +30,18 @@ static int get_num(const json_t *o, const char *base, const char *key, double lo
 		   double def, int integer, double *out, struct lab_error *err)
 {
 	const json_t *v = json_object_get(o, key);
-	char p[300];
+	char p[JSONPATH_LEN];
 
 	if (!v) {
 		*out = def;
 		return 0;
 	}
+	jsonpath_key(p, sizeof(p), base, key);
 	if (!json_is_number(v) || (integer && !json_is_integer(v)) ||
 	    !(json_number_value(v) >= lo && json_number_value(v) <= hi))
-		return error_set(err, P(p, base, key), "must be %s %g..%g",
+		return error_set(err, p, "must be %s %g..%g",
 				 integer ? "an integer" : "a number", lo, hi);
 	*out = json_number_value(v);
-	return 0;
-}
-
-/* Every key of o must be one of keys (NULL-terminated). */
-static int known_keys(const json_t *o, const char *base, const char *const *keys,
-		      struct lab_error *err)
-{
-	const char *k;
-	json_t *v;
-	char p[300];
-
-	json_object_foreach((json_t *)o, k, v) {
-		size_t i = 0;
-
-		while (keys[i] && strcmp(keys[i], k))
-			i++;
-		if (!keys[i])
-			return error_set(err, P(p, base, k), "unknown key");
-	}
 	return 0;
 }
 
@@ -93,7 +74,7 @@ static int parse_bisect(const json_t *j, struct nightly_cfg *c, struct lab_error
 	}
 	if (!json_is_object(b))
 		return error_set(err, "bisect", "must be an object or false");
-	if ((r = known_keys(b, "bisect", keys, err)) < 0 ||
+	if ((r = jsonpath_check_keys(b, "bisect", keys, err)) < 0 ||
 	    (r = get_num(b, "bisect", "boots", 2, 50, 2, 1, &d, err)) < 0)
 		return r;
 	c->bisect_boots = (unsigned)d;
@@ -123,7 +104,7 @@ static int parse_jobs(const json_t *j, struct nightly_cfg *c, struct lab_error *
 		jsonpath_index(p, sizeof(p), "jobs", i);
 		if (!json_is_object(e))
 			return error_set(err, p, "must be an object {\"job\", \"variant\"}");
-		if ((r = known_keys(e, p, keys, err)) < 0 ||
+		if ((r = jsonpath_check_keys(e, p, keys, err)) < 0 ||
 		    (r = get_str(e, p, "job", c->jobs[i].job, sizeof(c->jobs[i].job), NULL,
 				 err)) < 0 ||
 		    (r = get_str(e, p, "variant", c->jobs[i].variant, sizeof(c->jobs[i].variant),
@@ -145,7 +126,7 @@ int nightly_cfg_from_json(const json_t *j, struct nightly_cfg *c, struct lab_err
 	memset(c, 0, sizeof(*c));
 	if (!json_is_object(j))
 		return error_set(err, "", "a nightly configuration must be a JSON object");
-	if ((r = known_keys(j, "", keys, err)) < 0 ||
+	if ((r = jsonpath_check_keys(j, "", keys, err)) < 0 ||
 	    (r = get_str(j, "", "name", c->name, sizeof(c->name), NULL, err)) < 0)
 		return r;
 	if (!name_ok(c->name))

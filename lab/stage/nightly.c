@@ -180,7 +180,6 @@ static int add_nights(struct nctx *c, struct series_set *s, const size_t *idx, s
 struct suspect {
 	size_t key;               /* in the nights' series set */
 	char name[1024], id[200]; /* the series in words, and in the ledger */
-	int higher;
 	size_t night;             /* position in the nights of this job */
 	struct cp_change ch;
 	int confirmed;
@@ -188,26 +187,40 @@ struct suspect {
 	char why[160];
 };
 
-/* cp_suspects for one series over the nights; appends to sus. */
-static int series_suspects(struct nctx *c, struct series_set *s, size_t key, const size_t *idx,
-			   size_t n, struct suspect *sus, size_t *nsus)
+/* One series over the nights: each night's per-boot values (night k is labelled "k" in s),
+ * and the change-point configuration both the suspects and the report's change points use. */
+struct night_series {
+	struct cp_night *nights;
+	double **vals;
+	size_t n;
+	struct cp_config cfg;
+};
+
+static void night_series_free(struct night_series *ns)
+{
+	for (size_t k = 0; ns->vals && k < ns->n; k++)
+		free(ns->vals[k]);
+	free(ns->vals);
+	free(ns->nights);
+}
+
+static int night_series_get(const struct nctx *c, const struct series_set *s, size_t key,
+			    size_t n, struct night_series *ns)
 {
 	const struct series_what *g = &s->groups[s->keys[key].group];
-	_cleanup_free_ struct cp_night *nights = calloc(n + 1, sizeof(*nights));
-	_cleanup_free_ unsigned *tries = calloc(n + 1, sizeof(*tries));
-	_cleanup_free_ double **vals = calloc(n + 1, sizeof(*vals));
-	struct cp_change out[MAX_SUSPECTS];
-	struct cp_config cfg = { .window = c->cfg->window, .threshold_pct = c->cfg->threshold_pct,
-				 .higher = g->higher,
-				 .kind = series_unit_is_rate(g->unit) ? STATS_HARMONIC
-								       : STATS_ARITHMETIC };
-	char id[200];
-	size_t found = 0;
 	int r = 0;
 
-	if (!nights || !tries || !vals)
+	*ns = (struct night_series){ .nights = calloc(n + 1, sizeof(*ns->nights)),
+				     .vals = calloc(n + 1, sizeof(*ns->vals)), .n = n,
+				     .cfg = { .window = c->cfg->window,
+					      .threshold_pct = c->cfg->threshold_pct,
+					      .higher = g->higher,
+					      .kind = series_unit_is_rate(g->unit) ? STATS_HARMONIC
+										    : STATS_ARITHMETIC } };
+	if (!ns->nights || !ns->vals) {
+		night_series_free(ns);
 		return -ENOMEM;
-	series_id(s, key, id, sizeof(id));
+	}
 	for (size_t k = 0; k < n && r == 0; k++) {
 		char label[32];
 		size_t v;
@@ -215,26 +228,45 @@ static int series_suspects(struct nctx *c, struct series_set *s, size_t key, con
 		snprintf(label, sizeof(label), "%zu", k);
 		v = bclass_variant(s, label);
 		if (v != (size_t)-1)
-			r = bclass_boot_values(s, key, v, &vals[k], &nights[k].n);
-		nights[k].v = vals[k];
-		tries[k] = nightly_tries_get(&c->ledger.nights[idx[k]], id);
+			r = bclass_boot_values(s, key, v, &ns->vals[k], &ns->nights[k].n);
+		ns->nights[k].v = ns->vals[k];
 		/* A rate with a zero boot cannot be on the reciprocal scale. */
-		for (size_t b = 0; b < nights[k].n; b++)
-			if (!(vals[k][b] > 0))
-				cfg.kind = STATS_ARITHMETIC;
+		for (size_t b = 0; b < ns->nights[k].n; b++)
+			if (!(ns->vals[k][b] > 0))
+				ns->cfg.kind = STATS_ARITHMETIC;
 	}
-	if (r == 0)
-		r = cp_suspects(nights, n, &cfg, tries, out, MAX_SUSPECTS, &found);
+	if (r < 0)
+		night_series_free(ns);
+	return r;
+}
+
+/* cp_suspects for one series over the nights; appends to sus. */
+static int series_suspects(struct nctx *c, struct series_set *s, size_t key, const size_t *idx,
+			   size_t n, struct suspect *sus, size_t *nsus)
+{
+	_cleanup_free_ unsigned *tries = calloc(n + 1, sizeof(*tries));
+	struct cp_change out[MAX_SUSPECTS];
+	struct night_series ns;
+	char id[200];
+	size_t found = 0;
+	int r;
+
+	if (!tries)
+		return -ENOMEM;
+	if ((r = night_series_get(c, s, key, n, &ns)) < 0)
+		return r;
+	series_id(s, key, id, sizeof(id));
+	for (size_t k = 0; k < n; k++)
+		tries[k] = nightly_tries_get(&c->ledger.nights[idx[k]], id);
+	r = cp_suspects(ns.nights, n, &ns.cfg, tries, out, MAX_SUSPECTS, &found);
 	for (size_t k = 0; r == 0 && k < found && *nsus < MAX_SUSPECTS; k++) {
 		struct suspect *su = &sus[(*nsus)++];
 
-		*su = (struct suspect){ .key = key, .night = out[k].at, .ch = out[k],
-					.higher = g->higher };
+		*su = (struct suspect){ .key = key, .night = out[k].at, .ch = out[k] };
 		series_key_name(s, key, su->name, sizeof(su->name));
 		snprintf(su->id, sizeof(su->id), "%s", id);
 	}
-	for (size_t k = 0; k < n; k++)
-		free(vals[k]);
+	night_series_free(&ns);
 	return r;
 }
 
@@ -387,39 +419,32 @@ static json_t *series_json(struct nctx *c, struct series_set *s, const size_t *i
 
 	for (size_t key = 0; a && key < s->nr_keys; key++) {
 		const struct series_what *g = &s->groups[s->keys[key].group];
-		json_t *nights = json_array(), *pts = json_array();
-		_cleanup_free_ struct cp_night *cn = calloc(n + 1, sizeof(*cn));
-		_cleanup_free_ double **vals = calloc(n + 1, sizeof(*vals));
+		json_t *nights, *pts;
 		struct cp_change out[16];
-		struct cp_config cfg = { .window = c->cfg->window,
-					 .threshold_pct = c->cfg->threshold_pct,
-					 .higher = g->higher, .kind = STATS_ARITHMETIC };
+		struct night_series ns;
 		size_t found = 0;
 		char name[1024], id[200];
 
-		if (!workload_metric_is_primary(g->workload, g->metric) || !cn || !vals)
+		if (!workload_metric_is_primary(g->workload, g->metric) ||
+		    night_series_get(c, s, key, n, &ns) < 0)
 			continue;
+		nights = json_array();
+		pts = json_array();
 		for (size_t k = 0; k < n; k++) {
 			const struct nightly_night *ni = &c->ledger.nights[idx[k]];
-			char label[32];
-			size_t v, nb = 0;
-			double mean = NAN;
+			struct stats_summary sum;
+			int have = ns.nights[k].n &&
+				   stats_summarize(ns.nights[k].v, ns.nights[k].n, ns.cfg.kind,
+						   &sum) == 0;
 
-			snprintf(label, sizeof(label), "%zu", k);
-			v = bclass_variant(s, label);
-			if (v != (size_t)-1 && bclass_boot_values(s, key, v, &vals[k], &nb) == 0)
-				for (size_t b = 0; b < nb; b++)
-					mean = b ? mean + vals[k][b] : vals[k][b];
-			cn[k] = (struct cp_night){ vals[k], nb };
 			json_array_append_new(nights, json_pack("{s:s, s:s, s:o, s:I}", "night",
-				ni->night, "commit", ni->commit, "mean", nb ? json_real(mean / nb)
-				: json_null(), "boots", (json_int_t)nb));
+				ni->night, "commit", ni->commit, "mean", have ? json_real(sum.mean)
+				: json_null(), "boots", (json_int_t)ns.nights[k].n));
 		}
-		if (cp_detect(cn, n, &cfg, out, 16, &found) == 0)
+		if (cp_detect(ns.nights, n, &ns.cfg, out, 16, &found) == 0)
 			for (size_t k = 0; k < found && k < 16; k++)
 				json_array_append_new(pts, change_json(&out[k]));
-		for (size_t k = 0; k < n; k++)
-			free(vals[k]);
+		night_series_free(&ns);
 		series_key_name(s, key, name, sizeof(name));
 		series_id(s, key, id, sizeof(id));
 		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:b, s:o, s:o}", "name", name,
