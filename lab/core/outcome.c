@@ -182,8 +182,14 @@ enum outcome outcome_classify(const struct outcome_input *in, char *reason, size
 			 in->boot_silence_s);
 		return OUTCOME_BOOT_FAILURE;
 	case GUEST_END_PROGRESS_TIMEOUT:
-		snprintf(reason, len, "no progress from the guest for %.0f s",
-			 in->progress_timeout_s);
+		if (in->silence_s > in->progress_timeout_s && in->silence_cpu_s >= 0)
+			snprintf(reason, len,
+				 "no progress from the guest for %.0f s (timeout %.0f s; the guest "
+				 "had %.1f s of host CPU in it)",
+				 in->silence_s, in->progress_timeout_s, in->silence_cpu_s);
+		else
+			snprintf(reason, len, "no progress from the guest for %.0f s",
+				 in->progress_timeout_s);
 		return OUTCOME_HANG;
 	case GUEST_END_TOTAL_TIMEOUT:
 		snprintf(reason, len, "the run exceeded its total timeout of %.0f s",

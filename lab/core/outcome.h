@@ -39,6 +39,7 @@ struct outcome_input {
 	int workloads_failed;  /* workloads that exited non-zero or sent invalid output */
 	int workloads_missing; /* workloads the agent never reported */
 	double boot_timeout_s, boot_silence_s, progress_timeout_s, total_timeout_s;
+	double silence_s, silence_cpu_s; /* the longest silence and the guest's CPU in it (-1) */
 	const struct console_scan *console;
 	const char *start_error;
 };

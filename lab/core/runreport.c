@@ -160,6 +160,12 @@ json_t *runreport_run_json(const struct run_record *r)
 	const char *release = r->log && r->log->release[0] ? r->log->release : NULL;
 	const char *excerpt = r->console && r->console->panic ? r->console->excerpt : NULL;
 	json_t *run = run_json(r, release, excerpt);
+	json_t *t = json_object_get(run, "timings");
+
+	if (t && r->silence_s > 0) {
+		json_object_set_new(t, "silence_s", json_real(r->silence_s));
+		json_object_set_new(t, "silence_cpu_s", num_or_null(r->silence_cpu_s));
+	}
 
 	if (run && r->host.mem_total_mib)
 		json_object_set_new(json_object_get(run, "host"), "memory", memory_json(r));

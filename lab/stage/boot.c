@@ -178,6 +178,8 @@ int boot_run(struct virt_conn *vc, const struct boot_params *bp, struct boot_res
 		.console_path = console,
 		.boot_silence_s = bp->boot_silence_s,
 		.progress_timeout_s = bp->progress_timeout_s,
+		.progress_min_cpu_s = bp->progress_min_cpu_s,
+		.progress_starved_max_s = bp->progress_starved_max_s,
 		.total_timeout_s = bp->total_timeout_s,
 		.max_line = COLLECT_MAX_LINE,
 		.max_total = COLLECT_MAX_TOTAL,

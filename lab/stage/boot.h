@@ -26,6 +26,7 @@ struct boot_params {
 	char *why;                 /* when set, a lab-side failure is explained here */
 	size_t why_len;
 	double boot_timeout_s, boot_silence_s, progress_timeout_s, total_timeout_s;
+	double progress_min_cpu_s, progress_starved_max_s; /* struct guest_watch; 0: wall only */
 	volatile sig_atomic_t *interrupt;
 };
 

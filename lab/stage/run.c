@@ -95,7 +95,8 @@ void run_limits_get(const struct job *job, unsigned boot_cpus, struct run_limits
 							      : JOB_DEFAULT_WORKLOAD_TIMEOUT_S;
 }
 
-void run_limits_scale(const struct job *job, enum timing_model m, struct run_limits *l)
+void run_limits_scale(const struct job *job, enum timing_model m, unsigned host_cpus,
+		      struct run_limits *l)
 {
 	/* Measured here on 2 host cores: a 4s-8c guest boots and runs pft in ~3x the time of
 	 * multi-threaded TCG; 4x leaves room for a busy host.  Guest time under icount can also
@@ -109,6 +110,25 @@ void run_limits_scale(const struct job *job, enum timing_model m, struct run_lim
 	if (!(job->progress_timeout_s > 0))
 		l->progress_s *= f;
 	l->total_s *= f;
+	/* A guest the host does not run cannot send a heartbeat: on a busy host (CI, another
+	 * lab) TCG guests were called hung while they worked.  A silence is a hang once the
+	 * guest had, over the whole timeout, a quarter of the host it can use (one thread
+	 * under icount, else a thread per vCPU up to the host's CPUs): a spinning or stalled
+	 * guest has that at once, a starved one not.  A guest idle in a deadlock uses almost
+	 * none, so three timeouts of silence end it anyway. */
+	double usable = m == TIMING_ICOUNT ? 1.0 : job->topo.vcpus;
+
+	if (host_cpus > 0 && usable > host_cpus)
+		usable = host_cpus;
+	l->progress_cpu_s = 0.25 * usable * l->progress_s;
+	l->progress_starved_s = 3.0 * l->progress_s;
+}
+
+static unsigned host_cpus_online(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (unsigned)n : 1;
 }
 
 /* One run of the job, possibly beside others (stage/run.c runs up to c->parallel at once). */
@@ -218,6 +238,7 @@ static void fill_record(const struct run_limits *lim, const struct boot_result *
 		.done = res->log.done, .console = &res->console,
 		.boot_timeout_s = lim->boot_s, .boot_silence_s = lim->silence_s,
 		.progress_timeout_s = lim->progress_s, .total_timeout_s = lim->total_s,
+		.silence_s = res->g.silence_s, .silence_cpu_s = res->g.silence_cpu_s,
 		.start_error = res->start_error,
 	};
 
@@ -233,6 +254,8 @@ static void fill_record(const struct run_limits *lim, const struct boot_result *
 	rec->workload_s = since(res->log.t_last_end, res->log.t_first_start);
 	rec->total_s = res->g.t_end;
 	rec->shutdown_s = since(res->g.t_end, res->log.t_done);
+	rec->silence_s = res->g.silence_s;
+	rec->silence_cpu_s = res->g.silence_cpu_s;
 }
 
 /* Under c->lock: the run's JSON into c->runs in index order (runs side by side end in any
@@ -365,7 +388,7 @@ static int one_run(struct run_slot *s)
 	/* The host's memory as this guest starts, beside the plan checked at job load. */
 	run_host_memory(&rec.host.mem_total_mib, &rec.host.mem_available_mib);
 	run_limits_get(c->job, online ? BOOT_EARLY_CPUS : c->job->topo.vcpus, &lim);
-	run_limits_scale(c->job, c->host.timing, &lim);
+	run_limits_scale(c->job, c->host.timing, host_cpus_online(), &lim);
 	gj = job_guestjob(c->job, run_id, online);
 	if (!gj || !cmdline)
 		return -ENOMEM;
@@ -378,6 +401,8 @@ static int one_run(struct run_slot *s)
 		.runners_dir = c->runners, .guestjob = gj, .nr_workloads = c->job->nr_workloads,
 		.boot_timeout_s = lim.boot_s, .boot_silence_s = lim.silence_s,
 		.progress_timeout_s = lim.progress_s, .total_timeout_s = lim.total_s,
+		.progress_min_cpu_s = lim.progress_cpu_s,
+		.progress_starved_max_s = lim.progress_starved_s,
 		.interrupt = c->o->interrupt,
 		.keep_initrd = c->o->keep_initrd, .disk = disk, .why = why, .why_len = sizeof(why),
 	};

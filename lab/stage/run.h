@@ -54,12 +54,16 @@ struct run_limits {
 	double boot_s;     /* start -> hello */
 	double silence_s;  /* console silence before hello that is a boot hang */
 	double progress_s; /* after hello, without a heartbeat or result */
+	/* ... once the guest also had progress_cpu_s of host CPU in the silence, or it lasted
+	 * progress_starved_s (struct guest_watch) */
+	double progress_cpu_s, progress_starved_s;
 	double total_s;    /* start -> stopped */
 };
 void run_limits_get(const struct job *job, unsigned boot_cpus, struct run_limits *l);
 /* The limits for a timing model: icount runs every vCPU on one host thread, several times
  * slower than multi-threaded TCG, so the derived limits (not the job's own) are stretched. */
-void run_limits_scale(const struct job *job, enum timing_model m, struct run_limits *l);
+void run_limits_scale(const struct job *job, enum timing_model m, unsigned host_cpus,
+		      struct run_limits *l);
 /* Default for run_opts.quiet_wait_s. */
 #define RUN_QUIET_WAIT_S 60.0
 

@@ -24,6 +24,19 @@ rc_is() { [ "$1" = "$2" ] && echo 0 || echo 1; }
 # diag FILE...: the files as TAP comments.
 diag() { sed 's/^/# /' "$@"; }
 
+# explain_runs DIR [WANT]: for each run of DIR/report.json whose status is not WANT (default
+# ok), its outcome, reason, longest silence and console tail as TAP comments: a CI log is all
+# there is to go on when a guest misbehaves on someone else's host.
+explain_runs() {
+	local dir=$1 want=${2:-ok} i
+	for i in $(jq -r --arg w "$want" '.runs | to_entries[] | select(.value.status != $w) | .key' \
+		"$dir/report.json" 2>/dev/null); do
+		jq -r ".runs[$i] | \"# run $i: \\(.status) (\\(.end)): \\(.reason); longest silence \\(.timings.silence_s // \"?\") s with \\(.timings.silence_cpu_s // \"?\") s of host CPU; host noise \\(.host.noise.others_share // \"?\")\"" \
+			"$dir/report.json"
+		tail -12 "$dir/run-$i/console.log" 2>/dev/null | tr -cd '[:print:]\n' | sed 's/^/# console: /'
+	done
+}
+
 # finish [STATUS]: the plan and the closing line, then exit: with STATUS when given, else 0
 # when every check passed and 1 otherwise.
 finish() {

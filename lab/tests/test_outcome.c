@@ -82,6 +82,10 @@ static void table(void)
 		{ { .end = GUEST_END_STOPPED, .hello = 1, .crashed = 1 }, 0, OUTCOME_PANIC, "crash" },
 		{ { .end = GUEST_END_PROGRESS_TIMEOUT, .hello = 1, .progress_timeout_s = 5 }, 0,
 		  OUTCOME_HANG, "5 s" },
+		/* A starved guest is given longer; the reason says how long and with what CPU. */
+		{ { .end = GUEST_END_PROGRESS_TIMEOUT, .hello = 1, .progress_timeout_s = 5,
+		    .silence_s = 15.2, .silence_cpu_s = 0.8 }, 0, OUTCOME_HANG,
+		  "for 15 s (timeout 5 s; the guest had 0.8 s of host CPU in it)" },
 		{ { .end = GUEST_END_PROGRESS_TIMEOUT, .hello = 1 }, 1, OUTCOME_PANIC, "console" },
 		{ { .end = GUEST_END_BOOT_TIMEOUT, .boot_timeout_s = 120 }, 0, OUTCOME_BOOT_FAILURE,
 		  "120 s" },

@@ -39,6 +39,7 @@ struct guest_state {
 	size_t total;
 	int got_line;
 	double t_last_progress;
+	double cpu_last_progress; /* the guest's CPU time then, -1 unknown */
 	off_t console_size;      /* while booting: the console's size when last seen grow */
 	double t_console;
 };
@@ -66,6 +67,23 @@ static int guest_lifecycle(virConnectPtr c, virDomainPtr d, int event, int detai
 	return 0;
 }
 
+/* The silence since the last progress line, kept when it is the longest so far. */
+static void guest_silence_note(struct guest_state *gs, double t, struct guest_watch_result *out)
+{
+	if (!gs->got_line || t - gs->t_last_progress <= out->silence_s)
+		return;
+	out->silence_s = t - gs->t_last_progress;
+	out->silence_cpu_s = gs->cpu_last_progress >= 0 && out->cpu_s >= 0
+				     ? out->cpu_s - gs->cpu_last_progress : -1;
+}
+
+static void guest_progressed(struct guest_state *gs, double t, struct guest_watch_result *out)
+{
+	guest_silence_note(gs, t, out);
+	gs->t_last_progress = t;
+	gs->cpu_last_progress = out->cpu_s;
+}
+
 /* Feed bytes to the line splitter; calls on_line for each complete line. */
 static void guest_feed(struct guest_state *gs, const struct guest_watch *w, const char *buf,
 		       size_t n, double t, struct guest_watch_result *out)
@@ -77,7 +95,7 @@ static void guest_feed(struct guest_state *gs, const struct guest_watch *w, cons
 			if (!gs->line_dropping) {
 				gs->line[gs->line_len] = '\0';
 				if (w->on_line(gs->line, gs->line_len, t, w->userdata))
-					gs->t_last_progress = t;
+					guest_progressed(gs, t, out);
 				if (!gs->got_line) {
 					gs->got_line = 1;
 					out->t_first_line = t;
@@ -182,8 +200,23 @@ static int guest_console_silent(const struct guest_watch *w, struct guest_state 
 	return el - gs->t_console > w->boot_silence_s;
 }
 
+/* Silent past the progress timeout, with the CPU to have spoken (struct guest_watch).  An
+ * unknown CPU time counts as had: the wall clock alone decides then. */
+static int guest_silent(const struct guest_watch *w, const struct guest_state *gs, double el,
+			const struct guest_watch_result *out)
+{
+	double silence = el - gs->t_last_progress;
+
+	if (!gs->got_line || !(w->progress_timeout_s > 0) || silence <= w->progress_timeout_s)
+		return 0;
+	if (!(w->progress_min_cpu_s > 0) || gs->cpu_last_progress < 0 || out->cpu_s < 0)
+		return 1;
+	return out->cpu_s - gs->cpu_last_progress >= w->progress_min_cpu_s ||
+	       silence > w->progress_starved_max_s;
+}
+
 static enum guest_end guest_check_timeouts(const struct guest_watch *w, struct guest_state *gs,
-					   double el)
+					   double el, const struct guest_watch_result *out)
 {
 	if (w->interrupt && *w->interrupt)
 		return GUEST_END_INTERRUPTED;
@@ -191,8 +224,7 @@ static enum guest_end guest_check_timeouts(const struct guest_watch *w, struct g
 		return GUEST_END_BOOT_TIMEOUT;
 	if (guest_console_silent(w, gs, el))
 		return GUEST_END_BOOT_SILENT;
-	if (gs->got_line && w->progress_timeout_s > 0 &&
-	    el - gs->t_last_progress > w->progress_timeout_s)
+	if (guest_silent(w, gs, el, out))
 		return GUEST_END_PROGRESS_TIMEOUT;
 	if (w->total_timeout_s > 0 && el > w->total_timeout_s)
 		return GUEST_END_TOTAL_TIMEOUT;
@@ -232,7 +264,7 @@ static void guest_watch_loop(struct virt_conn *vc, const struct guest_watch *w,
 			out->end = GUEST_END_STOPPED;
 			break;
 		}
-		e = guest_check_timeouts(w, gs, el);
+		e = guest_check_timeouts(w, gs, el, out);
 		if (e != GUEST_END_STOPPED) {
 			out->end = e;
 			break;
@@ -244,13 +276,14 @@ static void guest_watch_loop(struct virt_conn *vc, const struct guest_watch *w,
 	if (out->end != GUEST_END_CHANNEL_OVERFLOW &&
 	    guest_drain(gs, w, &fd, out->t_end, out) < 0)
 		out->end = GUEST_END_CHANNEL_OVERFLOW;
+	guest_silence_note(gs, out->t_end, out);
 	out->crashed = gs->crashed;
 }
 
 int guest_run(struct virt_conn *vc, const struct guest_watch *w,
 	      struct guest_watch_result *out)
 {
-	struct guest_state gs = { .efd = -1, .t_cpu = -1 };
+	struct guest_state gs = { .efd = -1, .t_cpu = -1, .cpu_last_progress = -1 };
 	struct guard guard = { .pid = 0, .fd = -1 };
 	pthread_t reaper;
 	int reaper_started = 0;
@@ -260,6 +293,7 @@ int guest_run(struct virt_conn *vc, const struct guest_watch *w,
 	memset(out, 0, sizeof(*out));
 	out->t_first_line = -1;
 	out->cpu_s = -1;
+	out->silence_cpu_s = -1;
 	gs.line = malloc(w->max_line + 1);
 	gs.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (!gs.line || gs.efd < 0) {

@@ -47,6 +47,11 @@ struct guest_watch {
 	double boot_silence_s;        /* before the first line, console silence this long ends
 				       * the boot; 0 = not watched */
 	double progress_timeout_s;    /* between lines once the first arrived */
+	/* A silence counts as a hang only once the guest also had this much host CPU in it, or
+	 * lasted progress_starved_max_s: a guest the host does not run cannot send a line, and
+	 * a busy host is no reason to call it hung.  0 = the wall-clock silence alone. */
+	double progress_min_cpu_s;
+	double progress_starved_max_s;
 	double total_timeout_s;       /* 0 = none */
 	size_t max_line;              /* longer lines are dropped (counted in lines_dropped) */
 	size_t max_total;             /* channel bytes accepted */
@@ -64,6 +69,9 @@ struct guest_watch_result {
 	unsigned lines_dropped;
 	double cpu_s;        /* CPU seconds QEMU used for the guest (libvirt's cpuTime, last read
 			      * while it ran); -1 unknown */
+	double silence_s;    /* the longest wait between progress lines after the first (or
+			      * until the end), and the guest's CPU seconds in it (-1 unknown) */
+	double silence_cpu_s;
 	char error[512];
 };
 

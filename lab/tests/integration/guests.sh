@@ -34,6 +34,7 @@ check "fresh state dir: no probe QEMU left running" no_probe_left
 $lab run configs/quick.json --out "$tmp/quick" >"$tmp/quick.out" 2>"$tmp/quick.err"
 ok $? "quick.json exits 0"
 r="$tmp/quick"
+explain_runs "$r"
 check "report schema numalab.report/1, status ok" jqr "$r" '.schema == "numalab.report/1" and .status == "ok"'
 check "run status ok with a reason" jqr "$r" '.runs[0].status == "ok" and (.runs[0].reason | length > 0)'
 check "observed topology == requested" jqr "$r" '.runs[0].topology.match == true and (.runs[0].topology.mismatches | length == 0)'
@@ -64,6 +65,9 @@ $lab run lab/tests/data/jobs/hang.json --quiet-wait 0 --out "$tmp/hang" >/dev/nu
 rc=$? el=$(( $(date +%s) - start ))
 ok $([ $rc = 3 ] && echo 0 || echo 1) "hang job exits 3"
 check "status hang" jqr "$tmp/hang" '.runs[0].status == "hang" and .runs[0].end == "progress-timeout"'
+# An idle hung guest uses little host CPU, so it is ended by the starved cap, 3 timeouts.
+check "the silence and the guest's CPU in it are reported" jqr "$tmp/hang" '.runs[0].timings | .silence_s >= 5 and .silence_s < 17 and .silence_cpu_s >= 0'
+check "... and named in the reason" jqr "$tmp/hang" '.runs[0].reason | test("no progress from the guest for [0-9]+ s \\(timeout 5 s; the guest had [0-9.]+ s of host CPU in it\\)")'
 ok $([ $el -lt 90 ] && echo 0 || echo 1) "hang caught in ${el}s (< 90 s)"
 check "no qemu left after hang" no_qemu
 

@@ -36,6 +36,7 @@ sum_before=$(stat -c '%s %Y' "$base")
 run_lab lab/tests/data/jobs/image-ok.json --out "$tmp/ok" >"$tmp/ok.out" 2>"$tmp/ok.err"
 ok $? "image job exits 0"
 r="$tmp/ok"
+explain_runs "$r"
 check "status ok" jqr "$r" '.status == "ok" and .runs[0].status == "ok"'
 check "the agent ran from the image's disk (hello: root /dev/vda1, ext4)" \
 	jq -e -s 'map(select(.t == "hello"))[0].root == {"source": "/dev/vda1", "fstype": "ext4"}' "$r/run-0/results.jsonl"

@@ -21,6 +21,7 @@ no_qemu() { ! pgrep -f "guest=numalab-.*$LAB_STATE_DIR/libvirt" >/dev/null; }
 $lab run lab/tests/data/jobs/icount.json --parallel 2 --out "$tmp/ic" >"$tmp/ic.out" 2>"$tmp/ic.err"
 ok $? "icount job: two boots side by side exit 0"
 r="$tmp/ic"
+explain_runs "$r"
 check "both runs ok" jqr "$r" '.status == "ok" and (.runs | length == 2)'
 check "they ran side by side: host.guests_at_once 2" jqr "$r" '[.runs[].host.guests_at_once == 2] | all'
 has "$tmp/ic.err" "2 guests at once (asked for)" "lab run says how many guests run at once"

@@ -14,6 +14,7 @@ jqr() { jq -e "$1" "$tmp/r/report.json"; }
 
 $lab run lab/tests/data/jobs/topo64.json --out "$tmp/r" >"$tmp/out" 2>"$tmp/err"
 ok $? "4s-64c job exits 0"
+explain_runs "$tmp/r"
 check "run ok" jqr '.runs[0].status == "ok"'
 check "observed topology == requested" jqr '.runs[0].topology.match == true'
 check "64 CPUs in 4 nodes seen by the guest" jqr '([.runs[0].topology.observed.nodes[].cpus[]] | length == 64) and (.runs[0].topology.observed.nodes | length == 4)'

@@ -21,6 +21,7 @@ $lab run lab/tests/data/jobs/workloads-all.json --out "$tmp/out" >"$tmp/out.txt"
 pid=$!
 wait $pid
 ok $? "lab run workloads-all.json exits 0 ($(tail -1 "$tmp/err.txt"))"
+explain_runs "$tmp/out"
 [ -s "$rep" ] || finish 1
 jqr "run ok, every workload ok with results" \
 	'.status == "ok" and (.workloads | length == 8) and all(.workloads[]; .status == "ok" and (.results | length > 0))'
