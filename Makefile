@@ -14,7 +14,9 @@ SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer,)
 # gsl: Student t quantiles and tail probabilities for `lab compare` (lab/analysis/stats.c), from a
 # well-kept numerical library rather than hand-written special functions.
 # sqlite3: the history index of reports (lab/history/), a well-kept store made for this.
-PKGS     := jansson libvirt gsl libcurl libcrypto sqlite3
+# libmicrohttpd: labd's HTTP API (lab/daemon/api.c), a small, well-kept HTTP server library
+# that takes a unix socket, bounds connections and bodies, and gives a thread per connection.
+PKGS     := jansson libvirt gsl libcurl libcrypto sqlite3 libmicrohttpd
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # libguestfs (guest disk images, lab/stage/image.c; their keys use libcrypto's sha256 too):
@@ -28,7 +30,8 @@ comma := ,
 export B
 
 LIB_SRC   := $(wildcard lab/util/*.c lab/proto/*.c lab/core/*.c lab/analysis/*.c lab/history/*.c \
-                       lab/virt/*.c lab/stage/*.c)
+                       lab/virt/*.c lab/stage/*.c) \
+             $(filter-out lab/daemon/labd.c,$(wildcard lab/daemon/*.c))
 CLI_SRC   := $(wildcard lab/cli/*.c)
 TEST_SRC  := $(wildcard lab/tests/test_*.c)
 RUN_SRC   := $(wildcard runners/*.c)
@@ -46,7 +49,7 @@ TEST_BIN := $(patsubst lab/tests/%.c,$(B)/tests/%,$(TEST_SRC))
 DEPS_STAMP := $(B)/.deps-ok
 
 .PHONY: all deps run check unit integration bench clean doctor
-all: $(B)/lab $(RUN_BINS) $(TEST_BIN)
+all: $(B)/lab $(B)/labd $(RUN_BINS) $(TEST_BIN)
 
 # `make deps` always asks; run/check only call the installer when a probe says something is missing.
 deps:
@@ -66,6 +69,9 @@ $(B)/liblab.a: $(LIB_OBJ)
 
 $(B)/lab: $(CLI_OBJ) $(B)/liblab.a
 	$(CC) $(SANFLAGS) -o $@ $(CLI_OBJ) $(B)/liblab.a $(PKG_LIBS) -lpthread
+
+$(B)/labd: $(B)/obj/lab/daemon/labd.o $(B)/liblab.a
+	$(CC) $(SANFLAGS) -o $@ $< $(B)/liblab.a $(PKG_LIBS) -lpthread
 
 $(B)/tests/%: lab/tests/%.c lab/tests/tap.h lab/tests/testutil.h $(B)/liblab.a | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)

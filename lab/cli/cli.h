@@ -54,9 +54,3 @@ void cmd_bisect_help(void);
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* True when argv[i] is -h/--help. */
 int cli_is_help(const char *a);
-/* A topology loader for job_from_json: names resolve to topologies/NAME.json beside the job,
- * then configs/topologies/NAME.json found as util/checkout.h says. */
-struct cli_topo_ctx {
-	const char *job_dir;
-};
-int cli_load_topology(const char *ref, void *ud, json_t **out, struct lab_error *err);

@@ -7,12 +7,11 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "stage/jobload.h"
 #include "stage/run.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
-
-#define JOB_MAX_SIZE (4u << 20)
 
 static volatile sig_atomic_t interrupted;
 
@@ -62,27 +61,15 @@ static void print_progress(void *ud, const char *msg)
 
 int cli_load_job(const char *file, struct job *job)
 {
-	_cleanup_json_ json_t *j = NULL;
-	_cleanup_free_ char *dir = fs_dirname(file);
-	struct cli_topo_ctx ctx = { .job_dir = dir };
 	struct lab_error err = { 0 };
 	char msg[1200];
-	int r;
+	int r = jobload_file(file, job, &err);
 
-	r = jsonio_load_file(file, JOB_MAX_SIZE, &j, &err);
-	if (r == 0) {
-		error_set_file(&err, file);
-		r = job_from_json(j, cli_load_topology, &ctx, job, &err);
-	}
-	/* A job that parsed is the caller's to free, except when the memory plan refuses it. */
-	if (r == 0 && (r = run_check_memory(job, &err)) < 0)
-		job_free(job);
 	if (r < 0) {
 		error_format(&err, msg, sizeof(msg));
 		cli_err("%s", msg);
-		return r;
 	}
-	return 0;
+	return r;
 }
 
 struct run_args {

@@ -11,7 +11,7 @@
 #  6. The boot curve: 8 to 512 vCPUs, lab vs bare qemu (lab/tests/bench-boot.sh; the 512-vCPU
 #     boots alone take about half an hour on 2 host cores).
 # Usage: lab/tests/bench.sh [ROUNDS]   (default 5)
-#        BENCH_PARTS="run compare kernel image boot verdict parallel seeds bisect" selects parts
+#        BENCH_PARTS="run compare kernel image boot verdict parallel seeds bisect labd" selects parts
 #        (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -21,7 +21,7 @@ rounds=${1:-5}
 tmp=$(mktemp -d /tmp/numalab-bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 now() { date +%s.%N; }
-want() { case " ${BENCH_PARTS:-run compare kernel image boot verdict parallel seeds bisect} " in *" $1 "*) return 0;; esac; return 1; }
+want() { case " ${BENCH_PARTS:-run compare kernel image boot verdict parallel seeds bisect labd} " in *" $1 "*) return 0;; esac; return 1; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 if want run; then
@@ -91,3 +91,7 @@ if want seeds; then lab/tests/bench-seeds.sh; fi
 # detection delay (lab/tests/bench-bisect.sh).
 echo
 if want bisect; then lab/tests/bench-bisect.sh; fi
+
+# labd: submission latency, listing, idle CPU, a job through it against lab run
+# (lab/tests/bench-labd.sh).
+if want labd; then lab/tests/bench-labd.sh; fi

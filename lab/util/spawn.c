@@ -72,7 +72,15 @@ int spawn_capture(char *const argv[], size_t max, double timeout_s, char **out, 
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
-	r = -posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	/* No signal blocked in the child, whatever the caller blocks (labd, see child()). */
+	posix_spawnattr_t at;
+	sigset_t none;
+	sigemptyset(&none);
+	posix_spawnattr_init(&at);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK);
+	r = -posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
+	posix_spawnattr_destroy(&at);
 	posix_spawn_file_actions_destroy(&fa);
 	close(pipefd[1]);
 	if (r == 0) {
@@ -141,6 +149,11 @@ static __attribute__((noreturn)) void child(struct spawn_job *s, int out, char *
 	if (s->cwd && chdir(s->cwd) < 0)
 		_exit(126);
 	signal(SIGPIPE, SIG_DFL);
+	/* A caller that takes its signals with sigwait (labd) blocks them in every thread; the
+	 * child must get SIGTERM to be interruptible. */
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	execvpe(s->argv[0], s->argv, envp);
 	dprintf(2, "cannot run %s: %s\n", s->argv[0], strerror(errno));
 	_exit(127);

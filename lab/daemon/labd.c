@@ -1,0 +1,348 @@
+/* labd: the lab as a daemon.  A durable queue of jobs (queue.h), an HTTP/JSON API on a unix
+ * socket and optionally TCP with a bearer token (api.h), and a worker that runs one job at a
+ * time through `lab run` (worker.h).  One labd per state directory (a lock).  SIGTERM/SIGINT:
+ * stop accepting, let the job under way go on for the grace period, else interrupt it (it
+ * continues with its next run when labd starts again), exit 0.  Its log is stderr (the
+ * journal under systemd); what happened to each job is in the queue's event log. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <grp.h>
+#include <limits.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "daemon/api.h"
+#include "daemon/queue.h"
+#include "daemon/worker.h"
+#include "stage/run.h"
+#include "util/cleanup.h"
+#include "util/fs.h"
+
+#define LABD_VERSION "labd/1"
+#define LABD_DEFAULT_SOCKET "/run/numalab/labd.sock"
+#define LABD_DEFAULT_GRACE_S 30.0
+#define LABD_GROUP "numalab"
+#define TOKEN_MAX 4096
+
+struct labd_args {
+	const char *socket, *listen, *token_file, *lab;
+	double grace_s;
+	char state[PATH_MAX];
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: labd [--state DIR] [--socket PATH] [--listen HOST:PORT --token-file FILE]\n"
+		"            [--grace S] [--lab PATH]\n\n"
+		"The numalab daemon: a durable queue of lab jobs, run one at a time, with an\n"
+		"HTTP/JSON API ('lab submit', 'lab queue', 'lab status', 'lab cancel', 'lab logs').\n\n"
+		"  --state DIR        the lab's state directory (default as 'lab run': $LAB_STATE_DIR,\n"
+		"                     ~/.local/state/numalab, /var/lib/numalab); labd keeps its\n"
+		"                     queue, jobs and reports in DIR/labd/\n"
+		"  --socket PATH      the API's unix socket (default %s), mode 0660,\n"
+		"                     group %s when that group exists\n"
+		"  --listen HOST:PORT also serve TCP; every request then needs\n"
+		"  --token-file FILE  'Authorization: Bearer TOKEN', TOKEN read from FILE (mode 0600)\n"
+		"  --grace S          on SIGTERM, how long the job under way may go on before it is\n"
+		"                     interrupted (default %.0f s; it continues when labd starts again)\n"
+		"  --lab PATH         the lab binary that runs jobs (default: 'lab' beside labd)\n\n"
+		"Exit status: 0 after SIGTERM/SIGINT, 1 when it cannot start (another labd holds\n"
+		"the state directory, the socket cannot be made), 2 bad arguments.\n",
+		LABD_DEFAULT_SOCKET, LABD_GROUP, LABD_DEFAULT_GRACE_S);
+}
+
+static int parse_args(int argc, char **argv, struct labd_args *a)
+{
+	static const struct option opts[] = {
+		{ "state", required_argument, NULL, 's' }, { "socket", required_argument, NULL, 'u' },
+		{ "listen", required_argument, NULL, 'l' }, { "token-file", required_argument, NULL, 't' },
+		{ "grace", required_argument, NULL, 'g' }, { "lab", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },         { "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *state = NULL;
+	char *end;
+	int c;
+
+	a->socket = LABD_DEFAULT_SOCKET;
+	a->grace_s = LABD_DEFAULT_GRACE_S;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': state = optarg; break;
+		case 'u': a->socket = optarg; break;
+		case 'l': a->listen = optarg; break;
+		case 't': a->token_file = optarg; break;
+		case 'b': a->lab = optarg; break;
+		case 'g':
+			a->grace_s = strtod(optarg, &end);
+			if (*end || !(a->grace_s >= 0 && a->grace_s <= 86400)) {
+				fprintf(stderr, "labd: --grace: seconds from 0 to 86400\n");
+				return -EINVAL;
+			}
+			break;
+		case 'h': usage(stdout); exit(0);
+		case 'V': printf("%s\n", LABD_VERSION); exit(0);
+		default: usage(stderr); return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "labd: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (!!a->listen != !!a->token_file) {
+		fprintf(stderr, "labd: --listen and --token-file go together: TCP only with a token\n");
+		return -EINVAL;
+	}
+	if (strlen(a->socket) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		fprintf(stderr, "labd: --socket: the path is too long for a unix socket\n");
+		return -EINVAL;
+	}
+	if (state)
+		snprintf(a->state, sizeof(a->state), "%s", state);
+	else if (run_state_dir(a->state, sizeof(a->state)) < 0)
+		return fprintf(stderr, "labd: no state directory (--state)\n"), -EINVAL;
+	return 0;
+}
+
+/* One labd per state directory: the lock is held for labd's life. */
+static int lock_state(const char *dir)
+{
+	_cleanup_free_ char *path = fs_join(dir, "lock");
+	int fd = path ? open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0640) : -1;
+
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int e = errno;
+
+		close(fd);
+		return e == EWOULDBLOCK ? -EBUSY : -e;
+	}
+	return fd;
+}
+
+static int listen_unix(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	_cleanup_free_ char *dir = fs_dirname(path);
+	struct stat st;
+	struct group *g;
+	int fd, r;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (dir && (r = fs_mkdir_p(dir, 0755)) < 0)
+		return r;
+	/* A socket left by a labd that died: ours now (the state lock says no other runs on
+	 * this state directory; another state directory's labd must use another socket). */
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode))
+			return -EEXIST;
+		unlink(path);
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 128) < 0 ||
+	    chmod(path, 0660) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	g = getgrnam(LABD_GROUP);
+	if (g && chown(path, (uid_t)-1, g->gr_gid) < 0)
+		fprintf(stderr, "labd: %s: cannot give it to group %s: %s\n", path, LABD_GROUP,
+			strerror(errno));
+	return fd;
+}
+
+static int listen_tcp(const char *hostport)
+{
+	char host[256];
+	const char *colon = strrchr(hostport, ':');
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE }, *ai = NULL;
+	int fd = -1, one = 1, r;
+
+	if (!colon || colon == hostport || (size_t)(colon - hostport) >= sizeof(host))
+		return -EINVAL;
+	snprintf(host, sizeof(host), "%.*s", (int)(colon - hostport), hostport);
+	if (getaddrinfo(host, colon + 1, &hints, &ai) != 0 || !ai)
+		return -EADDRNOTAVAIL;
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 128) < 0) {
+		r = -errno;
+		if (fd >= 0)
+			close(fd);
+		freeaddrinfo(ai);
+		return r;
+	}
+	freeaddrinfo(ai);
+	return fd;
+}
+
+/* The bearer token: the file must be ours and 0600 (anyone who can read it can run jobs). */
+static int read_token(const char *path, char *tok, size_t len)
+{
+	_cleanup_free_ char *text = NULL;
+	struct stat st;
+	size_t n = 0;
+	int r;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	if ((st.st_mode & 0077) || st.st_uid != geteuid())
+		return -EPERM;
+	if ((r = fs_read_file(path, TOKEN_MAX, &text, &n)) < 0)
+		return r;
+	while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' '))
+		n--;
+	if (n < 16 || n >= len)
+		return -EINVAL;
+	memcpy(tok, text, n);
+	tok[n] = '\0';
+	return 0;
+}
+
+/* The lab binary: --lab, else `lab` beside labd. */
+static int find_lab(const char *given, char *out, size_t len)
+{
+	char self[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (given) {
+		snprintf(out, len, "%s", given);
+		return access(out, X_OK) == 0 ? 0 : -errno;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0)
+		return -errno;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(out, len, "%s/lab", self);
+	return access(out, X_OK) == 0 ? 0 : -errno;
+}
+
+struct labd {
+	struct labd_args a;
+	char dir[PATH_MAX + 8], jobs[PATH_MAX + 16], lab[PATH_MAX], token[TOKEN_MAX];
+	struct queue *q;
+	struct worker w;
+	struct api_ctx ctx;
+	struct api_server *api;
+	int lock_fd, unix_fd, tcp_fd;
+};
+
+static int labd_start(struct labd *d)
+{
+	struct lab_error err = { 0 };
+	char dbpath[PATH_MAX + 32];
+	unsigned recovered = 0;
+	int r;
+
+	snprintf(d->dir, sizeof(d->dir), "%s/labd", d->a.state);
+	snprintf(d->jobs, sizeof(d->jobs), "%s/jobs", d->dir);
+	if ((r = fs_mkdir_p(d->dir, 0750)) < 0)
+		return fprintf(stderr, "labd: cannot make %s: %s\n", d->dir, strerror(-r)), r;
+	d->lock_fd = lock_state(d->dir);
+	if (d->lock_fd == -EBUSY)
+		return fprintf(stderr, "labd: another labd runs on %s\n", d->a.state), -EBUSY;
+	if (d->lock_fd < 0)
+		return fprintf(stderr, "labd: cannot lock %s: %s\n", d->dir, strerror(-d->lock_fd)),
+		       d->lock_fd;
+	if ((r = find_lab(d->a.lab, d->lab, sizeof(d->lab))) < 0)
+		return fprintf(stderr, "labd: no lab binary at %s (--lab): %s\n", d->lab,
+			       strerror(-r)), r;
+	snprintf(dbpath, sizeof(dbpath), "%s/%s", d->dir, QUEUE_DB_NAME);
+	if ((r = queue_open(dbpath, &d->q, &err)) < 0)
+		return fprintf(stderr, "labd: %s: %s\n", dbpath, err.msg), r;
+	if ((r = queue_recover(d->q, &recovered, &err)) < 0)
+		return fprintf(stderr, "labd: recovering the queue: %s\n", err.msg), r;
+	if (recovered)
+		fprintf(stderr, "labd: %u job(s) cut short by the last labd queued again; they "
+			"continue with their next run\n", recovered);
+	if (d->a.token_file && (r = read_token(d->a.token_file, d->token, sizeof(d->token))) < 0)
+		return fprintf(stderr, "labd: --token-file %s: %s\n", d->a.token_file,
+			       r == -EPERM ? "must be owned by labd's user and mode 0600"
+			       : r == -EINVAL ? "the token must be 16 to 4095 characters"
+					      : strerror(-r)), r;
+	d->unix_fd = listen_unix(d->a.socket);
+	if (d->unix_fd < 0)
+		return fprintf(stderr, "labd: cannot listen on %s: %s\n", d->a.socket,
+			       strerror(-d->unix_fd)), d->unix_fd;
+	if (d->a.listen && (d->tcp_fd = listen_tcp(d->a.listen)) < 0)
+		return fprintf(stderr, "labd: cannot listen on %s: %s\n", d->a.listen,
+			       strerror(-d->tcp_fd)), d->tcp_fd;
+	d->w = (struct worker){ .q = d->q, .lab_exe = d->lab, .state_dir = d->a.state,
+				.grace_s = d->a.grace_s };
+	d->ctx = (struct api_ctx){ .q = d->q, .state_dir = d->a.state, .jobs_dir = d->jobs,
+				   .lab_exe = d->lab, .version = LABD_VERSION,
+				   .current_job = worker_current, .ud = &d->w };
+	if ((r = worker_start(&d->w)) < 0)
+		return fprintf(stderr, "labd: cannot start the worker: %s\n", strerror(-r)), r;
+	r = api_start(&d->ctx, d->unix_fd, d->tcp_fd, d->a.listen ? d->token : NULL, &d->api);
+	if (r < 0)
+		return fprintf(stderr, "labd: cannot start the API: %s\n", strerror(-r)), r;
+	d->unix_fd = d->tcp_fd = -1; /* the server's now */
+	fprintf(stderr, "labd: serving %s%s%s on %s (state %s)\n", d->a.socket,
+		d->a.listen ? " and " : "", d->a.listen ? d->a.listen : "", LABD_VERSION, d->a.state);
+	return 0;
+}
+
+static void labd_stop(struct labd *d)
+{
+	/* Stop accepting first: a client then gets "not running", not a job that never runs. */
+	api_stop(d->api);
+	d->api = NULL;
+	unlink(d->a.socket);
+	worker_stop(&d->w);
+	if (d->q)
+		queue_close(d->q);
+	if (d->unix_fd >= 0)
+		close(d->unix_fd);
+	if (d->tcp_fd >= 0)
+		close(d->tcp_fd);
+	if (d->lock_fd >= 0)
+		close(d->lock_fd);
+}
+
+int main(int argc, char **argv)
+{
+	static struct labd d = { .lock_fd = -1, .unix_fd = -1, .tcp_fd = -1 };
+	sigset_t set;
+	int sig = 0, r;
+
+	if (parse_args(argc, argv, &d.a) < 0)
+		return 2;
+	/* Signals are taken by sigwait below, never by a thread at a random point. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	r = labd_start(&d);
+	if (r < 0) {
+		labd_stop(&d);
+		return 1;
+	}
+	while (sigwait(&set, &sig) == 0 && sig == SIGHUP)
+		; /* nothing to reload yet */
+	fprintf(stderr, "labd: %s: stopping (the job under way has %.0f s to finish)\n",
+		strsignal(sig), d.a.grace_s);
+	labd_stop(&d);
+	fprintf(stderr, "labd: stopped\n");
+	return 0;
+}

@@ -1,0 +1,219 @@
+/* labd's worker (worker.h). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon/worker.h"
+#include "util/cleanup.h"
+#include "util/clock.h"
+#include "util/fs.h"
+#include "util/spawn.h"
+
+#define WORKER_IDLE_WAIT_S 1.0
+#define WORKER_CANCEL_POLL_S 0.5
+#define LINE_PREFIX "lab: "
+
+/* "run K/N: booting ...", "run K/N: STATUS (REASON) boot ...", "run K/N: STATUS, not
+ * booted: WHY" (lab/stage/run.c's progress lines); anything else is progress. */
+json_t *worker_line_event(const char *line, const char **type)
+{
+	unsigned k = 0, n = 0;
+	int off = -1;
+	const char *rest, *p;
+	char status[32];
+	size_t sl;
+
+	*type = "progress";
+	if (!strncmp(line, LINE_PREFIX, strlen(LINE_PREFIX)))
+		line += strlen(LINE_PREFIX);
+	if (sscanf(line, "run %u/%u: %n", &k, &n, &off) != 2 || off < 0 || k == 0 || k > n)
+		return json_pack("{s:s}", "msg", line);
+	rest = line + off;
+	if (!strncmp(rest, "booting ", 8)) {
+		*type = "run-started";
+		return json_pack("{s:I, s:I}", "index", (json_int_t)(k - 1), "total", (json_int_t)n);
+	}
+	sl = strspn(rest, "abcdefghijklmnopqrstuvwxyz-");
+	if (sl == 0 || sl >= sizeof(status) || (rest[sl] != ' ' && rest[sl] != ','))
+		return json_pack("{s:s}", "msg", line);
+	memcpy(status, rest, sl);
+	status[sl] = '\0';
+	p = rest + sl;
+	*type = "run-ended";
+	if (p[0] == ' ' && p[1] == '(') {
+		const char *end = strstr(p, ") boot ");
+		size_t rl = end ? (size_t)(end - p - 2) : strlen(p + 2);
+
+		return json_pack("{s:I, s:I, s:s, s:s%}", "index", (json_int_t)(k - 1), "total",
+				 (json_int_t)n, "status", status, "reason", p + 2, rl);
+	}
+	p += strspn(p, ", ");
+	return json_pack("{s:I, s:I, s:s, s:s}", "index", (json_int_t)(k - 1), "total",
+			 (json_int_t)n, "status", status, "reason", p);
+}
+
+static void worker_on_line(void *ud, const char *line)
+{
+	struct worker *w = ud;
+	const char *type;
+	_cleanup_json_ json_t *data = worker_line_event(line, &type);
+	struct lab_error err = { 0 };
+
+	if (!data)
+		return;
+	queue_event(w->q, w->job, type, data, NULL, &err);
+	if (!strcmp(type, "run-started"))
+		queue_set_runs(w->q, w->job, (int)json_integer_value(json_object_get(data, "total")),
+			       -1, &err);
+	else if (!strcmp(type, "run-ended"))
+		queue_set_runs(w->q, w->job, -1, (int)++w->runs_ended, &err);
+	fprintf(stderr, "labd: job %lld: %s\n", (long long)w->job, line);
+}
+
+/* Watches for a cancel of the job under way and for the end of the grace period. */
+static void *worker_watch(void *arg)
+{
+	struct worker *w = arg;
+	struct timespec ts = { 0, (long)(WORKER_CANCEL_POLL_S * 1e9) };
+
+	while (w->current > 0 && !w->interrupt) {
+		if (queue_cancel_requested(w->q, w->current) == 1 ||
+		    (w->stopping && clock_now_s() >= w->stop_at))
+			w->interrupt = 1;
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+/* "I,J,K" of the job's runs cut short by earlier crashes, or "" when none. */
+static void interrupted_arg(struct worker *w, int64_t id, char *buf, size_t len)
+{
+	_cleanup_json_ json_t *runs = NULL;
+	struct lab_error err = { 0 };
+	size_t i, n = 0;
+	json_t *v;
+
+	buf[0] = '\0';
+	if (queue_interrupted_runs(w->q, id, &runs, &err) < 0)
+		return;
+	json_array_foreach(runs, i, v) {
+		int k = snprintf(buf + n, len - n, "%s%lld", n ? "," : "",
+				 (long long)json_integer_value(v));
+
+		if (k < 0 || (size_t)k >= len - n)
+			break;
+		n += (size_t)k;
+	}
+}
+
+static void worker_run(struct worker *w, int64_t id)
+{
+	_cleanup_json_ json_t *info = NULL;
+	struct lab_error err = { 0 };
+	char jobfile[PATH_MAX + 16], out_dir[PATH_MAX], intr[4096];
+	enum queue_state end = QUEUE_DONE;
+	const char *why = NULL;
+	pthread_t watch;
+	int st = 0, r, watching;
+
+	if (queue_get(w->q, id, 0, &info, &err) < 0) {
+		queue_finish(w->q, id, QUEUE_FAILED, -1, err.msg, &err);
+		return;
+	}
+	snprintf(out_dir, sizeof(out_dir), "%s",
+		 json_string_value(json_object_get(info, "out_dir")));
+	/* The API wrote job.json beside the report directory. */
+	snprintf(jobfile, sizeof(jobfile), "%s/../job.json", out_dir);
+	interrupted_arg(w, id, intr, sizeof(intr));
+	char *argv[12] = { (char *)w->lab_exe, "run", jobfile, "--out", out_dir, "--state",
+			   (char *)w->state_dir, "--resume", NULL };
+	if (intr[0]) {
+		argv[8] = "--interrupted";
+		argv[9] = intr;
+	}
+	struct spawn_job s = { .argv = argv, .log_fd = -1, .line = worker_on_line, .ud = w,
+			       .interrupt = &w->interrupt };
+
+	w->job = id;
+	w->runs_ended = 0;
+	w->interrupt = 0;
+	w->current = id;
+	fprintf(stderr, "labd: job %lld: started%s%s\n", (long long)id,
+		intr[0] ? "; runs cut short before, not run again: " : "", intr);
+	watching = pthread_create(&watch, NULL, worker_watch, w) == 0;
+	r = spawn_run(&s, &st);
+	w->current = 0;
+	if (watching)
+		pthread_join(watch, NULL);
+	if (w->stopping && w->interrupt) {
+		/* Left "running": the next labd continues it with its next run. */
+		fprintf(stderr, "labd: job %lld: interrupted by shutdown\n", (long long)id);
+		return;
+	}
+	if (queue_cancel_requested(w->q, id) == 1) {
+		end = QUEUE_CANCELLED;
+		why = "cancelled";
+	} else if (r < 0) {
+		end = QUEUE_FAILED;
+		why = strerror(-r);
+	} else if (st == 1 || st == 2 || st >= 126) {
+		end = QUEUE_FAILED;
+		why = s.tail_len ? s.tail : "lab run failed";
+	}
+	queue_finish(w->q, id, end, r < 0 ? -1 : st, why, &err);
+	fprintf(stderr, "labd: job %lld: %s (exit %d)\n", (long long)id, queue_state_name(end), st);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	while (!w->stopping) {
+		_cleanup_json_ json_t *job = NULL;
+		struct lab_error err = { 0 };
+		int64_t id = 0, last = 0;
+		json_t *ev = NULL;
+		int r = queue_claim(w->q, &id, &job, &err);
+
+		if (r == 0) {
+			worker_run(w, id);
+			continue;
+		}
+		if (r != -ENOENT)
+			fprintf(stderr, "labd: the queue: %s\n", err.msg[0] ? err.msg : strerror(-r));
+		/* Nothing queued: wait for the next event (a submission is one). */
+		if (queue_events(w->q, INT64_MAX - 1, 0, 1, &ev, &last, &err) == 0)
+			queue_wait(w->q, last, WORKER_IDLE_WAIT_S);
+		else
+			sleep(1);
+		json_decref(ev);
+	}
+	return NULL;
+}
+
+int worker_start(struct worker *w)
+{
+	int r = pthread_create(&w->thread, NULL, worker_main, w);
+	if (r != 0)
+		return -r;
+	w->started = 1;
+	return 0;
+}
+
+void worker_stop(struct worker *w)
+{
+	if (!w->started)
+		return;
+	w->stop_at = clock_now_s() + w->grace_s;
+	w->stopping = 1;
+	pthread_join(w->thread, NULL);
+	w->started = 0;
+}
+
+int64_t worker_current(void *w)
+{
+	return ((struct worker *)w)->current;
+}

@@ -1,0 +1,66 @@
+/* Jobs from files and from JSON (jobload.h).  A "topology": "NAME" resolves to
+ * topologies/NAME.json beside the job, then configs/topologies/NAME.json found as
+ * util/checkout.h says ($LAB_ROOT, the lab binary's checkout, the current directory). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stage/jobload.h"
+#include "stage/run.h"
+#include "util/checkout.h"
+#include "util/cleanup.h"
+#include "util/fs.h"
+#include "util/jsonio.h"
+
+#define TOPOLOGY_MAX_SIZE (4u << 20)
+
+static int load_topology(const char *ref, void *ud, json_t **out, struct lab_error *err)
+{
+	const char *job_dir = ud;
+	char beside[PATH_MAX + 64], rel[PATH_MAX], found[PATH_MAX + 64];
+
+	if (strchr(ref, '/') || strstr(ref, ".json")) {
+		snprintf(beside, sizeof(beside), "%s%s%s", ref[0] == '/' ? "" : job_dir,
+			 ref[0] == '/' ? "" : "/", ref);
+		if (fs_exists(beside))
+			return jsonio_load_file(beside, TOPOLOGY_MAX_SIZE, out, err);
+	} else {
+		snprintf(beside, sizeof(beside), "%s/topologies/%s.json", job_dir, ref);
+		if (fs_exists(beside))
+			return jsonio_load_file(beside, TOPOLOGY_MAX_SIZE, out, err);
+		snprintf(rel, sizeof(rel), "configs/topologies/%s.json", ref);
+		if (checkout_find(rel, found, sizeof(found)) == 0)
+			return jsonio_load_file(found, TOPOLOGY_MAX_SIZE, out, err);
+	}
+	return error_set(err, "topology", "no topology named \"%s\" (looked in %s)", ref,
+			 beside);
+}
+
+int jobload_json(const json_t *j, const char *job_dir, struct job *job, struct lab_error *err)
+{
+	int r = job_from_json(j, load_topology, (void *)job_dir, job, err);
+
+	/* A job that parsed is the caller's to free, except when the memory plan refuses it. */
+	if (r == 0 && (r = run_check_memory(job, err)) < 0)
+		job_free(job);
+	return r;
+}
+
+int jobload_file(const char *path, struct job *job, struct lab_error *err)
+{
+	_cleanup_json_ json_t *j = NULL;
+	_cleanup_free_ char *dir = fs_dirname(path);
+	int r;
+
+	if (!dir)
+		return -ENOMEM;
+	r = jsonio_load_file(path, JOBLOAD_MAX_SIZE, &j, err);
+	if (r == 0) {
+		error_set_file(err, path);
+		r = jobload_json(j, dir, job, err);
+	}
+	return r;
+}

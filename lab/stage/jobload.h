@@ -1,0 +1,18 @@
+/* A job as `lab run` takes it, from a file or from JSON (a job labd received): parsed, its
+ * topology resolved, its memory plan checked against this host.  One place, so that the CLI
+ * and the daemon refuse a job with the same words and JSON path.  Nothing here prints. */
+#pragma once
+#include <jansson.h>
+
+#include "core/job.h"
+#include "util/error.h"
+
+#define JOBLOAD_MAX_SIZE (4u << 20) /* a job file, or a job's HTTP body */
+
+/* j parsed as a job whose references resolve from job_dir: a "topology" name is
+ * job_dir/topologies/NAME.json, then configs/topologies/NAME.json found as util/checkout.h
+ * says; a path is taken from job_dir.  err's file is left to the caller.  On success the job
+ * is the caller's to free (job_free). */
+int jobload_json(const json_t *j, const char *job_dir, struct job *job, struct lab_error *err);
+/* The job file at path (at most JOBLOAD_MAX_SIZE bytes), err naming the file. */
+int jobload_file(const char *path, struct job *job, struct lab_error *err);

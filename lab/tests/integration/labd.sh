@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# Integration: labd on a temporary socket and state directory.  A real job (configs/quick.json,
+# a real guest) submitted and finished; labd SIGKILLed while a 3-run job boots its second
+# guest, then started again: no guest left, the cut-short run recorded as interrupted, the job
+# finished with its next run, no run lost or run twice; malformed and oversized requests; the
+# socket's mode; SIGTERM.  The 50 concurrent submissions run through a stand-in for `lab run`
+# (labd --lab): what is tested there is the queue (all accepted, each run exactly once), not
+# the guests, and 50 real guests would take 15 minutes.  TAP; ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../../.."
+. lab/tests/lib.sh
+B=${B:-build}
+labd=$B/labd
+lab=$B/lab
+export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
+tmp=$(mktemp -d /tmp/numalab-labd.XXXXXX)
+sock=$tmp/labd.sock
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+api() { curl -s --max-time 70 --unix-socket "$sock" "$@"; }
+# code METHOD PATH [curl args]: the HTTP status only.
+code() { local m=$1 p=$2; shift 2; curl -s -o "$tmp/body" -w '%{http_code}' --max-time 70 \
+	--unix-socket "$sock" -X "$m" "http://labd$p" "$@"; }
+start_labd() { # start_labd STATE [args]: in the background, waits for its socket
+	local st=$1; shift
+	"$labd" --state "$st" --socket "$sock" "$@" 2>>"$tmp/labd.log" &
+	labd_pid=$!
+	pids+=("$labd_pid")
+	for _ in $(seq 100); do [ -S "$sock" ] && api http://labd/v1/health >/dev/null && return 0; sleep 0.1; done
+	return 1
+}
+# wait_job ID TIMEOUT: until the job ended (done, failed, cancelled); prints its state.
+wait_job() {
+	local id=$1 t=$2 s
+	for _ in $(seq "$t"); do
+		s=$(api "http://labd/v1/jobs/$id" | jq -r .state)
+		case "$s" in done|failed|cancelled) echo "$s"; return 0 ;; esac
+		sleep 1
+	done
+	echo "$s"; return 1
+}
+no_qemu_of() { ! pgrep -f "guest=numalab-.*$1/libvirt" >/dev/null; }
+
+# 1. Start, health, the socket's mode.
+state=$tmp/state
+mkdir -p "$state"
+start_labd "$state"
+ok $? "labd starts and answers /v1/health"
+check "health says ok and its state dir" bash -c "curl -s --unix-socket $sock http://labd/v1/health | jq -e '.ok == true and .state_dir == \"$state\"'"
+check "the socket is mode 0660" test "$(stat -c %a "$sock")" = 660
+timeout 10 "$labd" --state "$state" --socket "$tmp/other.sock" 2>"$tmp/second.err"
+rc=$?
+check "a second labd on the same state directory refuses (exit 1, got $rc)" test "$rc" = 1
+check "... saying why" grep -q "another labd runs on $state" "$tmp/second.err"
+
+# 2. Bad requests: 4xx with a message, and the daemon lives on.
+c=$(code POST /v1/jobs --data-binary '{"name": "x", "topology": ')
+check "not JSON: 400 ($c)" test "$c" = 400
+check "... with a message" jq -e '.error | test("not valid JSON")' "$tmp/body"
+c=$(code POST /v1/jobs --data-binary '{"name": "x", "topology": "4s-8c", "kernel": {"image": "/boot/vmlinuz-*"}, "workloads": [{"name": "no-such-workload"}]}')
+check "an invalid job: 400 ($c)" test "$c" = 400
+check "... with lab run's words and the JSON path" jq -e '.path == "workloads[0].name" and (.error | startswith("job: workloads[0].name: "))' "$tmp/body"
+c=$(code POST /v1/jobs --data-binary '{"a": 1, "a": 2}')
+check "duplicate keys: 400 ($c)" test "$c" = 400
+head -c $((5 * 1024 * 1024)) /dev/zero | tr '\0' ' ' >"$tmp/big"
+c=$(code POST /v1/jobs --data-binary @"$tmp/big")
+check "an oversized body: 413 ($c)" test "$c" = 413
+check "... with a message" jq -e '.error | test("larger than")' "$tmp/body"
+c=$(code GET /v1/jobs/../../etc/passwd)
+check "a path in place of an id: 404 ($c)" test "$c" = 404
+c=$(code GET /v1/jobs/12abc)
+check "a malformed id: 404 ($c)" test "$c" = 404
+c=$(code GET /v1/jobs/999999)
+check "an unknown job: 404 ($c)" test "$c" = 404
+c=$(code DELETE /v1/jobs)
+check "a wrong method: 405 ($c)" test "$c" = 405
+c=$(code GET "/v1/events?since=-1")
+check "a bad query argument: 400 ($c)" test "$c" = 400
+check "the daemon lives on" bash -c "curl -s --unix-socket $sock http://labd/v1/health | jq -e .ok"
+
+# 3. A real job, submitted and finished.
+c=$(code POST /v1/jobs --data-binary @configs/quick.json)
+check "quick.json accepted: 201 ($c)" test "$c" = 201
+id=$(jq -r .id "$tmp/body")
+s=$(wait_job "$id" 300)
+check "it ran to the end: done ($s)" test "$s" = done
+api "http://labd/v1/jobs/$id/report" >"$tmp/quick.json"
+check "its report through the API: status ok, one run" jq -e '.status == "ok" and (.runs | length == 1)' "$tmp/quick.json"
+api "http://labd/v1/events?job=$id" >"$tmp/ev.json"
+check "events: accepted, started, run-started, run-ended ok, done" jq -e '[.events[].type] as $t | ($t | index("accepted")) < ($t | index("started")) and ($t | index("run-started")) < ($t | index("run-ended")) and $t[-1] == "done" and ([.events[] | select(.type == "run-ended")][0].data.status == "ok")' "$tmp/ev.json"
+last=$(jq .last "$tmp/ev.json")
+t0=$(date +%s.%N)
+api "http://labd/v1/events?since=$last&timeout=2" >"$tmp/lp.json"
+el=$(echo "$(date +%s.%N) - $t0" | bc)
+check "a long poll with nothing new returns empty after its timeout (${el} s)" bash -c "jq -e '.events == []' $tmp/lp.json && echo '$el >= 1.9 && $el < 5' | bc | grep -q 1"
+c=$(code GET "/v1/jobs/$id/dashboard")
+check "its dashboard: 200 HTML ($c)" bash -c "test $c = 200 && grep -qi '<html' $tmp/body"
+
+# 4. SIGKILL mid-run and a restart: the job continues with its next run.
+jq '.repeats = 3 | .name = "labd-kill"' configs/quick.json >"$tmp/three.json"
+c=$(code POST /v1/jobs --data-binary @"$tmp/three.json")
+kid=$(jq -r .id "$tmp/body")
+check "a 3-run job accepted ($c)" test "$c" = 201
+for _ in $(seq 300); do
+	api "http://labd/v1/events?job=$kid" | jq -e '[.events[] | select(.type == "run-started" and .data.index == 1)] | length > 0' >/dev/null && break
+	sleep 0.5
+done
+sleep 3 # its second guest is booting
+kill -9 "$labd_pid"
+wait "$labd_pid" 2>/dev/null
+sleep 3
+check "SIGKILL: no guest of the killed labd left" no_qemu_of "$state"
+run0=$(jq -c '.runs[0]' "$state"/labd/jobs/*/report/report.json 2>/dev/null | tail -1)
+start_labd "$state"
+ok $? "labd starts again"
+check "... and says it queued the cut-short job again" grep -q "cut short by the last labd" "$tmp/labd.log"
+s=$(wait_job "$kid" 400)
+check "the job finished after the restart ($s)" test "$s" = done
+api "http://labd/v1/jobs/$kid/report" >"$tmp/kill.json"
+check "three runs: 0 ok, 1 interrupted (not run again), 2 ok" jq -e '[.runs[] | .status] == ["ok", "infra-error", "ok"] and (.runs[1].reason | test("interrupted"))' "$tmp/kill.json"
+check "run 0 kept as it was (not run twice)" bash -c "test '$(jq -c '.runs[0]' "$tmp/kill.json")' = '$run0'"
+api "http://labd/v1/events?job=$kid" >"$tmp/kev.json"
+check "the event log: the interruption with run 1, each run started once after it" jq -e '([.events[] | select(.type == "interrupted")][0].data.runs == [1]) and ([.events[] | select(.type == "run-started") | .data.index] | group_by(.) | map(length) | max == 1)' "$tmp/kev.json"
+
+# 5. SIGTERM: stops accepting, exits 0, removes its socket.
+kill -TERM "$labd_pid"
+wait "$labd_pid"
+ok $? "SIGTERM: labd exits 0"
+check "... and its socket is gone" test ! -e "$sock"
+$lab queue --socket "$sock" >"$tmp/q.out" 2>"$tmp/q.err"
+rc=$?
+check "lab queue against a stopped daemon: exit 1 ($rc), at once" test "$rc" = 1
+check "... saying labd is not running" grep -q "not running" "$tmp/q.err"
+
+# 6. 50 concurrent submissions through a stand-in `lab run` (see the top).
+fake=$tmp/fake-lab
+cat >"$fake" <<'EOF'
+#!/usr/bin/env bash
+# labd's stand-in for `lab run JOB --out DIR ...`: one quick "run", a report, a count.
+[ "$1" = run ] || exit 1
+out=$4
+mkdir -p "$out"
+echo "lab: run 1/1: booting stand-in, 1 vCPUs, 1 nodes (none)" >&2
+echo "$(jq -r .name "$2")" >>"$(dirname "$0")/ran.txt"
+printf '{"status": "ok", "runs": [{"index": 0, "status": "ok"}]}\n' >"$out/report.json"
+echo "lab: run 1/1: ok (stand-in) boot 0.0 s, total 0.0 s" >&2
+EOF
+chmod +x "$fake"
+state2=$tmp/state2
+mkdir -p "$state2"
+start_labd "$state2" --lab "$fake"
+ok $? "labd with a stand-in lab starts"
+for i in $(seq 50); do
+	jq --arg n "c$i" '.name = $n' configs/quick.json |
+		curl -s -o "$tmp/sub-$i.json" -w '%{http_code}\n' --unix-socket "$sock" \
+			--data-binary @- http://labd/v1/jobs >"$tmp/code-$i" &
+done
+wait
+check "50 concurrent submissions: all 201" bash -c "cat $tmp/code-* | sort -u | tr -d '\n' | grep -qx 201"
+check "... 50 distinct ids" test "$(cat "$tmp"/sub-*.json | jq -r .id | sort -u | wc -l)" = 50
+for _ in $(seq 120); do
+	[ "$(api 'http://labd/v1/jobs?state=done' | jq '.jobs | length')" = 50 ] && break
+	sleep 0.5
+done
+check "all 50 done" test "$(api 'http://labd/v1/jobs?state=done' | jq '.jobs | length')" = 50
+check "each ran exactly once" test "$(sort "$tmp/ran.txt" | uniq -c | awk '$1 != 1' | wc -l)$(wc -l <"$tmp/ran.txt")" = 050
+kill -TERM "$labd_pid"
+wait "$labd_pid"
+check "no guest of any labd left" no_qemu_of "$state"
+diag "$tmp/labd.log" | tail -5
+finish
