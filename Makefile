@@ -13,7 +13,8 @@ CFLAGS   := $(WARN) $(OPT) -g $(if $(WERROR),-Werror,)
 SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer,)
 # gsl: Student t quantiles and tail probabilities for `lab compare` (lab/analysis/stats.c), from a
 # well-kept numerical library rather than hand-written special functions.
-# sqlite3: the history index of reports (lab/history/), a well-kept store made for this.
+# sqlite3: the history index of reports (lab/history/) and labd's job queue (lab/daemon/queue.c),
+# a well-kept store made for this.
 # libmicrohttpd: labd's HTTP API (lab/daemon/api.c), a small, well-kept HTTP server library
 # that takes a unix socket, bounds connections and bodies, and gives a thread per connection.
 PKGS     := jansson libvirt gsl libcurl libcrypto sqlite3 libmicrohttpd
@@ -29,6 +30,7 @@ B ?= build$(if $(SANITIZE),-san-$(subst $(comma),-,$(SANITIZE)),)
 comma := ,
 export B
 
+# labd's code is library code too (its tests link it), all but its main (lab/daemon/labd.c).
 LIB_SRC   := $(wildcard lab/util/*.c lab/proto/*.c lab/core/*.c lab/analysis/*.c lab/history/*.c \
                        lab/virt/*.c lab/stage/*.c) \
              $(filter-out lab/daemon/labd.c,$(wildcard lab/daemon/*.c))

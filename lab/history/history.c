@@ -80,58 +80,18 @@ void history_close(struct history *h)
 	free(h);
 }
 
-/* A file that is neither new (no tables, version 0) nor marked as ours is another program's. */
-static int check_ours(struct history *h, struct lab_error *err)
-{
-	int app, version, tables, r;
-
-	if ((r = sql_query_int(h->db, "PRAGMA application_id", &app, err)) < 0 ||
-	    (r = sql_query_int(h->db, "PRAGMA user_version", &version, err)) < 0 ||
-	    (r = sql_query_int(h->db, "SELECT count(*) FROM sqlite_master", &tables, err)) < 0)
-		return r;
-	if (app == HISTORY_APP_ID || (app == 0 && version == 0 && tables == 0))
-		return 0;
-	error_set(err, "", "an SQLite database of something else (application_id %d, version %d, "
-			   "%d schema objects), not a history index: not touched", app, version,
-		  tables);
-	return -EBADMSG;
-}
-
-static int configure(struct history *h, struct lab_error *err)
-{
-	int rc;
-
-	sqlite3_busy_timeout(h->db, HISTORY_BUSY_MS);
-	/* The file may come from anywhere (--db): no schema-borne SQL functions, no writable
-	 * schema tricks. */
-	sqlite3_db_config(h->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
-	sqlite3_db_config(h->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
-	rc = sqlite3_exec(h->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
-	if (rc != SQLITE_OK)
-		return sql_fail(h->db, rc, "enabling foreign keys", err);
-	/* WAL: readers do not block the writer; the first statement that reads the file, so a
-	 * file that is no database fails here. */
-	rc = sqlite3_exec(h->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
-	return rc == SQLITE_OK ? 0 : sql_fail(h->db, rc, "opening", err);
-}
-
-static int make_dir(const char *path, struct lab_error *err)
-{
-	_cleanup_free_ char *dir = fs_dirname(path);
-	int r;
-
-	if (!dir)
-		return -ENOMEM;
-	r = fs_mkdir_p(dir, 0755);
-	if (r < 0)
-		error_set(err, "", "cannot create its directory %s: %s", dir, strerror(-r));
-	return r;
-}
+static const struct sql_kind history_kind = {
+	.app_id = HISTORY_APP_ID,
+	.what = "a history index",
+	.busy_ms = HISTORY_BUSY_MS,
+	.steps = migrations,
+	.nr_steps = NR_MIGRATIONS,
+};
 
 int history_open(const char *path, int create, struct history **out, struct lab_error *err)
 {
 	struct history *h;
-	int rc, r;
+	int r;
 
 	*out = NULL;
 	error_set_file(err, path);
@@ -139,22 +99,12 @@ int history_open(const char *path, int create, struct history **out, struct lab_
 		error_set(err, "", "no history index yet ('lab history rebuild' makes one)");
 		return -ENOENT;
 	}
-	if (create && (r = make_dir(path, err)) < 0)
-		return r;
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
-	rc = sqlite3_open_v2(path, &h->db, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0),
-			     NULL);
-	r = rc == SQLITE_OK ? 0 : sql_fail(h->db, rc, "cannot open", err);
-	if (r == 0)
-		r = configure(h, err);
-	if (r == 0)
-		r = check_ours(h, err);
-	if (r == 0)
-		r = sql_migrate(h->db, migrations, NR_MIGRATIONS, err);
+	r = sql_open(path, create, &history_kind, &h->db, err);
 	if (r < 0) {
-		history_close(h);
+		free(h);
 		return r;
 	}
 	*out = h;

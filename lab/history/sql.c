@@ -2,8 +2,11 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "util/cleanup.h"
+#include "util/fs.h"
 #include "util/text.h"
 
 int sql_fail(sqlite3 *db, int rc, const char *what, struct lab_error *err)
@@ -135,7 +138,7 @@ int sql_migrate(sqlite3 *db, const struct migration *steps, size_t n, struct lab
 		return r;
 	r = sql_query_int(db, "PRAGMA user_version", &from, err);
 	if (r == 0 && from > last) {
-		error_set(err, "", "the index is at schema version %d, newer than this lab's %d: a "
+		error_set(err, "", "the file is at schema version %d, newer than this lab's %d: a "
 				   "newer lab wrote it; use that lab, or another file", from, last);
 		r = -EPROTO;
 	}
@@ -146,4 +149,76 @@ int sql_migrate(sqlite3 *db, const struct migration *steps, size_t n, struct lab
 		return r;
 	}
 	return sql_end(db, own, 1, err);
+}
+
+/* A file that is neither new (no tables, version 0) nor marked as ours is another program's. */
+static int check_ours(sqlite3 *db, const struct sql_kind *kind, struct lab_error *err)
+{
+	int app, version, tables, r;
+
+	if ((r = sql_query_int(db, "PRAGMA application_id", &app, err)) < 0 ||
+	    (r = sql_query_int(db, "PRAGMA user_version", &version, err)) < 0 ||
+	    (r = sql_query_int(db, "SELECT count(*) FROM sqlite_master", &tables, err)) < 0)
+		return r;
+	if (app == kind->app_id || (app == 0 && version == 0 && tables == 0))
+		return 0;
+	error_set(err, "", "an SQLite database of something else (application_id %d, version %d, "
+			   "%d schema objects), not %s: not touched", app, version, tables,
+		  kind->what);
+	return -EBADMSG;
+}
+
+static int configure(sqlite3 *db, int busy_ms, struct lab_error *err)
+{
+	int rc;
+
+	sqlite3_busy_timeout(db, busy_ms);
+	/* The file may come from anywhere (--db): no schema-borne SQL functions, no writable
+	 * schema tricks. */
+	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+	rc = sqlite3_exec(db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return sql_fail(db, rc, "enabling foreign keys", err);
+	/* WAL: readers do not block the writer; the first statement that reads the file, so a
+	 * file that is no database fails here. */
+	rc = sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+	return rc == SQLITE_OK ? 0 : sql_fail(db, rc, "opening", err);
+}
+
+static int make_dir(const char *path, struct lab_error *err)
+{
+	_cleanup_free_ char *dir = fs_dirname(path);
+	int r;
+
+	if (!dir)
+		return -ENOMEM;
+	r = fs_mkdir_p(dir, 0755);
+	if (r < 0)
+		error_set(err, "", "cannot create its directory %s: %s", dir, strerror(-r));
+	return r;
+}
+
+int sql_open(const char *path, int create, const struct sql_kind *kind, sqlite3 **db,
+	     struct lab_error *err)
+{
+	int rc, r;
+
+	*db = NULL;
+	if (create && (r = make_dir(path, err)) < 0)
+		return r;
+	rc = sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0),
+			     NULL);
+	r = rc == SQLITE_OK ? 0 : sql_fail(*db, rc, "cannot open", err);
+	if (r == 0)
+		r = configure(*db, kind->busy_ms, err);
+	if (r == 0)
+		r = check_ours(*db, kind, err);
+	if (r == 0)
+		r = sql_migrate(*db, kind->steps, kind->nr_steps, err);
+	if (r < 0) {
+		sqlite3_close(*db);
+		*db = NULL;
+	}
+	return r;
 }

@@ -1,5 +1,6 @@
-/* SQLite plumbing of the history index: errors as negative errnos, transactions that nest,
- * bound values, and schema migrations.  Nothing here prints.
+/* SQLite plumbing of the lab's files (the history index, labd's queue): opening one, errors
+ * as negative errnos, transactions that nest, bound values, and schema migrations.  Nothing
+ * here prints.
  *
  * Migrations are an ordered table of SQL steps; the version a file is at is its PRAGMA
  * user_version.  Each step's SQL sets user_version to its own version as its last statement:
@@ -43,3 +44,19 @@ int sql_query_int(sqlite3 *db, const char *sql, int *out, struct lab_error *err)
  * version is newer than the last step (written by a newer lab: never touched); -EIO when a
  * step fails or does not end at its version; err says which. */
 int sql_migrate(sqlite3 *db, const struct migration *steps, size_t n, struct lab_error *err);
+
+/* What kind of file the lab keeps in SQLite. */
+struct sql_kind {
+	int app_id;                      /* its PRAGMA application_id: the file is this lab's */
+	const char *what;                /* "a history index", for messages */
+	int busy_ms;                     /* how long a writer waits for another */
+	const struct migration *steps;   /* its schema (sql_migrate) */
+	size_t nr_steps;
+};
+
+/* Open (with create: make the file and its directory) path as a file of kind: busy timeout,
+ * defensive mode, foreign keys, WAL, then refused unless new or marked with kind's app_id
+ * (-EBADMSG: another program's, or no SQLite file at all), then migrated (sql_migrate:
+ * -EPROTO for a newer file).  *db is closed again on failure; err says why. */
+int sql_open(const char *path, int create, const struct sql_kind *kind, sqlite3 **db,
+	     struct lab_error *err);
