@@ -296,8 +296,8 @@ static int labd_start(struct labd *d)
 	if (r < 0)
 		return fprintf(stderr, "labd: cannot start the API: %s\n", strerror(-r)), r;
 	d->unix_fd = d->tcp_fd = -1; /* the server's now */
-	fprintf(stderr, "labd: serving %s%s%s on %s (state %s)\n", d->a.socket,
-		d->a.listen ? " and " : "", d->a.listen ? d->a.listen : "", LABD_VERSION, d->a.state);
+	fprintf(stderr, "labd: %s serving %s%s%s (state %s)\n", LABD_VERSION, d->a.socket,
+		d->a.listen ? " and " : "", d->a.listen ? d->a.listen : "", d->a.state);
 	return 0;
 }
 

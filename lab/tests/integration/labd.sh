@@ -136,7 +136,28 @@ rc=$?
 check "lab queue against a stopped daemon: exit 1 ($rc), at once" test "$rc" = 1
 check "... saying labd is not running" grep -q "not running" "$tmp/q.err"
 
-# 6. 50 concurrent submissions through a stand-in `lab run` (see the top).
+# 6. TCP only with a bearer token from a 0600 file.
+state3=$tmp/state3
+mkdir -p "$state3"
+port=$((20000 + RANDOM % 20000))
+printf 'numalab-test-token-0123456789\n' >"$tmp/token"
+chmod 0644 "$tmp/token"
+timeout 10 "$labd" --state "$state3" --socket "$sock" --listen "127.0.0.1:$port" --token-file "$tmp/token" 2>"$tmp/tok.err"
+rc=$?
+check "a token file others can read is refused (exit 1, got $rc)" bash -c "test $rc = 1 && grep -q 'mode 0600' $tmp/tok.err"
+chmod 0600 "$tmp/token"
+start_labd "$state3" --listen "127.0.0.1:$port" --token-file "$tmp/token"
+ok $? "labd with a TCP listener starts"
+c=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/v1/health")
+check "TCP without the token: 401 ($c)" test "$c" = 401
+c=$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer numalab-test-token-0123456788' "http://127.0.0.1:$port/v1/health")
+check "TCP with a wrong token: 401 ($c)" test "$c" = 401
+c=$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer numalab-test-token-0123456789' "http://127.0.0.1:$port/v1/health")
+check "TCP with the token: 200 ($c)" test "$c" = 200
+kill -TERM "$labd_pid"
+wait "$labd_pid"
+
+# 7. 50 concurrent submissions through a stand-in `lab run` (see the top).
 fake=$tmp/fake-lab
 cat >"$fake" <<'EOF'
 #!/usr/bin/env bash
