@@ -50,7 +50,7 @@ TEST_BIN := $(patsubst lab/tests/%.c,$(B)/tests/%,$(TEST_SRC))
 
 DEPS_STAMP := $(B)/.deps-ok
 
-.PHONY: all deps run check unit integration bench clean doctor
+.PHONY: all deps run check unit integration bench clean doctor install uninstall
 all: $(B)/lab $(B)/labd $(RUN_BINS) $(TEST_BIN)
 
 # `make deps` always asks; run/check only call the installer when a probe says something is missing.
@@ -105,5 +105,47 @@ bench: all
 
 clean:
 	rm -rf $(B)
+
+# `make install [PREFIX=/usr/local] [DESTDIR=DIR]` (lab/tests/test_install.sh): lab and labd,
+# the guest programs and the files the lab reads at run time where an installed lab looks
+# for them (PREFIX/lib/numalab/runners, PREFIX/share/numalab: lab/util/checkout.h, so these
+# two and bin/ stay relative to PREFIX), the systemd units, the sysusers.d and tmpfiles.d
+# entries and the man pages.  Units and man pages get PREFIX for /usr/local.  labd is
+# installed when it is built.  Then: README.md, "The daemon (labd)".
+PREFIX      ?= /usr/local
+MANDIR      ?= $(PREFIX)/share/man
+UNITDIR     ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+BINDIR      := $(PREFIX)/bin
+DATADIR     := $(PREFIX)/share/numalab
+RUNNERDIR   := $(PREFIX)/lib/numalab/runners
+DATA_DIRS   := kernels images configs lab/report
+UNITS       := $(wildcard lab/systemd/*.service lab/systemd/*.timer)
+SUBST_PREFIX = sed -i 's|/usr/local/|$(PREFIX)/|g'
+
+install: $(B)/lab $(B)/labd $(RUN_BINS)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(RUNNERDIR) $(DESTDIR)$(DATADIR) \
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8
+	install -m 0755 $(B)/lab $(DESTDIR)$(BINDIR)/lab
+	install -m 0755 $(B)/labd $(DESTDIR)$(BINDIR)/labd
+	install -m 0755 $(RUN_BINS) $(DESTDIR)$(RUNNERDIR)/
+	find $(DATA_DIRS) -type f | while read -r f; do \
+		install -D -m 0644 "$$f" "$(DESTDIR)$(DATADIR)/$$f" || exit 1; done
+	install -m 0644 $(UNITS) $(DESTDIR)$(UNITDIR)/
+	cd $(DESTDIR)$(UNITDIR) && $(SUBST_PREFIX) $(notdir $(UNITS))
+	install -m 0644 lab/systemd/sysusers.d/numalab.conf $(DESTDIR)$(SYSUSERSDIR)/numalab.conf
+	install -m 0644 lab/systemd/tmpfiles.d/numalab.conf $(DESTDIR)$(TMPFILESDIR)/numalab.conf
+	install -m 0644 lab/man/lab.1 $(DESTDIR)$(MANDIR)/man1/lab.1
+	install -m 0644 lab/man/labd.8 $(DESTDIR)$(MANDIR)/man8/labd.8
+	$(SUBST_PREFIX) $(DESTDIR)$(MANDIR)/man1/lab.1 $(DESTDIR)$(MANDIR)/man8/labd.8
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/lab $(DESTDIR)$(BINDIR)/labd \
+		$(addprefix $(DESTDIR)$(UNITDIR)/,$(notdir $(UNITS))) \
+		$(DESTDIR)$(SYSUSERSDIR)/numalab.conf $(DESTDIR)$(TMPFILESDIR)/numalab.conf \
+		$(DESTDIR)$(MANDIR)/man1/lab.1 $(DESTDIR)$(MANDIR)/man8/labd.8
+	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(PREFIX)/lib/numalab
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -32,6 +32,17 @@ int cmd_report(int argc, char **argv);
 void cmd_report_help(void);
 int cmd_history(int argc, char **argv);
 void cmd_history_help(void);
+/* The clients of labd, the lab's daemon (lab/cli/labd_cli.h). */
+int cmd_submit(int argc, char **argv);
+void cmd_submit_help(void);
+int cmd_queue(int argc, char **argv);
+void cmd_queue_help(void);
+int cmd_status(int argc, char **argv);
+void cmd_status_help(void);
+int cmd_cancel(int argc, char **argv);
+void cmd_cancel_help(void);
+int cmd_logs(int argc, char **argv);
+void cmd_logs_help(void);
 /* Add a report `lab run` wrote to the history index in state_dir (lab history): best effort,
  * a failure is a warning on stderr, never the run's. */
 void cli_history_add(const char *state_dir, const char *report);

@@ -22,6 +22,12 @@ static const struct lab_cmd commands[] = {
 	  cmd_bisect_help },
 	{ "nightly", "measure a branch head, check it against history, bisect regressions",
 	  cmd_nightly, cmd_nightly_help },
+	{ "submit", "queue a job in labd, the lab's daemon (--wait: follow it)", cmd_submit,
+	  cmd_submit_help },
+	{ "queue", "list labd's jobs, newest first", cmd_queue, cmd_queue_help },
+	{ "status", "one job of labd's queue", cmd_status, cmd_status_help },
+	{ "cancel", "cancel a job of labd's queue", cmd_cancel, cmd_cancel_help },
+	{ "logs", "a labd job's events (--follow: until it ends)", cmd_logs, cmd_logs_help },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -19,13 +19,14 @@
 char *initramfs_runners_dir(void)
 {
 	const char *env = getenv("LAB_RUNNERS_DIR");
-	char dir[PATH_MAX];
+	char dir[PATH_MAX] = "";
 
 	if (env && env[0])
 		return strdup(env);
-	if (checkout_bin_dir(dir, sizeof(dir)) < 0)
+	/* A directory that does not exist is still the answer: callers name it in errors. */
+	if (checkout_runners_dir(dir, sizeof(dir)) < 0 && !dir[0])
 		return NULL;
-	return fs_join(dir, "runners");
+	return strdup(dir);
 }
 
 static int add_program(struct cpio_buf *cb, const char *dir, const char *name,

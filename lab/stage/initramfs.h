@@ -3,7 +3,7 @@
 #include <jansson.h>
 
 /* Directory of the static guest programs: $LAB_RUNNERS_DIR, else runners/ beside the lab
- * binary (build/runners).  Caller frees. */
+ * binary (build/runners), else an installed lab's (util/checkout.h).  Caller frees. */
 char *initramfs_runners_dir(void);
 /* Write a newc archive to out_path holding runners_dir/agent as /init, every other program of
  * runners_dir under /numalab/bin/, and guestjob as /numalab/job.json. */

@@ -24,6 +24,32 @@ rc_is() { [ "$1" = "$2" ] && echo 0 || echo 1; }
 # diag FILE...: the files as TAP comments.
 diag() { sed 's/^/# /' "$@"; }
 
+# expect STATUS DESCRIPTION CMD...: ok when the program CMD exits STATUS within
+# $EXPECT_TIMEOUT seconds (default 600); its output goes to $T/out and $T/err (T: the test's
+# scratch directory), and on a mismatch its exit status and stderr become comments.
+expect() {
+	local want=$1 desc=$2; shift 2
+	timeout "${EXPECT_TIMEOUT:-600}" "$@" >"$T/out" 2>"$T/err"
+	local got=$?
+	ok "$(rc_is "$got" "$want")" "$desc (exit $want)"
+	[ "$got" = "$want" ] || { echo "# exit $got"; diag "$T/err" | head -5; }
+}
+# pyjson EXPR DESCRIPTION: ok when the Python expression EXPR holds, d being the JSON in
+# $T/out, whose keys must be sorted at every level (the house rule for --json).
+pyjson() {
+	"${PY:-python3}" - "$T/out" "$1" <<'PY'
+import json, sys
+def sorted_pairs(pairs):
+    keys = [k for k, _ in pairs]
+    if keys != sorted(keys):
+        sys.exit("keys not sorted: %s" % keys)
+    return dict(pairs)
+d = json.load(open(sys.argv[1]), object_pairs_hook=sorted_pairs)
+sys.exit(0 if eval(sys.argv[2]) else 1)
+PY
+	ok $? "$2"
+}
+
 # explain_runs DIR [WANT]: for each run of DIR/report.json whose status is not WANT (default
 # ok), its outcome, reason, longest silence and console tail as TAP comments: a CI log is all
 # there is to go on when a guest misbehaves on someone else's host.

@@ -18,29 +18,6 @@ DB=$T/state/history.db
 
 [ -x "$LAB" ] || { ok 1 "$LAB is built (run make first)"; finish; }
 
-# expect STATUS DESCRIPTION CMD...: the command exits STATUS (output in $T/out, $T/err).
-expect() {
-	local want=$1 desc=$2; shift 2
-	"$@" >"$T/out" 2>"$T/err"
-	local got=$?
-	ok "$(rc_is "$got" "$want")" "$desc (exit $want)"
-	[ "$got" = "$want" ] || { echo "# exit $got"; diag "$T/err" | head -5; }
-}
-# pyjson EXPR DESC: EXPR with d = the JSON in $T/out; also checks its keys are sorted.
-pyjson() {
-	$PY - "$T/out" "$1" <<'PY'
-import json, sys
-def sorted_pairs(pairs):
-    keys = [k for k, _ in pairs]
-    if keys != sorted(keys):
-        sys.exit("keys not sorted: %s" % keys)
-    return dict(pairs)
-d = json.load(open(sys.argv[1]), object_pairs_hook=sorted_pairs)
-sys.exit(0 if eval(sys.argv[2]) else 1)
-PY
-	ok $? "$2"
-}
-
 mkdir -p "$T/w"
 $PY lab/tests/make-reports.py "$T/w/reports" --reports 3 --runs 2 --seed 1 >/dev/null
 $PY lab/tests/make-reports.py "$T/w/ab" --reports 1 --runs 4 --variant base,patched --seed 2 \

@@ -56,7 +56,7 @@ static int candidate(const char *dir, const char *rel, char *buf, size_t len)
 int checkout_find(const char *rel, char *buf, size_t len)
 {
 	const char *root = getenv("LAB_ROOT");
-	char dir[4096];
+	char dir[4096], data[4096 + sizeof(CHECKOUT_INSTALLED_DATA)];
 	int have_bin;
 
 	if (root && root[0] && candidate(root, rel, buf, len))
@@ -64,9 +64,32 @@ int checkout_find(const char *rel, char *buf, size_t len)
 	have_bin = bin_checkout(dir, sizeof(dir)) == 0;
 	if (have_bin && candidate(dir, rel, buf, len))
 		return 0;
+	if (have_bin) {
+		snprintf(data, sizeof(data), "%s/%s", strcmp(dir, "/") ? dir : "",
+			 CHECKOUT_INSTALLED_DATA);
+		if (candidate(data, rel, buf, len))
+			return 0;
+	}
 	if (candidate(".", rel, buf, len))
 		return 0;
 	if (have_bin)
 		candidate(dir, rel, buf, len);
+	return -ENOENT;
+}
+
+int checkout_runners_dir(char *buf, size_t len)
+{
+	char bin[4096], prefix[4096];
+	int r = checkout_bin_dir(bin, sizeof(bin));
+
+	buf[0] = '\0';
+	if (r < 0)
+		return r;
+	if (candidate(bin, "runners", buf, len))
+		return 0;
+	if (bin_checkout(prefix, sizeof(prefix)) == 0 &&
+	    candidate(prefix, CHECKOUT_INSTALLED_RUNNERS, buf, len))
+		return 0;
+	candidate(bin, "runners", buf, len);
 	return -ENOENT;
 }

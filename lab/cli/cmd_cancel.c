@@ -1,0 +1,44 @@
+/* lab cancel ID [--json]: stop a job of labd's queue (labd_cli.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/labd_cli.h"
+#include "util/cleanup.h"
+
+void cmd_cancel_help(void)
+{
+	printf("usage: lab cancel ID [--json] [--socket PATH | --url URL [--token-file F]]\n\n"
+	       "Cancels a job of labd's queue (see 'lab submit --help').  A queued job is\n"
+	       "cancelled at once and never runs.  A running one is interrupted as Ctrl-C\n"
+	       "interrupts `lab run`: its guest is destroyed, the run under way is recorded as\n"
+	       "interrupted, and the runs that ended stay in its report; 'lab logs ID --follow'\n"
+	       "shows when it stopped.\n\n"
+	       "  --json            labd's answer: {\"id\", \"state\", \"cancel_requested\"} (keys\n"
+	       "                    sorted)\n"
+	       LABD_CLI_OPTIONS_HELP "\n"
+	       "Exit status: 0 cancelled or being stopped; 1 labd is not running or failed; 2 bad\n"
+	       "arguments, no such job, or a job that already ended.\n");
+}
+
+int cmd_cancel(int argc, char **argv)
+{
+	struct labd_cli l = { .verb = "cancel" };
+	_cleanup_json_ json_t *j = NULL;
+	const char *state;
+	int rc = labd_cli_job_request(&l, argc, argv, "POST", "/cancel", &j);
+
+	if (rc != EXIT_OK)
+		return rc;
+	if (l.json)
+		return labd_cli_print_json(j);
+	state = json_string_value(json_object_get(j, "state"));
+	if (state && !strcmp(state, "running"))
+		printf("job %" JSON_INTEGER_FORMAT ": running, being stopped (its guest is "
+		       "destroyed, the run under way recorded as interrupted)\n",
+		       json_integer_value(json_object_get(j, "id")));
+	else
+		printf("job %" JSON_INTEGER_FORMAT ": cancelled\n",
+		       json_integer_value(json_object_get(j, "id")));
+	return EXIT_OK;
+}

@@ -1,0 +1,315 @@
+/* lab submit JOB.json [--wait] [--json]: a job into labd's queue (labd_cli.h); with --wait,
+ * followed to its end as `lab run` would show it. */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/labd_cli.h"
+#include "core/job.h"
+#include "util/checkout.h"
+#include "util/cleanup.h"
+#include "util/fs.h"
+#include "util/jsonio.h"
+#include "util/jsonpath.h"
+#include "util/sha256.h"
+#include "util/text.h"
+
+void cmd_submit_help(void)
+{
+	printf("usage: lab submit JOB.json [--wait] [--json]\n"
+	       "                  [--socket PATH | --url URL [--token-file F]]\n\n"
+	       "Queues a job file, as `lab run` takes it, in labd, the lab's daemon, and prints\n"
+	       "its ID.  labd runs its jobs one at a time (one measuring guest at a time), each\n"
+	       "as `lab run` would, and keeps its queue on disk: jobs survive a restart of labd or\n"
+	       "of the machine (a run cut short is recorded as interrupted and the job goes on\n"
+	       "with its next run).  labd checks the job as `lab run` does: a job it refuses is\n"
+	       "said with its JSON path and nothing is queued.\n\n"
+	       "Which to use: `lab run` for a one-shot job on your own terminal (no daemon, the\n"
+	       "report where you say, Ctrl-C stops it); `lab submit` on a machine shared with\n"
+	       "others, for jobs that must wait their turn, outlive your session or a restart,\n"
+	       "or be watched from elsewhere ('lab queue', 'lab status', 'lab logs', 'lab\n"
+	       "cancel').\n\n"
+	       "labd resolves the job's references on its side, from its own checkout or\n"
+	       "installation: names (a topology such as \"4s-8c\", kernel variants, image\n"
+	       "recipes) as `lab run` resolves them there, absolute paths as they are (on labd's\n"
+	       "machine).  A relative path (a topology, variant or recipe file beside the job, a\n"
+	       "kernel image) would resolve elsewhere there, so it is refused here with its JSON\n"
+	       "path: use an absolute path or a name.  So is a topology name that a file\n"
+	       "topologies/NAME.json beside the job would give another meaning than labd's.\n\n"
+	       "  --wait            follow the job until it ends, its progress on stderr as `lab\n"
+	       "                    run` prints it; then its summary and report path (the report\n"
+	       "                    is on labd's machine).  Ctrl-C stops waiting, not the job\n"
+	       "                    ('lab cancel ID' stops it)\n"
+	       "  --json            labd's answer, {\"id\", \"state\"}; with --wait instead the\n"
+	       "                    ended job as 'lab status --json' prints it (keys sorted)\n"
+	       LABD_CLI_OPTIONS_HELP "\n"
+	       "Exit status: 0 queued (with --wait: every run ok); 1 labd is not running or\n"
+	       "failed, or (with --wait) the job failed as a lab error; 2 bad job file (refused\n"
+	       "here or by labd); 3 with --wait, a run failed or the job was cancelled.\n");
+}
+
+/* ---- references labd would resolve elsewhere ----------------------------------------- */
+
+/* labd keeps its own copy of the job and runs it from its own directory. */
+static int refuse_relative(const char *path, const char *ref, const char *from, const char *use,
+			   struct lab_error *err)
+{
+	return error_set(err, path, "\"%.200s\" is a relative path (from %s), which labd does "
+			 "not share: use %s", ref, from, use);
+}
+
+/* The rule of lab/stage/kernel.c and lab/stage/image.c: a reference holding '/' or ending
+ * in .json is a path (relative to the job's directory), anything else a name. */
+static int is_path(const char *ref)
+{
+	size_t n = strlen(ref);
+
+	return strchr(ref, '/') || (n > 5 && !strcmp(ref + n - 5, ".json"));
+}
+
+/* A topology name means topologies/NAME.json beside the job first (cli_load_topology); labd
+ * has no such file beside the copy it keeps, so it would take its configs/topologies/ one:
+ * only when both are the same bytes does the name mean the same there. */
+static int check_topology_name(const char *ref, const char *job_dir, struct lab_error *err)
+{
+	char beside[PATH_MAX + 64], rel[PATH_MAX], found[PATH_MAX + 64], a[65], b[65];
+
+	snprintf(beside, sizeof(beside), "%s/topologies/%s.json", job_dir, ref);
+	if (!fs_exists(beside))
+		return 0;
+	snprintf(rel, sizeof(rel), "configs/topologies/%s.json", ref);
+	if (checkout_find(rel, found, sizeof(found)) == 0 && sha256_file_hex(beside, a) == 0 &&
+	    sha256_file_hex(found, b) == 0 && !strcmp(a, b))
+		return 0;
+	return error_set(err, "topology", "\"%s\" is %s here, beside the job, which labd does "
+			 "not see (it takes its own configs/topologies/%s.json): use the file's "
+			 "absolute path", ref, beside, ref);
+}
+
+static int check_topology(const json_t *j, const char *job_dir, struct lab_error *err)
+{
+	const char *ref = json_string_value(json_object_get(j, "topology"));
+
+	/* An inline topology names nothing; a bad one is labd's to refuse. */
+	if (!ref || !ref[0])
+		return 0;
+	if (strchr(ref, '/') || strstr(ref, ".json")) /* cli_load_topology's rule */
+		return ref[0] == '/' ? 0 : refuse_relative("topology", ref, "the job's directory",
+							   "an absolute path or a name", err);
+	return check_topology_name(ref, job_dir, err);
+}
+
+/* Kernels and the image recipe, as the job's own parser reads them.  A section it refuses
+ * is labd's to refuse, in the same words. */
+static int check_kernels_image(const json_t *j, struct lab_error *err)
+{
+	struct lab_error ignored = { 0 };
+	struct job job = { 0 };
+	char p[JSONPATH_LEN];
+	int r = 0;
+
+	if (job_parse_kernels(j, &job, &ignored) == 0)
+		for (unsigned i = 0; r == 0 && i < job.nr_kernels; i++) {
+			const struct job_kernel *k = &job.kernels[i];
+
+			/* `lab run` takes a kernel image from its current directory. */
+			if (k->image[0] && k->image[0] != '/') {
+				jsonpath_key(p, sizeof(p), k->path, "image");
+				r = refuse_relative(p, k->image, "the current directory",
+						    "an absolute path", err);
+			} else if (k->variant[0] && is_path(k->variant) && k->variant[0] != '/') {
+				jsonpath_key(p, sizeof(p), k->path, "variant");
+				r = refuse_relative(p, k->variant, "the job's directory",
+						    "an absolute path or a name", err);
+			}
+		}
+	if (r == 0 && job_parse_image(j, &job, &ignored) == 0 && is_path(job.image.recipe) &&
+	    job.image.recipe[0] != '/')
+		r = refuse_relative("image.recipe", job.image.recipe, "the job's directory",
+				    "an absolute path or a name", err);
+	job_free(&job);
+	return r;
+}
+
+/* The job file, read and checked as far as the client can: JSON, and references that mean
+ * the same on labd's side.  EXIT_OK with *out, or the error said as `lab run` says it. */
+static int load_job(const char *file, json_t **out)
+{
+	_cleanup_free_ char *dir = fs_dirname(file);
+	_cleanup_json_ json_t *j = NULL;
+	struct lab_error err = { 0 };
+	char msg[1200];
+	int r = dir ? jsonio_load_file(file, LABD_JOB_MAX, &j, &err) : -ENOMEM;
+
+	if (r == 0 && !json_is_object(j))
+		r = error_set(&err, "", "a job is a JSON object");
+	if (r == 0 && (r = check_topology(j, dir, &err)) == 0)
+		r = check_kernels_image(j, &err);
+	if (r == -ENOMEM) {
+		cli_err("submit: out of memory");
+		return EXIT_LAB_ERROR;
+	}
+	if (r < 0) {
+		error_set_file(&err, file);
+		error_format(&err, msg, sizeof(msg));
+		cli_err("%s", msg);
+		return EXIT_BAD_INPUT;
+	}
+	*out = TAKE_PTR(j);
+	return EXIT_OK;
+}
+
+/* ---- --wait ---------------------------------------------------------------------------- */
+
+/* As `lab run` shows a job: its progress lines (run K/N ...: the worker's events carry them),
+ * and what only labd knows (started, cancelled, restarted, done). */
+static void wait_event(void *ud, const json_t *ev)
+{
+	const char *type = json_string_value(json_object_get(ev, "type"));
+	char what[1024];
+
+	(void)ud;
+	if (!type || !strncmp(type, "run-", 4))
+		return;
+	labd_event_what(ev, what, sizeof(what));
+	if (!strcmp(type, "progress"))
+		fprintf(stderr, "lab: %s\n", strncmp(what, "lab: ", 5) ? what : what + 5);
+	else if (!strcmp(type, "accepted"))
+		fprintf(stderr, "lab: job %" JSON_INTEGER_FORMAT " queued, waiting for its turn\n",
+			json_integer_value(json_object_get(ev, "job")));
+	else if (!strcmp(type, "started"))
+		fprintf(stderr, "lab: %s\n", what);
+	else
+		fprintf(stderr, "lab: job %" JSON_INTEGER_FORMAT ": %s\n",
+			json_integer_value(json_object_get(ev, "job")), what);
+}
+
+/* Runs and runs ok of a report, and its status ("" without a report). */
+static void report_summary(const json_t *rep, unsigned *runs, unsigned *ok, char *status,
+			   size_t len)
+{
+	const json_t *a = json_object_get(rep, "runs");
+	const char *s = json_string_value(json_object_get(rep, "status"));
+	size_t i;
+	json_t *r;
+
+	*runs = (unsigned)json_array_size(a);
+	*ok = 0;
+	json_array_foreach(a, i, r) {
+		const char *rs = json_string_value(json_object_get(r, "status"));
+
+		*ok += rs && !strcmp(rs, "ok");
+	}
+	text_clean_copy(status, len, s ? s : "");
+}
+
+/* The ended job's report, or NULL when it has none (no run ended) or labd cannot give it. */
+static json_t *fetch_report(struct labd_cli *l, int64_t id)
+{
+	struct lab_error err = { 0 };
+	json_t *rep = NULL;
+	char path[96];
+	long st = 0;
+
+	labd_cli_job_path(path, sizeof(path), id, "/report");
+	if (labd_request(&l->c, "GET", path, NULL, LABD_REPORT_MAX, LABD_TIMEOUT_S * 4, &st, &rep,
+			 &err) < 0)
+		cli_err("submit: warning: %s", err.msg);
+	if (st != 200) {
+		json_decref(rep);
+		return NULL;
+	}
+	return rep;
+}
+
+/* What `lab run` prints at its end, and its exit code: 0 only when the job ended done, its
+ * `lab run` exited 0 and the report's status is ok. */
+static int summarise(struct labd_cli *l, int64_t id, const json_t *job)
+{
+	_cleanup_json_ json_t *rep = fetch_report(l, id);
+	const char *state = json_string_value(json_object_get(job, "state"));
+	const char *out = json_string_value(json_object_get(job, "out_dir"));
+	const json_t *ex = json_object_get(job, "exit");
+	char status[32], dir[1024];
+	unsigned runs, ok;
+
+	report_summary(rep, &runs, &ok, status, sizeof(status));
+	text_clean_copy(dir, sizeof(dir), out ? out : "?");
+	if (!l->json)
+		printf("%u run(s): %u ok; status %s\nreport: %s/report.json\n", runs, ok,
+		       status[0] ? status : "none", dir);
+	if (state && !strcmp(state, "failed"))
+		return EXIT_LAB_ERROR;
+	return state && !strcmp(state, "done") && !strcmp(status, "ok") &&
+		       (!json_is_integer(ex) || json_integer_value(ex) == 0)
+		       ? EXIT_OK
+		       : EXIT_RUN_FAILED;
+}
+
+static int wait_job(struct labd_cli *l, int64_t id)
+{
+	_cleanup_json_ json_t *job = NULL;
+	char path[96], e[1024];
+	const char *err;
+	int rc = labd_cli_events(l, id, 1, wait_event, NULL);
+
+	labd_cli_job_path(path, sizeof(path), id, "");
+	if (rc == EXIT_OK)
+		rc = labd_cli_call(l, "GET", path, NULL, LABD_ANSWER_MAX, LABD_TIMEOUT_S, NULL,
+				   &job);
+	if (rc != EXIT_OK)
+		return rc;
+	if ((err = json_string_value(json_object_get(job, "error"))) && err[0]) {
+		text_clean_copy(e, sizeof(e), err);
+		cli_err("submit: job %" PRId64 ": %s", id, e);
+	}
+	rc = summarise(l, id, job);
+	return l->json && labd_cli_print_json(job) != EXIT_OK ? EXIT_LAB_ERROR : rc;
+}
+
+/* ---- the command ------------------------------------------------------------------------- */
+
+static int submit(struct labd_cli *l, const char *file, const json_t *job, int wait)
+{
+	_cleanup_json_ json_t *a = NULL;
+	json_int_t id;
+	int rc = labd_cli_call(l, "POST", "/v1/jobs", job, LABD_ANSWER_MAX, LABD_TIMEOUT_S, file,
+			       &a);
+
+	if (rc != EXIT_OK)
+		return rc;
+	id = json_integer_value(json_object_get(a, "id"));
+	if (id <= 0) {
+		cli_err("submit: labd answered without a job ID");
+		return EXIT_LAB_ERROR;
+	}
+	if (l->json && !wait)
+		return labd_cli_print_json(a);
+	if (!l->json) {
+		printf("%" JSON_INTEGER_FORMAT "\n", id);
+		fflush(stdout);
+	}
+	return wait ? wait_job(l, (int64_t)id) : EXIT_OK;
+}
+
+int cmd_submit(int argc, char **argv)
+{
+	struct labd_cli l = { .verb = "submit" };
+	_cleanup_json_ json_t *job = NULL;
+	int wait, first = labd_cli_getopt_flag(&l, argc, argv, "wait", &wait), rc;
+
+	if (first < 0)
+		return EXIT_BAD_INPUT;
+	if (first != argc - 1) {
+		cli_err("submit: expected exactly one job file (see 'lab submit --help')");
+		return EXIT_BAD_INPUT;
+	}
+	if ((rc = load_job(argv[first], &job)) != EXIT_OK || (rc = labd_cli_open(&l)) != EXIT_OK)
+		return rc;
+	rc = submit(&l, argv[first], job, wait);
+	labd_cli_close(&l);
+	return rc;
+}

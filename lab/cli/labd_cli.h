@@ -1,0 +1,86 @@
+/* What the labd client commands (lab submit, queue, status, cancel, logs) share: the options
+ * that say where labd is, one call with its errors printed and its exit code, labd's JSON on
+ * stdout, and a job's events, read once or followed until the job ends. */
+#pragma once
+#include <getopt.h>
+#include <stdint.h>
+
+#include "cli/labd_client.h"
+
+/* getopt_long values of the options every client command takes. */
+#define LABD_OPT_SOCKET 0x100
+#define LABD_OPT_URL 0x101
+#define LABD_OPT_TOKEN 0x102
+#define LABD_OPT_JSON 0x103
+#define LABD_CLI_OPTIONS                                                                       \
+	{ "socket", required_argument, NULL, LABD_OPT_SOCKET },                                \
+	{ "url", required_argument, NULL, LABD_OPT_URL },                                      \
+	{ "token-file", required_argument, NULL, LABD_OPT_TOKEN },                             \
+	{ "json", no_argument, NULL, LABD_OPT_JSON }
+
+/* Their --help text. */
+#define LABD_CLI_OPTIONS_HELP                                                                  \
+	"  --socket PATH     labd's unix socket (default $LAB_SOCKET, else\n"                      \
+	"                    " LABD_SOCKET_DEFAULT ")\n"                                           \
+	"  --url URL         a labd on TCP instead, http://HOST:PORT (default $LAB_URL);\n"         \
+	"                    paths in a job are then that machine's\n"                             \
+	"  --token-file F    the bearer token for --url, in a file only you can read\n"            \
+	"                    (default $LAB_TOKEN_FILE)\n"
+
+/* The long poll of a follow: labd answers within this many seconds (it allows up to 60). */
+#define LABD_POLL_S 30L
+
+struct labd_cli {
+	const char *verb;  /* the command, for messages: "submit" */
+	struct labd_target t;
+	int json;
+	struct labd_client c;
+};
+
+/* A command's own option (not one of LABD_CLI_OPTIONS): 0, or -EINVAL when its value is bad
+ * (said on stderr). */
+typedef int (*labd_option_fn)(void *ud, int opt, const char *arg);
+/* getopt_long over argv with opts (LABD_CLI_OPTIONS, which go into l, and the command's own,
+ * which go to own; own may be NULL): the index of the first argument after them, or -EINVAL
+ * for an unknown option or a bad value (said on stderr). */
+int labd_cli_getopt(struct labd_cli *l, int argc, char **argv, const struct option *opts,
+		    labd_option_fn own, void *ud);
+/* EXIT_OK, or the error printed and EXIT_LAB_ERROR (a bad --url or token file: EXIT_BAD_INPUT). */
+int labd_cli_open(struct labd_cli *l);
+void labd_cli_close(struct labd_cli *l);
+/* labd_cli_getopt for a command whose only option of its own is the flag --NAME: *flag 1
+ * when given. */
+int labd_cli_getopt_flag(struct labd_cli *l, int argc, char **argv, const char *name, int *flag);
+/* The arguments from first on must be exactly one job ID, a positive decimal number:
+ * EXIT_OK with *id, else said on stderr and EXIT_BAD_INPUT. */
+int labd_cli_one_id(const struct labd_cli *l, int argc, char **argv, int first, int64_t *id);
+/* "/v1/jobs/ID" + suffix (may be "") into buf. */
+void labd_cli_job_path(char *buf, size_t len, int64_t id, const char *suffix);
+
+/* One request that must succeed (HTTP 2xx): EXIT_OK with *out.  Otherwise the error printed,
+ * "lab: VERB: [FILE: ][PATH: ]REASON", and the exit code: EXIT_BAD_INPUT when labd refused
+ * what was asked (400, 404, 409, 413: a bad job, no such job, nothing to cancel),
+ * EXIT_LAB_ERROR for the rest (not running, a refused token, 5xx). */
+int labd_cli_call(struct labd_cli *l, const char *method, const char *path, const json_t *body,
+		  size_t max, long timeout_s, const char *file, json_t **out);
+/* The whole of `lab status` and `lab cancel`: the common options, one job ID, one request
+ * to the job's path + suffix.  EXIT_OK with *out (labd's answer; --json in l->json), or the
+ * error said and its exit code. */
+int labd_cli_job_request(struct labd_cli *l, int argc, char **argv, const char *method,
+			 const char *suffix, json_t **out);
+/* j on stdout, keys sorted, indented, with a newline: EXIT_OK or EXIT_LAB_ERROR. */
+int labd_cli_print_json(const json_t *j);
+
+/* 1 when a job in state (its "state" as labd says it) will not change any more. */
+int labd_state_ended(const char *state);
+/* One event, {"seq", "time", "job", "type", "data"}, as one line of text (no newline); only
+ * printable characters. */
+void labd_event_text(const json_t *ev, char *buf, size_t len);
+/* The text of an event's data alone: what a line says after its time and type. */
+void labd_event_what(const json_t *ev, char *buf, size_t len);
+
+typedef void (*labd_event_fn)(void *ud, const json_t *ev);
+/* Job id's events, oldest first, each to fn: those logged so far, or with follow every one
+ * until the job ended (its "done" event, or a state that ended).  EXIT_OK, or the error
+ * printed and its exit code. */
+int labd_cli_events(struct labd_cli *l, int64_t id, int follow, labd_event_fn fn, void *ud);
