@@ -236,10 +236,10 @@ void labd_event_what(const json_t *ev, char *buf, size_t len)
 		snprintf(raw, sizeof(raw), "job %" JSON_INTEGER_FORMAT " %s", num(ev, "job"), type);
 	else if (!strcmp(type, "run-started"))
 		snprintf(raw, sizeof(raw), "run %" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT
-			 " started", num(d, "index"), num(d, "total"));
+			 " started", num(d, "index") + 1, num(d, "total")); /* index from 0 */
 	else if (!strcmp(type, "run-ended"))
 		snprintf(raw, sizeof(raw), "run %" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT
-			 ": %s%s%s", num(d, "index"), num(d, "total"), str(d, "status"),
+			 ": %s%s%s", num(d, "index") + 1, num(d, "total"), str(d, "status"),
 			 str(d, "reason")[0] ? ": " : "", str(d, "reason"));
 	else if (!strcmp(type, "cancel"))
 		snprintf(raw, sizeof(raw), "cancel requested");

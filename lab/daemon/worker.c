@@ -64,6 +64,15 @@ static void worker_on_line(void *ud, const char *line)
 
 	if (!data)
 		return;
+	/* Every line is progress (what `lab submit --wait` shows); a run's start and end are
+	 * also events of their own, for programs. */
+	if (strcmp(type, "progress")) {
+		const char *msg = strncmp(line, LINE_PREFIX, strlen(LINE_PREFIX))
+					  ? line : line + strlen(LINE_PREFIX);
+		_cleanup_json_ json_t *p = json_pack("{s:s}", "msg", msg);
+
+		queue_event(w->q, w->job, "progress", p, NULL, &err);
+	}
 	queue_event(w->q, w->job, type, data, NULL, &err);
 	if (!strcmp(type, "run-started"))
 		queue_set_runs(w->q, w->job, (int)json_integer_value(json_object_get(data, "total")),

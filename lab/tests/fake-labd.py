@@ -37,10 +37,10 @@ def script(j):
     out = [("started", None)]
     for i in range(1, n + 1):
         status = "panic" if panic and i == n else "ok"
-        out += [("run-started", {"index": i, "total": n}),
+        out += [("run-started", {"index": i - 1, "total": n}),
                 ("progress", {"msg": "run %d/%d: booting guest" % (i, n)}),
                 ("progress", {"msg": "run %d/%d: %s" % (i, n, status)}),
-                ("run-ended", {"index": i, "total": n, "status": status,
+                ("run-ended", {"index": i - 1, "total": n, "status": status,
                                "reason": "kernel panic" if status != "ok" else ""})]
     out.append(("done", {"state": "done", "exit": 3 if panic else 0, "error": None}))
     return out
