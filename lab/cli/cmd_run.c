@@ -1,4 +1,5 @@
-/* lab run JOB.json [--out DIR] [--connect URI] [--accel auto|tcg|kvm] [--state DIR] */
+/* lab run JOB.json [--out DIR] [--connect URI] [--accel auto|tcg|kvm] [--state DIR]
+ *                  [--resume [--interrupted I,J]] */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/runresume.h"
 #include "stage/jobload.h"
 #include "stage/run.h"
 #include "util/cleanup.h"
@@ -25,7 +27,8 @@ void cmd_run_help(void)
 {
 	printf("usage: lab run JOB.json [--out DIR] [--connect URI] [--accel auto|tcg|kvm]\n"
 	       "               [--timing auto|kvm|tcg|icount] [--quiet-wait S] [--state DIR]\n"
-	       "               [--parallel N|auto] [--keep-initrd]\n\n"
+	       "               [--parallel N|auto] [--keep-initrd]\n"
+	       "               [--resume [--interrupted I,J]]\n\n"
 	       "Boots one libvirt guest per repetition of the job, runs its workloads inside and\n"
 	       "writes DIR/report.json (default reports/<id>/) after every run; at the end the\n"
 	       "report joins the history index (STATE/history.db, 'lab history').\n\n"
@@ -53,8 +56,23 @@ void cmd_run_help(void)
 	       "  --state DIR    state directory (default $LAB_STATE_DIR or\n"
 	       "                 ~/.local/state/numalab): libvirt root, KVM verdict cache,\n"
 	       "                 history index\n"
-	       "  --keep-initrd  keep each run's initrd.cpio (to replay a run by hand)\n\n"
-	       "Exit status: 0 every run ok, 3 a run failed, 2 bad job file, 1 lab error.\n",
+	       "  --keep-initrd  keep each run's initrd.cpio (to replay a run by hand)\n"
+	       "  --resume       continue the report in --out DIR that an earlier `lab run` of\n"
+	       "                 this job left when it was stopped: each run it records is kept\n"
+	       "                 as it is and not run again; the others run, in order.  No\n"
+	       "                 DIR/report.json yet: a normal run into DIR.  The report must\n"
+	       "                 be of this job: its job.sha256 (the sha256 of the job's JSON,\n"
+	       "                 keys sorted, no whitespace: layout does not matter; the files\n"
+	       "                 the job names are not part of it) equal to this job's.  A\n"
+	       "                 \"precision\" job is not resumed (exit 2) when there is a report\n"
+	       "                 or --interrupted\n"
+	       "  --interrupted I,J\n"
+	       "                 with --resume: the runs that were under way when the lab was\n"
+	       "                 stopped (0-based as runs[].index: progress line \"run N/T\" is\n"
+	       "                 index N-1); each the report lacks is recorded as infra-error,\n"
+	       "                 end \"interrupted\", its console.log kept, and not run again\n\n"
+	       "Exit status: 0 every run ok, 3 a run failed, 2 bad job file (or a report that\n"
+	       "--resume cannot continue), 1 lab error.\n",
 	       TIMING_ICOUNT_MAX_VCPUS, RUN_QUIET_WAIT_S);
 }
 
@@ -64,11 +82,12 @@ static void print_progress(void *ud, const char *msg)
 	fprintf(stderr, "lab: %s\n", msg);
 }
 
-int cli_load_job(const char *file, struct job *job)
+/* sha256: the job's identity for --resume (runresume_job_sha256), or NULL. */
+static int load_job(const char *file, struct job *job, char sha256[65])
 {
 	struct lab_error err = { 0 };
 	char msg[1200];
-	int r = jobload_file(file, job, &err);
+	int r = jobload_file(file, job, sha256, &err);
 
 	if (r < 0) {
 		error_format(&err, msg, sizeof(msg));
@@ -77,11 +96,18 @@ int cli_load_job(const char *file, struct job *job)
 	return r;
 }
 
+int cli_load_job(const char *file, struct job *job)
+{
+	return load_job(file, job, NULL);
+}
+
 struct run_args {
 	const char *job, *out, *uri, *accel, *timing;
 	double quiet_wait_s;
 	int parallel;        /* run_opts.parallel */
 	int keep_initrd;
+	int resume;
+	const char *interrupted; /* --interrupted, as given */
 	char state[4096];
 };
 
@@ -96,6 +122,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "timing", required_argument, NULL, 't' },
 		{ "quiet-wait", required_argument, NULL, 'q' },
 		{ "parallel", required_argument, NULL, 'p' },
+		{ "resume", no_argument, NULL, 'R' },
+		{ "interrupted", required_argument, NULL, 'I' },
 		{ 0 },
 	};
 	int c;
@@ -113,6 +141,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		case 's': snprintf(a->state, sizeof(a->state), "%s", optarg); break;
 		case 'k': a->keep_initrd = 1; break;
 		case 't': a->timing = optarg; break;
+		case 'R': a->resume = 1; break;
+		case 'I': a->interrupted = optarg; break;
 		case 'p': {
 			char *end;
 			long n;
@@ -151,7 +181,44 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		return -EINVAL;
 	}
 	a->job = argv[optind];
+	if (a->interrupted && !a->resume) {
+		cli_err("run: --interrupted goes with --resume");
+		return -EINVAL;
+	}
+	if (a->resume && !a->out) {
+		cli_err("run: --resume needs --out DIR, the report directory to continue");
+		return -EINVAL;
+	}
 	return 0;
+}
+
+/* --resume: the plan from DIR/report.json when an earlier run wrote one (none yet: every run
+ * is run but the interrupted ones).  An error is printed; -EINVAL for a report or list that
+ * cannot be resumed. */
+static int load_resume(const struct run_args *a, const struct job *job, const char *sha256,
+		       struct runresume *res)
+{
+	_cleanup_free_ char *path = fs_join(a->out, "report.json");
+	_cleanup_free_ unsigned *idx = NULL;
+	_cleanup_json_ json_t *rep = NULL;
+	struct lab_error err = { 0 };
+	unsigned n = 0;
+	char msg[1200];
+	int r;
+
+	if (!path)
+		return -ENOMEM;
+	r = runresume_parse_indices(a->interrupted ? a->interrupted : "",
+				    job->repeats * job->nr_kernels, &idx, &n, &err);
+	if (r == 0 && (r = jsonio_load_file(path, RUNREPORT_MAX_SIZE, &rep, &err)) == -ENOENT)
+		r = 0;
+	if (r == 0)
+		r = runresume_plan(rep, job, sha256, idx, n, res, &err);
+	if (r < 0) {
+		error_format(&err, msg, sizeof(msg));
+		cli_err("run: --resume: %s", msg[0] ? msg : strerror(-r));
+	}
+	return r;
 }
 
 static void print_summary(const struct run_summary *s)
@@ -166,6 +233,8 @@ int cmd_run(int argc, char **argv)
 	struct job job = { 0 };
 	struct run_summary sum;
 	struct run_opts o = { 0 };
+	struct runresume res = { 0 };
+	char sha256[65];
 	struct sigaction sa = { .sa_handler = on_signal };
 	char msg[1024];
 	int r;
@@ -180,7 +249,7 @@ int cmd_run(int argc, char **argv)
 		cli_err("run: --timing must be auto, kvm, tcg or icount");
 		return EXIT_BAD_INPUT;
 	}
-	if (cli_load_job(a.job, &job) < 0)
+	if (load_job(a.job, &job, sha256) < 0)
 		return EXIT_BAD_INPUT;
 	if (a.parallel > 1 && (o.timing == TIMING_KVM || o.timing == TIMING_TCG ||
 			       (o.timing == TIMING_AUTO && job.timing != TIMING_AUTO &&
@@ -191,6 +260,13 @@ int cmd_run(int argc, char **argv)
 		job_free(&job);
 		return EXIT_BAD_INPUT;
 	}
+	if (a.resume && (r = load_resume(&a, &job, sha256, &res)) < 0) {
+		runresume_free(&res);
+		job_free(&job);
+		return r == -EINVAL ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
+	}
+	o.resume = a.resume ? &res : NULL;
+	o.job_sha256 = sha256;
 	o.parallel = a.parallel;
 	o.quiet_wait_s = a.quiet_wait_s;
 	o.job_file = a.job;
@@ -206,6 +282,7 @@ int cmd_run(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	r = run_job(&o, &job, &sum, msg, sizeof(msg));
 
+	runresume_free(&res);
 	job_free(&job);
 	if (r < 0) {
 		cli_err("run: %s", msg[0] ? msg : strerror(-r));

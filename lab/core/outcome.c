@@ -34,6 +34,16 @@ const char *outcome_name(enum outcome o)
 	return "unknown";
 }
 
+int outcome_parse(const char *s, enum outcome *o)
+{
+	for (enum outcome i = OUTCOME_OK; s && i <= OUTCOME_INFRA_ERROR; i++)
+		if (!strcmp(s, outcome_name(i))) {
+			*o = i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
 const char *guest_end_name(enum guest_end e)
 {
 	switch (e) {

@@ -45,6 +45,8 @@ struct outcome_input {
 };
 
 const char *outcome_name(enum outcome o);
+/* The outcome a report's status names (outcome_name), or -EINVAL. */
+int outcome_parse(const char *s, enum outcome *o);
 const char *guest_end_name(enum guest_end e);
 /* Find the first panic signature in a console log; excerpt bounded to ~16 KiB. */
 int outcome_scan_console(const char *text, size_t len, struct console_scan *cs);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/outcome.h"
 #include "daemon/worker.h"
 #include "util/cleanup.h"
 #include "util/clock.h"
@@ -17,13 +18,15 @@
 #define LINE_PREFIX "lab: "
 
 /* "run K/N: booting ...", "run K/N: STATUS (REASON) boot ...", "run K/N: STATUS, not
- * booted: WHY" (lab/stage/run.c's progress lines); anything else is progress. */
+ * booted: WHY", "run K/N: STATUS, not run again: WHY" (lab/stage/run.c's and resume.c's
+ * progress lines); anything else is progress. */
 json_t *worker_line_event(const char *line, const char **type)
 {
 	unsigned k = 0, n = 0;
 	int off = -1;
 	const char *rest, *p;
 	char status[32];
+	enum outcome o;
 	size_t sl;
 
 	*type = "progress";
@@ -41,6 +44,9 @@ json_t *worker_line_event(const char *line, const char **type)
 		return json_pack("{s:s}", "msg", line);
 	memcpy(status, rest, sl);
 	status[sl] = '\0';
+	/* Only an outcome ends a run ("run 1/3: kept from the earlier report" does not). */
+	if (outcome_parse(status, &o) < 0)
+		return json_pack("{s:s}", "msg", line);
 	p = rest + sl;
 	*type = "run-ended";
 	if (p[0] == ' ' && p[1] == '(') {

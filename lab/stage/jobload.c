@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/runresume.h"
 #include "stage/jobload.h"
 #include "stage/run.h"
 #include "util/checkout.h"
@@ -49,7 +50,7 @@ int jobload_json(const json_t *j, const char *job_dir, struct job *job, struct l
 	return r;
 }
 
-int jobload_file(const char *path, struct job *job, struct lab_error *err)
+int jobload_file(const char *path, struct job *job, char sha256[65], struct lab_error *err)
 {
 	_cleanup_json_ json_t *j = NULL;
 	_cleanup_free_ char *dir = fs_dirname(path);
@@ -58,6 +59,8 @@ int jobload_file(const char *path, struct job *job, struct lab_error *err)
 	if (!dir)
 		return -ENOMEM;
 	r = jsonio_load_file(path, JOBLOAD_MAX_SIZE, &j, err);
+	if (r == 0 && sha256 && runresume_job_sha256(j, sha256) < 0)
+		r = error_set(err, "", "out of memory");
 	if (r == 0) {
 		error_set_file(err, path);
 		r = jobload_json(j, dir, job, err);

@@ -14,5 +14,6 @@
  * says; a path is taken from job_dir.  err's file is left to the caller.  On success the job
  * is the caller's to free (job_free). */
 int jobload_json(const json_t *j, const char *job_dir, struct job *job, struct lab_error *err);
-/* The job file at path (at most JOBLOAD_MAX_SIZE bytes), err naming the file. */
-int jobload_file(const char *path, struct job *job, struct lab_error *err);
+/* The job file at path (at most JOBLOAD_MAX_SIZE bytes), err naming the file; sha256 (may be
+ * NULL) gets the job's identity for `lab run --resume` (runresume_job_sha256). */
+int jobload_file(const char *path, struct job *job, char sha256[65], struct lab_error *err);

@@ -13,11 +13,14 @@
 #include "analysis/precision.h"
 #include "core/memplan.h"
 #include "core/runreport.h"
+#include "core/runresume.h"
 #include "stage/boot.h"
 #include "stage/hostload.h"
 #include "stage/imgrun.h"
 #include "stage/initramfs.h"
 #include "stage/krun.h"
+#include "stage/resume.h"
+#include "stage/run_ctx.h"
 #include "util/cleanup.h"
 #include "util/clock.h"
 #include "util/fs.h"
@@ -131,44 +134,7 @@ static unsigned host_cpus_online(void)
 	return n > 0 ? (unsigned)n : 1;
 }
 
-/* One run of the job, possibly beside others (stage/run.c runs up to c->parallel at once). */
-struct run_slot {
-	struct run_ctx *c;
-	unsigned index, repeat;
-	struct krun_kernel *k;
-	pthread_t thread;
-	int started, booting, finished, joined;
-	int r;                /* one_run's result */
-	unsigned at_once;     /* the most of the job's guests running while this one ran */
-};
-
-struct run_ctx {
-	const struct run_opts *o;
-	const struct job *job;
-	struct virt_conn vc;
-	struct run_host host;
-	char kernel[PATH_MAX];
-	char *runners;
-	char id[128];
-	char created[32];
-	json_t *runs;
-	struct run_summary *sum;
-	struct krun kr;      /* the job's kernels (A/B: several, run interleaved) */
-	struct imgrun img;   /* the job's disk image, when it names one */
-	json_t *stop;        /* the report's "stop": why a "precision" job stopped */
-	unsigned parallel;   /* guests at once (timing_parallel) */
-	char parallel_why[256];
-	/* Guarded by lock: runs, sum, stop, slots' state and booting; the report file. */
-	pthread_mutex_t lock;
-	pthread_cond_t cond; /* a slot finished */
-	pthread_mutex_t plock; /* progress lines whole */
-	struct run_slot *slots;
-	unsigned nslots, booting;
-};
-
-static void progress(const struct run_ctx *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void progress(const struct run_ctx *c, const char *fmt, ...)
+void run_progress(const struct run_ctx *c, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -184,9 +150,13 @@ static int write_report(struct run_ctx *c)
 	_cleanup_json_ json_t *rep = runreport_json(c->id, c->created, c->job, c->o->job_file,
 						     c->runs, c->sum->status);
 
-	if (rep && c->stop && json_object_set(rep, "stop", c->stop) < 0)
+	if (!rep || (c->stop && json_object_set(rep, "stop", c->stop) < 0))
 		return -ENOMEM;
-	return rep ? jsonio_write_file(c->sum->report, rep) : -ENOMEM;
+	/* What `lab run --resume` checks a report against. */
+	if (c->o->job_sha256 && json_object_set_new(json_object_get(rep, "job"), "sha256",
+						    json_string(c->o->job_sha256)) < 0)
+		return -ENOMEM;
+	return jsonio_write_file(c->sum->report, rep);
 }
 
 /* After a round of a "precision" job: whether to stop, and c->stop saying why once it does
@@ -210,10 +180,10 @@ static int precision_stop(struct run_ctx *c, unsigned rounds, double elapsed_s)
 		why = "max_boots";
 	else if (p->max_s > 0 && elapsed_s >= p->max_s)
 		why = "max_s";
-	progress(c, "precision after %u round(s): the widest 95%% interval is +-%.2f%% of its "
-		    "mean (%s), target +-%g%%%s%s", rounds, st.worst_pct,
-		 st.worst[0] ? st.worst : "no primary metric", p->ci_pct, why ? "; stopping: " : "",
-		 why ? why : "");
+	run_progress(c, "precision after %u round(s): the widest 95%% interval is +-%.2f%% of "
+			"its mean (%s), target +-%g%%%s%s", rounds, st.worst_pct,
+		     st.worst[0] ? st.worst : "no primary metric", p->ci_pct,
+		     why ? "; stopping: " : "", why ? why : "");
 	if (!why)
 		return 0;
 	json_decref(c->stop);
@@ -276,13 +246,22 @@ static int record_add(struct run_ctx *c, const struct run_record *rec, json_t *r
 	return write_report(c);
 }
 
+int run_record(struct run_ctx *c, const struct run_record *rec, json_t *rj)
+{
+	int r;
+
+	pthread_mutex_lock(&c->lock);
+	r = record_add(c, rec, rj);
+	pthread_mutex_unlock(&c->lock);
+	return r;
+}
+
 /* A run whose kernel could not be built: recorded (build-failure, with the log tail in
  * kernel.build), never booted. */
 static int record_unbooted(struct run_ctx *c, struct run_record *rec, struct krun_kernel *k)
 {
 	_cleanup_json_ json_t *kextra = krun_report(k, NULL);
 	json_t *rj;
-	int r;
 
 	rec->outcome = k->fail;
 	snprintf(rec->reason, sizeof(rec->reason), "%s", k->reason);
@@ -291,12 +270,9 @@ static int record_unbooted(struct run_ctx *c, struct run_record *rec, struct kru
 	rj = runreport_run_json(rec);
 	if (!rj)
 		return -ENOMEM;
-	progress(c, "run %u/%u: %s, not booted: %s", rec->index + 1, c->job->repeats * c->kr.n,
-		 outcome_name(rec->outcome), rec->reason);
-	pthread_mutex_lock(&c->lock);
-	r = record_add(c, rec, rj);
-	pthread_mutex_unlock(&c->lock);
-	return r;
+	run_progress(c, "run %u/%u: %s, not booted: %s", rec->index + 1,
+		     c->job->repeats * c->kr.n, outcome_name(rec->outcome), rec->reason);
+	return run_record(c, rec, rj);
 }
 
 /* Before a run: under a host-clock model wait (bounded) for a quiet host, since every cycle
@@ -313,11 +289,12 @@ static void noise_before(struct run_ctx *c, unsigned index, struct host_noise *n
 		if (r >= 0)
 			*quiet = r;
 		if (r == 0)
-			progress(c, "run %u: the host did not get quiet in %.0f s (other work is "
-				    "running); measuring anyway, the run is flagged",
-				 index + 1, *waited);
+			run_progress(c, "run %u: the host did not get quiet in %.0f s (other "
+					"work is running); measuring anyway, the run is flagged",
+				     index + 1, *waited);
 		else if (r > 0 && *waited > 1.5)
-			progress(c, "run %u: waited %.0f s for a quiet host", index + 1, *waited);
+			run_progress(c, "run %u: waited %.0f s for a quiet host", index + 1,
+				     *waited);
 		if (r >= 0)
 			return;
 	}
@@ -407,9 +384,9 @@ static int one_run(struct run_slot *s)
 		.keep_initrd = c->o->keep_initrd, .disk = disk, .why = why, .why_len = sizeof(why),
 	};
 	noise_before(c, index, &noise, &waited, &quiet);
-	progress(c, "run %u/%u: booting %s, %u vCPUs, %u nodes (%s)", index + 1, total,
-		 k->jk->label, c->job->topo.vcpus, c->job->topo.nr_nodes,
-		 timing_info(c->host.timing)->name);
+	run_progress(c, "run %u/%u: booting %s, %u vCPUs, %u nodes (%s)", index + 1, total,
+		     k->jk->label, c->job->topo.vcpus, c->job->topo.nr_nodes,
+		     timing_info(c->host.timing)->name);
 	mark_booting(s, 1);
 	r = c->img.on && !disk ? -EIO : boot_run(&c->vc, &bp, &res);
 	mark_booting(s, 0);
@@ -421,8 +398,8 @@ static int one_run(struct run_slot *s)
 		fill_record(&lim, &res, &rec);
 	}
 	if (c->img.on && rec.outcome != OUTCOME_OK && !(c->o->interrupt && *c->o->interrupt))
-		progress(c, "run %u/%u: %s; post-mortem of its disk with libguestfs", index + 1,
-			 total, outcome_name(rec.outcome));
+		run_progress(c, "run %u/%u: %s; post-mortem of its disk with libguestfs", index + 1,
+			     total, outcome_name(rec.outcome));
 	rec.image_extra = iextra = imgrun_after(&c->img, c->job, rec.outcome,
 						c->o->interrupt && *c->o->interrupt, dir, rel,
 						overlay);
@@ -434,12 +411,9 @@ static int one_run(struct run_slot *s)
 	boot_result_free(&res);
 	if (!rj)
 		return -ENOMEM;
-	progress(c, "run %u/%u: %s (%s) boot %.1f s, total %.1f s", index + 1, total,
-		 outcome_name(rec.outcome), rec.reason, rec.boot_s, rec.total_s);
-	pthread_mutex_lock(&c->lock);
-	r = record_add(c, &rec, rj);
-	pthread_mutex_unlock(&c->lock);
-	return r;
+	run_progress(c, "run %u/%u: %s (%s) boot %.1f s, total %.1f s", index + 1, total,
+		     outcome_name(rec.outcome), rec.reason, rec.boot_s, rec.total_s);
+	return run_record(c, &rec, rj);
 }
 
 static void *slot_main(void *arg)
@@ -478,7 +452,7 @@ static int setup_host(struct run_ctx *c, char *msg, size_t len)
 	/* When its cache of QEMU's capabilities is missing or stale (a fresh state directory, a
 	 * new QEMU) libvirt probes QEMU first: 10 s here once orphaned probes are reaped
 	 * (lab/virt/reap.h), 2 min 43 s while they were left as zombies. */
-	progress(c, "opening libvirt");
+	run_progress(c, "opening libvirt");
 	r = virt_open(&c->vc, c->o->uri, c->o->state_dir);
 	if (r < 0) {
 		snprintf(msg, len, "cannot open libvirt: %s",
@@ -492,7 +466,7 @@ static int setup_host(struct run_ctx *c, char *msg, size_t len)
 	/* A TCG timing model asked for needs no probe. */
 	req = c->o->timing != TIMING_AUTO ? c->o->timing : c->job->timing;
 	mode = req == TIMING_TCG || req == TIMING_ICOUNT ? ACCEL_FORCE_TCG : c->o->accel;
-	progress(c, "deciding KVM or TCG (cached per host after the first probe)");
+	run_progress(c, "deciding KVM or TCG (cached per host after the first probe)");
 	r = accel_decide(&c->vc, c->o->state_dir, c->kernel, c->runners, mode, c->o->interrupt,
 			 &v);
 	if (r < 0) {
@@ -515,8 +489,8 @@ static int setup_host(struct run_ctx *c, char *msg, size_t len)
 				       c->host.timing_reason, sizeof(c->host.timing_reason));
 	snprintf(c->host.accel, sizeof(c->host.accel), "%s",
 		 c->host.timing == TIMING_KVM ? "kvm" : "tcg");
-	progress(c, "accel %s: %s", c->host.accel, c->host.accel_reason);
-	progress(c, "timing model %s", c->host.timing_reason);
+	run_progress(c, "accel %s: %s", c->host.accel, c->host.accel_reason);
+	run_progress(c, "timing model %s", c->host.timing_reason);
 	return 0;
 }
 
@@ -564,7 +538,7 @@ static int build_image(struct run_ctx *c, char *msg, size_t len)
 
 	if (!c->img.on)
 		return 0;
-	progress(c, "image %s: %s", c->img.info.name, c->img.info.dir);
+	run_progress(c, "image %s: %s", c->img.info.name, c->img.info.dir);
 	r = imgrun_build(&c->img, !strcmp(c->host.accel, "kvm"), c->o->progress,
 			 c->o->progress_ud, &err);
 	if (r < 0)
@@ -578,6 +552,10 @@ static int prepare(struct run_ctx *c, char *msg, size_t len)
 	int r;
 
 	make_id(c);
+	if (c->o->resume && c->o->resume->id[0]) { /* the same report, continued */
+		snprintf(c->id, sizeof(c->id), "%s", c->o->resume->id);
+		snprintf(c->created, sizeof(c->created), "%s", c->o->resume->created);
+	}
 	if (c->o->out_dir)
 		snprintf(c->sum->out_dir, sizeof(c->sum->out_dir), "%s", c->o->out_dir);
 	else
@@ -589,7 +567,9 @@ static int prepare(struct run_ctx *c, char *msg, size_t len)
 		return r;
 	}
 	c->runners = initramfs_runners_dir();
-	c->runs = json_array();
+	c->runs = c->o->resume ? json_copy(c->o->resume->runs) : json_array();
+	if (c->o->resume)
+		runresume_count(c->o->resume, &c->sum->runs, &c->sum->ok, &c->sum->status);
 	if (!c->runners || !c->runs)
 		return -ENOMEM;
 	r = resolve_image(c, &err);
@@ -636,7 +616,7 @@ static void choose_parallel(struct run_ctx *c)
 				      sizeof(c->parallel_why));
 	/* Said when it is news: more than one at once, or fewer than asked. */
 	if (c->parallel > 1 || asked > 1)
-		progress(c, "%s", c->parallel_why);
+		run_progress(c, "%s", c->parallel_why);
 }
 
 /* Under c->lock: slots that finished are joined; *err keeps the first lab error. */
@@ -715,10 +695,18 @@ static int run_all(struct run_ctx *c, char *msg, size_t msglen)
 	for (unsigned i = 0; i < c->nslots; i++)
 		c->slots[i] = (struct run_slot){ .c = c, .index = i, .repeat = i / c->kr.n,
 						 .k = &c->kr.k[i % c->kr.n] };
+	if ((r = resume_slots(c)) < 0) {
+		snprintf(msg, msglen, "cannot write %s: %s", c->sum->report, strerror(-r));
+		return r;
+	}
 	pthread_mutex_lock(&c->lock);
 	for (;;) {
 		while (!err && !stopping && next < c->nslots && running < c->parallel &&
 		       round_needed(c, next / c->kr.n, done) && !(o->interrupt && *o->interrupt)) {
+			if (c->slots[next].started) { /* kept or interrupted (resume_slots) */
+				next++;
+				continue;
+			}
 			r = slot_start(&c->slots[next]);
 			if (r < 0) {
 				err = r;

@@ -10,6 +10,8 @@
 #include "stage/accel.h"
 #include "util/progress.h"
 
+struct runresume; /* core/runresume.h */
+
 struct run_opts {
 	const char *job_file;
 	const char *out_dir;      /* NULL: reports/<id> */
@@ -24,6 +26,12 @@ struct run_opts {
 	int comparison;           /* the runs are one side of a comparison made elsewhere (a
 				   * bisection step): the timing model is chosen as for an A/B job */
 	volatile sig_atomic_t *interrupt;
+	/* `lab run --resume`: what becomes of each run (core/runresume.h): the earlier report's
+	 * runs kept as they are and never run again, the ones under way when the lab was stopped
+	 * recorded as interrupted, the others run; its id and created time kept.  NULL: a
+	 * fresh run. */
+	const struct runresume *resume;
+	const char *job_sha256;   /* the report's job.sha256 (runresume_job_sha256); NULL: none */
 	/* Progress for people; the module itself never prints. */
 	progress_fn *progress;
 	void *progress_ud;

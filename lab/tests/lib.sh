@@ -63,6 +63,19 @@ explain_runs() {
 	done
 }
 
+# it_init: what an integration test (lab/tests/integration/*.sh) starts with: $lab (the build's,
+# B=build-x picks another), $tmp (removed on exit) and LAB_STATE_DIR (default: the tests'
+# shared one).
+it_init() {
+	lab=${B:-build}/lab
+	tmp=$(mktemp -d /tmp/numalab-it.XXXXXX)
+	trap 'rm -rf "$tmp"' EXIT
+	export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
+}
+# no_qemu: no guest of this state dir is running (QEMU's command line names the embedded root):
+# other labs on the same host are not ours to judge.
+no_qemu() { ! pgrep -f "guest=numalab-.*$LAB_STATE_DIR/libvirt" >/dev/null; }
+
 # finish [STATUS]: the plan and the closing line, then exit: with STATUS when given, else 0
 # when every check passed and 1 otherwise.
 finish() {

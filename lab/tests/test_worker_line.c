@@ -23,6 +23,11 @@ static const struct line_case cases[] = {
 	{ "lab: run 1/2: build-failure, not booted: patch 0001 does not apply", "run-ended",
 	  "{\"index\":0,\"reason\":\"not booted: patch 0001 does not apply\","
 	  "\"status\":\"build-failure\",\"total\":2}" },
+	{ "lab: run 2/3: infra-error, not run again: interrupted: the lab was stopped", "run-ended",
+	  "{\"index\":1,\"reason\":\"not run again: interrupted: the lab was stopped\","
+	  "\"status\":\"infra-error\",\"total\":3}" },
+	{ "lab: run 1/3: kept from the earlier report", "progress",
+	  "{\"msg\":\"run 1/3: kept from the earlier report\"}" },
 	{ "lab: opening libvirt", "progress", "{\"msg\":\"opening libvirt\"}" },
 	{ "lab: run 1: the host did not get quiet in 60 s", "progress",
 	  "{\"msg\":\"run 1: the host did not get quiet in 60 s\"}" },

@@ -4,14 +4,8 @@
 set -u
 cd "$(dirname "$0")/../../.."
 . lab/tests/lib.sh
-lab=${B:-build}/lab
-tmp=$(mktemp -d /tmp/numalab-it.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+it_init
 jqr() { jq -e "$2" "$1/report.json"; }
-export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
-# Guests of this state dir only (QEMU's command line names the embedded root): other labs on
-# the same host are not ours to judge.
-no_qemu() { ! pgrep -f "guest=numalab-.*$LAB_STATE_DIR/libvirt" >/dev/null; }
 
 # A fresh state directory: libvirt probes QEMU's capabilities on the first connection, and the
 # lab, as subreaper, must reap the probe processes at once (lab/virt/reap.h); left as zombies

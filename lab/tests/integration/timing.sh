@@ -11,12 +11,8 @@
 set -u
 cd "$(dirname "$0")/../../.."
 . lab/tests/lib.sh
-lab=${B:-build}/lab
-tmp=$(mktemp -d /tmp/numalab-it.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+it_init
 jqr() { jq -e "$2" "$1/report.json"; }
-export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
-no_qemu() { ! pgrep -f "guest=numalab-.*$LAB_STATE_DIR/libvirt" >/dev/null; }
 
 $lab run lab/tests/data/jobs/icount.json --parallel 2 --out "$tmp/ic" >"$tmp/ic.out" 2>"$tmp/ic.err"
 ok $? "icount job: two boots side by side exit 0"
