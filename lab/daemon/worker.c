@@ -141,7 +141,8 @@ static void worker_run(struct worker *w, int64_t id)
 	snprintf(out_dir, sizeof(out_dir), "%s",
 		 json_string_value(json_object_get(info, "out_dir")));
 	/* The API wrote job.json beside the report directory. */
-	snprintf(jobfile, sizeof(jobfile), "%s/../job.json", out_dir);
+	_cleanup_free_ char *jobdir = fs_dirname(out_dir);
+	snprintf(jobfile, sizeof(jobfile), "%s/job.json", jobdir ? jobdir : ".");
 	interrupted_arg(w, id, intr, sizeof(intr));
 	char *argv[12] = { (char *)w->lab_exe, "run", jobfile, "--out", out_dir, "--state",
 			   (char *)w->state_dir, "--resume", NULL };

@@ -110,11 +110,12 @@ for _ in $(seq 300); do
 	sleep 0.5
 done
 sleep 3 # its second guest is booting
+kdir=$(api "http://labd/v1/jobs/$kid" | jq -r .out_dir)
 kill -9 "$labd_pid"
 wait "$labd_pid" 2>/dev/null
 sleep 3
 check "SIGKILL: no guest of the killed labd left" no_qemu_of "$state"
-run0=$(jq -c '.runs[0]' "$state"/labd/jobs/*/report/report.json 2>/dev/null | tail -1)
+run0=$(jq -c '.runs[0]' "$kdir/report.json" 2>/dev/null)
 start_labd "$state"
 ok $? "labd starts again"
 check "... and says it queued the cut-short job again" grep -q "cut short by the last labd" "$tmp/labd.log"
@@ -175,12 +176,14 @@ state2=$tmp/state2
 mkdir -p "$state2"
 start_labd "$state2" --lab "$fake"
 ok $? "labd with a stand-in lab starts"
+subs=()
 for i in $(seq 50); do
 	jq --arg n "c$i" '.name = $n' configs/quick.json |
 		curl -s -o "$tmp/sub-$i.json" -w '%{http_code}\n' --unix-socket "$sock" \
 			--data-binary @- http://labd/v1/jobs >"$tmp/code-$i" &
+	subs+=($!)
 done
-wait
+wait "${subs[@]}" # not labd, which runs in the background too
 check "50 concurrent submissions: all 201" bash -c "cat $tmp/code-* | sort -u | tr -d '\n' | grep -qx 201"
 check "... 50 distinct ids" test "$(cat "$tmp"/sub-*.json | jq -r .id | sort -u | wc -l)" = 50
 for _ in $(seq 120); do
