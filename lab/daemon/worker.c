@@ -13,7 +13,8 @@
 #include "util/fs.h"
 #include "util/spawn.h"
 
-#define WORKER_IDLE_WAIT_S 1.0
+/* Idle, the worker sleeps until an event: a submission adds one, and so does worker_stop. */
+#define WORKER_IDLE_WAIT_S 300.0
 #define WORKER_CANCEL_POLL_S 0.5
 #define LINE_PREFIX "lab: "
 
@@ -88,18 +89,30 @@ static void worker_on_line(void *ud, const char *line)
 	fprintf(stderr, "labd: job %lld: %s\n", (long long)w->job, line);
 }
 
-/* Watches for a cancel of the job under way and for the end of the grace period. */
+/* Watches for a cancel of the job under way and for the end of the grace period; woken at
+ * once when the job ends (worker_run). */
 static void *worker_watch(void *arg)
 {
 	struct worker *w = arg;
-	struct timespec ts = { 0, (long)(WORKER_CANCEL_POLL_S * 1e9) };
 
+	pthread_mutex_lock(&w->wlock);
 	while (w->current > 0 && !w->interrupt) {
+		struct timespec ts;
+
 		if (queue_cancel_requested(w->q, w->current) == 1 ||
-		    (w->stopping && clock_now_s() >= w->stop_at))
+		    (w->stopping && clock_now_s() >= w->stop_at)) {
 			w->interrupt = 1;
-		nanosleep(&ts, NULL);
+			break;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += (long)(WORKER_CANCEL_POLL_S * 1e9);
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&w->wcond, &w->wlock, &ts);
 	}
+	pthread_mutex_unlock(&w->wlock);
 	return NULL;
 }
 
@@ -161,7 +174,10 @@ static void worker_run(struct worker *w, int64_t id)
 		intr[0] ? "; runs cut short before, not run again: " : "", intr);
 	watching = pthread_create(&watch, NULL, worker_watch, w) == 0;
 	r = spawn_run(&s, &st);
+	pthread_mutex_lock(&w->wlock);
 	w->current = 0;
+	pthread_cond_signal(&w->wcond);
+	pthread_mutex_unlock(&w->wlock);
 	if (watching)
 		pthread_join(watch, NULL);
 	if (w->stopping && w->interrupt) {
@@ -183,6 +199,18 @@ static void worker_run(struct worker *w, int64_t id)
 	fprintf(stderr, "labd: job %lld: %s (exit %d)\n", (long long)id, queue_state_name(end), st);
 }
 
+/* The highest sequence number in the event log, 0 when unknown. */
+static int64_t worker_last_seq(struct worker *w)
+{
+	struct lab_error err = { 0 };
+	int64_t last = 0;
+	json_t *ev = NULL;
+
+	queue_events(w->q, INT64_MAX - 1, 0, 1, &ev, &last, &err);
+	json_decref(ev);
+	return last;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -190,29 +218,36 @@ static void *worker_main(void *arg)
 	while (!w->stopping) {
 		_cleanup_json_ json_t *job = NULL;
 		struct lab_error err = { 0 };
-		int64_t id = 0, last = 0;
-		json_t *ev = NULL;
+		/* Read before the claim: a job submitted after it is an event after this. */
+		int64_t id = 0, last = worker_last_seq(w);
 		int r = queue_claim(w->q, &id, &job, &err);
 
 		if (r == 0) {
 			worker_run(w, id);
 			continue;
 		}
-		if (r != -ENOENT)
+		if (r != -ENOENT) {
 			fprintf(stderr, "labd: the queue: %s\n", err.msg[0] ? err.msg : strerror(-r));
-		/* Nothing queued: wait for the next event (a submission is one). */
-		if (queue_events(w->q, INT64_MAX - 1, 0, 1, &ev, &last, &err) == 0)
-			queue_wait(w->q, last, WORKER_IDLE_WAIT_S);
-		else
 			sleep(1);
-		json_decref(ev);
+			continue;
+		}
+		if (queue_wait(w->q, last, WORKER_IDLE_WAIT_S) < 0)
+			sleep(1);
 	}
 	return NULL;
 }
 
 int worker_start(struct worker *w)
 {
-	int r = pthread_create(&w->thread, NULL, worker_main, w);
+	pthread_condattr_t ca;
+	int r;
+
+	pthread_mutex_init(&w->wlock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->wcond, &ca);
+	pthread_condattr_destroy(&ca);
+	r = pthread_create(&w->thread, NULL, worker_main, w);
 	if (r != 0)
 		return -r;
 	w->started = 1;
@@ -223,10 +258,17 @@ void worker_stop(struct worker *w)
 {
 	if (!w->started)
 		return;
+	struct lab_error err = { 0 };
+
 	w->stop_at = clock_now_s() + w->grace_s;
 	w->stopping = 1;
+	/* An event of the daemon's own wakes an idle worker at once (and says when labd
+	 * stopped in the log). */
+	queue_event(w->q, 0, "stopping", NULL, NULL, &err);
 	pthread_join(w->thread, NULL);
 	w->started = 0;
+	pthread_cond_destroy(&w->wcond);
+	pthread_mutex_destroy(&w->wlock);
 }
 
 int64_t worker_current(void *w)

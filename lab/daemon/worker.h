@@ -22,6 +22,8 @@ struct worker {
 	double stop_at;                  /* when stopping: the end of the grace period */
 	volatile sig_atomic_t interrupt; /* interrupts the child `lab run` */
 	volatile int64_t current;        /* the job under way, 0 none */
+	pthread_mutex_t wlock;           /* with wcond: the watcher learns at once that the job */
+	pthread_cond_t wcond;            /* under way ended */
 	int64_t job;                     /* for the line parser: the job being run */
 	unsigned runs_ended;
 };

@@ -123,6 +123,7 @@ s=$(wait_job "$kid" 400)
 check "the job finished after the restart ($s)" test "$s" = done
 api "http://labd/v1/jobs/$kid/report" >"$tmp/kill.json"
 check "three runs: 0 ok, 1 interrupted (not run again), 2 ok" jq -e '[.runs[] | .status] == ["ok", "infra-error", "ok"] and (.runs[1].reason | test("interrupted"))' "$tmp/kill.json"
+jq -r '.runs[] | "# run \(.index): \(.status): \(.reason)"' "$tmp/kill.json" | grep -v '^# run [02]: ok:'
 jq -c '.runs[0]' "$tmp/kill.json" >"$tmp/run0.after"
 check "run 0 kept as it was (not run twice)" cmp -s "$tmp/run0.before" "$tmp/run0.after"
 cmp -s "$tmp/run0.before" "$tmp/run0.after" || diff <(jq . "$tmp/run0.before") <(jq . "$tmp/run0.after") | head -10 | sed 's/^/# /' 
