@@ -2,10 +2,11 @@
 # Integration: labd on a temporary socket and state directory.  A real job (configs/quick.json,
 # a real guest) submitted and finished; labd SIGKILLed while a 3-run job boots its second
 # guest, then started again: no guest left, the cut-short run recorded as interrupted, the job
-# finished with its next run, no run lost or run twice; malformed and oversized requests; the
-# socket's mode; SIGTERM.  The 50 concurrent submissions run through a stand-in for `lab run`
-# (labd --lab): what is tested there is the queue (all accepted, each run exactly once), not
-# the guests, and 50 real guests would take 15 minutes.  TAP; ends with "N passed, N failed".
+# finished with its next run, no run lost or run twice; a running job cancelled; SIGTERM mid-run
+# and a restart; malformed and oversized requests; the socket's mode; TCP with a token.  The
+# 50 concurrent submissions run through a stand-in for `lab run` (labd --lab): what is tested
+# there is the queue (all accepted, each run exactly once), not the guests, and 50 real guests
+# would take 15 minutes.  TAP; ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../../.."
 . lab/tests/lib.sh
@@ -130,7 +131,48 @@ cmp -s "$tmp/run0.before" "$tmp/run0.after" || diff <(jq . "$tmp/run0.before") <
 api "http://labd/v1/events?job=$kid" >"$tmp/kev.json"
 check "the event log: the interruption with run 1, each run started once after it" jq -e '([.events[] | select(.type == "interrupted")][0].data.runs == [1]) and ([.events[] | select(.type == "run-started") | .data.index] | group_by(.) | map(length) | max == 1)' "$tmp/kev.json"
 
-# 5. SIGTERM: stops accepting, exits 0, removes its socket.
+# 5. Cancel a running job: its guest is destroyed, the job ends cancelled.
+jq '.repeats = 2 | .name = "labd-cancel"' configs/quick.json >"$tmp/cancel.json"
+c=$(code POST /v1/jobs --data-binary @"$tmp/cancel.json")
+cid=$(jq -r .id "$tmp/body")
+for _ in $(seq 300); do
+	api "http://labd/v1/events?job=$cid" | jq -e '[.events[] | select(.type == "run-started")] | length > 0' >/dev/null && break
+	sleep 0.5
+done
+sleep 3
+c=$(code POST "/v1/jobs/$cid/cancel")
+check "cancel of a running job: 200, still running until its guest is gone ($c)" bash -c "test $c = 200 && jq -e '.state == \"running\" and .cancel_requested' $tmp/body"
+s=$(wait_job "$cid" 60)
+check "... then cancelled ($s)" test "$s" = cancelled
+check "... no guest left" no_qemu_of "$state"
+c=$(code POST "/v1/jobs/$cid/cancel")
+check "cancel of an ended job: 409 ($c)" test "$c" = 409
+
+# 6. SIGTERM mid-run with no grace: the run is interrupted, labd exits 0, and the job goes on
+# with its next run when labd starts again.
+kill -TERM "$labd_pid"
+wait "$labd_pid"
+start_labd "$state" --grace 0
+jq '.repeats = 2 | .name = "labd-term"' configs/quick.json >"$tmp/term.json"
+c=$(code POST /v1/jobs --data-binary @"$tmp/term.json")
+tid=$(jq -r .id "$tmp/body")
+for _ in $(seq 300); do
+	api "http://labd/v1/events?job=$tid" | jq -e '[.events[] | select(.type == "run-started")] | length > 0' >/dev/null && break
+	sleep 0.5
+done
+sleep 3
+kill -TERM "$labd_pid"
+wait "$labd_pid"
+ok $? "SIGTERM mid-run (--grace 0): labd exits 0"
+check "... no guest left" no_qemu_of "$state"
+start_labd "$state"
+s=$(wait_job "$tid" 300)
+check "the job went on after the restart: done ($s)" test "$s" = done
+api "http://labd/v1/jobs/$tid/report" >"$tmp/term-r.json"
+check "run 0 interrupted by the signal, run 1 ok" jq -e '[.runs[] | .status] == ["infra-error", "ok"] and (.runs[0].reason | test("interrupted"))' "$tmp/term-r.json"
+jq -r '.runs[] | "# run \(.index): \(.status): \(.reason)"' "$tmp/term-r.json" | grep -v '^# run 1: ok:'
+
+# 7. SIGTERM: stops accepting, exits 0, removes its socket.
 kill -TERM "$labd_pid"
 wait "$labd_pid"
 ok $? "SIGTERM: labd exits 0"
@@ -140,7 +182,7 @@ rc=$?
 check "lab queue against a stopped daemon: exit 1 ($rc), at once" test "$rc" = 1
 check "... saying labd is not running" grep -q "not running" "$tmp/q.err"
 
-# 6. TCP only with a bearer token from a 0600 file.
+# 8. TCP only with a bearer token from a 0600 file.
 state3=$tmp/state3
 mkdir -p "$state3"
 port=$((20000 + RANDOM % 20000))
@@ -161,7 +203,7 @@ check "TCP with the token: 200 ($c)" test "$c" = 200
 kill -TERM "$labd_pid"
 wait "$labd_pid"
 
-# 7. 50 concurrent submissions through a stand-in `lab run` (see the top).
+# 9. 50 concurrent submissions through a stand-in `lab run` (see the top).
 fake=$tmp/fake-lab
 cat >"$fake" <<'EOF'
 #!/usr/bin/env bash
