@@ -44,6 +44,16 @@ wait_job() {
 	done
 	echo "$s"; return 1
 }
+# booting ID INDEX: until run INDEX of job ID started, then 3 s more (its guest is booting).
+booting() {
+	for _ in $(seq 300); do
+		api "http://labd/v1/events?job=$1" | jq -e --argjson i "$2" \
+			'[.events[] | select(.type == "run-started" and .data.index == $i)] | length > 0' \
+			>/dev/null && break
+		sleep 0.5
+	done
+	sleep 3
+}
 no_qemu_of() { ! pgrep -f "guest=numalab-.*$1/libvirt" >/dev/null; }
 
 # 1. Start, health, the socket's mode.
@@ -106,11 +116,7 @@ jq '.repeats = 3 | .name = "labd-kill"' configs/quick.json >"$tmp/three.json"
 c=$(code POST /v1/jobs --data-binary @"$tmp/three.json")
 kid=$(jq -r .id "$tmp/body")
 check "a 3-run job accepted ($c)" test "$c" = 201
-for _ in $(seq 300); do
-	api "http://labd/v1/events?job=$kid" | jq -e '[.events[] | select(.type == "run-started" and .data.index == 1)] | length > 0' >/dev/null && break
-	sleep 0.5
-done
-sleep 3 # its second guest is booting
+booting "$kid" 1 # its second guest
 kdir=$(api "http://labd/v1/jobs/$kid" | jq -r .out_dir)
 kill -9 "$labd_pid"
 wait "$labd_pid" 2>/dev/null
@@ -135,11 +141,7 @@ check "the event log: the interruption with run 1, each run started once after i
 jq '.repeats = 2 | .name = "labd-cancel"' configs/quick.json >"$tmp/cancel.json"
 c=$(code POST /v1/jobs --data-binary @"$tmp/cancel.json")
 cid=$(jq -r .id "$tmp/body")
-for _ in $(seq 300); do
-	api "http://labd/v1/events?job=$cid" | jq -e '[.events[] | select(.type == "run-started")] | length > 0' >/dev/null && break
-	sleep 0.5
-done
-sleep 3
+booting "$cid" 0
 c=$(code POST "/v1/jobs/$cid/cancel")
 check "cancel of a running job: 200, still running until its guest is gone ($c)" bash -c "test $c = 200 && jq -e '.state == \"running\" and .cancel_requested' $tmp/body"
 s=$(wait_job "$cid" 60)
@@ -156,11 +158,7 @@ start_labd "$state" --grace 0
 jq '.repeats = 2 | .name = "labd-term"' configs/quick.json >"$tmp/term.json"
 c=$(code POST /v1/jobs --data-binary @"$tmp/term.json")
 tid=$(jq -r .id "$tmp/body")
-for _ in $(seq 300); do
-	api "http://labd/v1/events?job=$tid" | jq -e '[.events[] | select(.type == "run-started")] | length > 0' >/dev/null && break
-	sleep 0.5
-done
-sleep 3
+booting "$tid" 0
 kill -TERM "$labd_pid"
 wait "$labd_pid"
 ok $? "SIGTERM mid-run (--grace 0): labd exits 0"
