@@ -10,8 +10,10 @@ BASE_PKGS=(build-essential pkg-config libjansson-dev libcurl4-openssl-dev cpio j
 BASE_PKGS+=(libgsl-dev python3-jsonschema chromium)
 # libsqlite3-dev: the history index of reports (lab/history/, `lab history`).
 BASE_PKGS+=(libsqlite3-dev)
-# libmicrohttpd-dev: labd's HTTP API (lab/daemon/api.c).
-BASE_PKGS+=(libmicrohttpd-dev)
+# libmicrohttpd-dev: labd's HTTP API (lab/daemon/api.c).  Tests only: curl speaks to labd's
+# socket in lab/tests/integration/labd.sh; groff-base, man-db and systemd check what
+# `make install` installs (lab/tests/test_install.sh: man pages, systemd-analyze verify).
+BASE_PKGS+=(libmicrohttpd-dev curl groff-base man-db systemd)
 # Kernel variants (kernels/): the offline 6.12 source (in bookworm's security suite; backports
 # has it too), what a kernel build needs, ccache, patch/git for patch series and git sources,
 # libssl-dev for the lab's sha256 (libcrypto), zlib1g-dev for the static agent reading
