@@ -59,27 +59,21 @@ static enum MHD_Result respond(struct MHD_Connection *conn, unsigned code, const
 	return r;
 }
 
-/* j is taken. */
+/* j is taken.  Out of memory, the connection is closed (MHD_NO): there is nothing to say it
+ * with. */
 static enum MHD_Result respond_json(struct MHD_Connection *conn, unsigned code, json_t *j)
 {
-	char *text = j ? json_dumps(j, JSON_FLAGS) : NULL;
-	size_t n;
+	_cleanup_free_ char *text = j ? json_dumps(j, JSON_FLAGS) : NULL;
+	size_t n = text ? strlen(text) : 0;
+	char *body = text ? malloc(n + 1) : NULL;
 
 	json_decref(j);
-	if (!text)
-		return respond(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "application/json",
-			       strdup("{\"error\":\"out of memory\",\"path\":null}\n"),
-			       strlen("{\"error\":\"out of memory\",\"path\":null}\n"));
-	n = strlen(text);
-	/* A newline ends the body, as every JSON text the lab writes. */
-	char *withnl = realloc(text, n + 2);
-	if (!withnl) {
-		free(text);
+	if (!body)
 		return MHD_NO;
-	}
-	withnl[n] = '\n';
-	withnl[n + 1] = '\0';
-	return respond(conn, code, "application/json", withnl, n + 1);
+	/* A newline ends the body, as every JSON text the lab writes. */
+	memcpy(body, text, n);
+	body[n] = '\n';
+	return respond(conn, code, "application/json", body, n + 1);
 }
 
 static enum MHD_Result respond_error(struct MHD_Connection *conn, unsigned code,
