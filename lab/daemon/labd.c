@@ -39,6 +39,12 @@ struct labd_args {
 	char state[PATH_MAX];
 };
 
+/* The worker's lines, on stderr: the journal under systemd. */
+static void labd_log(const char *line)
+{
+	fprintf(stderr, "labd: %s\n", line);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -286,7 +292,7 @@ static int labd_start(struct labd *d)
 		return fprintf(stderr, "labd: cannot listen on %s: %s\n", d->a.listen,
 			       strerror(-d->tcp_fd)), d->tcp_fd;
 	d->w = (struct worker){ .q = d->q, .lab_exe = d->lab, .state_dir = d->a.state,
-				.grace_s = d->a.grace_s };
+				.grace_s = d->a.grace_s, .log = labd_log };
 	d->ctx = (struct api_ctx){ .q = d->q, .state_dir = d->a.state, .jobs_dir = d->jobs,
 				   .lab_exe = d->lab, .version = LABD_VERSION,
 				   .current_job = worker_current, .ud = &d->w };

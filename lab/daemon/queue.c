@@ -558,6 +558,15 @@ static int events(struct queue *q, int64_t since, int64_t job, unsigned limit, j
 	return r < 0 ? r : last_seq(q, last, err);
 }
 
+int queue_last_seq(struct queue *q, int64_t *last, struct lab_error *err)
+{
+	int r = begin(q, err);
+
+	if (r < 0)
+		return r;
+	return end(q, last_seq(q, last, err), err);
+}
+
 int queue_events(struct queue *q, int64_t since, int64_t job, unsigned limit, json_t **out,
 		 int64_t *last, struct lab_error *err)
 {

@@ -92,6 +92,9 @@ int queue_event(struct queue *q, int64_t job, const char *type, const json_t *da
 int queue_events(struct queue *q, int64_t since, int64_t job, unsigned limit, json_t **out,
 		 int64_t *last, struct lab_error *err);
 
+/* The highest sequence number in the event log into *last (0 for an empty log). */
+int queue_last_seq(struct queue *q, int64_t *last, struct lab_error *err);
+
 /* After a restart: every job still "running" was cut short.  Each becomes queued again, with
  * an event "interrupted" {"runs": [I...]} saying which runs had started and not ended since
  * its latest "started" event (from its "run-started"/"run-ended" events, by their "index");

@@ -1,6 +1,7 @@
 /* labd's worker (worker.h). */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,20 @@ json_t *worker_line_event(const char *line, const char **type)
 			 (json_int_t)n, "status", status, "reason", p);
 }
 
+/* One line for labd's log through w->log (the worker itself never prints). */
+static void __attribute__((format(printf, 2, 3))) worker_log(struct worker *w, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	if (!w->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	w->log(line);
+}
+
 static void worker_on_line(void *ud, const char *line)
 {
 	struct worker *w = ud;
@@ -86,7 +101,7 @@ static void worker_on_line(void *ud, const char *line)
 			       -1, &err);
 	else if (!strcmp(type, "run-ended"))
 		queue_set_runs(w->q, w->job, -1, (int)++w->runs_ended, &err);
-	fprintf(stderr, "labd: job %lld: %s\n", (long long)w->job, line);
+	worker_log(w, "job %lld: %s", (long long)w->job, line);
 }
 
 /* Watches for a cancel of the job under way and for the end of the grace period; woken at
@@ -170,7 +185,7 @@ static void worker_run(struct worker *w, int64_t id)
 	w->runs_ended = 0;
 	w->interrupt = 0;
 	w->current = id;
-	fprintf(stderr, "labd: job %lld: started%s%s\n", (long long)id,
+	worker_log(w, "job %lld: started%s%s", (long long)id,
 		intr[0] ? "; runs cut short before, not run again: " : "", intr);
 	watching = pthread_create(&watch, NULL, worker_watch, w) == 0;
 	r = spawn_run(&s, &st);
@@ -182,7 +197,7 @@ static void worker_run(struct worker *w, int64_t id)
 		pthread_join(watch, NULL);
 	if (w->stopping && w->interrupt) {
 		/* Left "running": the next labd continues it with its next run. */
-		fprintf(stderr, "labd: job %lld: interrupted by shutdown\n", (long long)id);
+		worker_log(w, "job %lld: interrupted by shutdown", (long long)id);
 		return;
 	}
 	if (queue_cancel_requested(w->q, id) == 1) {
@@ -196,18 +211,17 @@ static void worker_run(struct worker *w, int64_t id)
 		why = s.tail_len ? s.tail : "lab run failed";
 	}
 	queue_finish(w->q, id, end, r < 0 ? -1 : st, why, &err);
-	fprintf(stderr, "labd: job %lld: %s (exit %d)\n", (long long)id, queue_state_name(end), st);
+	worker_log(w, "job %lld: %s (exit %d)", (long long)id, queue_state_name(end), st);
 }
 
-/* The highest sequence number in the event log, 0 when unknown. */
+/* The highest sequence number in the event log, 0 when unknown (the idle wait then ends at
+ * the first event, which is merely early). */
 static int64_t worker_last_seq(struct worker *w)
 {
-	struct lab_error err = { 0 };
 	int64_t last = 0;
-	json_t *ev = NULL;
 
-	queue_events(w->q, INT64_MAX - 1, 0, 1, &ev, &last, &err);
-	json_decref(ev);
+	if (queue_last_seq(w->q, &last, NULL) < 0)
+		return 0;
 	return last;
 }
 
@@ -227,7 +241,7 @@ static void *worker_main(void *arg)
 			continue;
 		}
 		if (r != -ENOENT) {
-			fprintf(stderr, "labd: the queue: %s\n", err.msg[0] ? err.msg : strerror(-r));
+			worker_log(w, "the queue: %s", err.msg[0] ? err.msg : strerror(-r));
 			sleep(1);
 			continue;
 		}
