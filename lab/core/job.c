@@ -322,7 +322,8 @@ static int job_parse(const json_t *j, job_topology_loader load, void *userdata, 
 	    (r = parse_debug(j, job, err)) < 0 || (r = job_parse_image(j, job, err)) < 0 ||
 	    (r = parse_timing(j, job, err)) < 0 || (r = parse_precision(j, job, err)) < 0 ||
 	    (r = parse_parallel(j, job, err)) < 0 ||
-	    (r = knobs_parse(json_object_get(j, "knobs"), &job->topo, &job->knobs, err)) < 0)
+	    (r = knobs_parse(json_object_get(j, "knobs"), &job->topo, &job->knobs, err)) < 0 ||
+	    (r = job_merge_knobs(job)) < 0)
 		return r;
 	/* A topology without a name of its own is called by its reference's base name. */
 	if (!job->topo.name[0]) {
@@ -366,6 +367,10 @@ void job_free(struct job *job)
 	for (unsigned i = 0; job->workloads && i < job->nr_workloads; i++)
 		json_decref(job->workloads[i].params);
 	free(job->workloads);
+	for (unsigned i = 0; job->kernels && i < job->nr_kernels; i++) {
+		json_decref(job->kernels[i].own_knobs);
+		json_decref(job->kernels[i].knobs);
+	}
 	free(job->kernels);
 	json_decref(job->knobs);
 	topology_free(&job->topo);
@@ -376,14 +381,15 @@ void job_free(struct job *job)
  * (lab/stage/run.c, run_limits_get). */
 #define GUEST_HEARTBEAT_S 2
 
-json_t *job_guestjob(const struct job *job, const char *run_id, int online_after_boot)
+json_t *job_guestjob(const struct job *job, const struct job_kernel *k, const char *run_id,
+		     int online_after_boot)
 {
 	struct guestjob gj = {
 		.run_id = run_id, .fault = job->fault, .heartbeat_s = GUEST_HEARTBEAT_S,
 		.fault_after = job->fault_after_workloads ? FAULT_AFTER_WORKLOADS
 							  : FAULT_AFTER_HELLO,
 		/* knobs: applied by the agent before the workloads (runners/rt_knobs.c). */
-		.knobs = job->knobs,
+		.knobs = job_kernel_knobs(job, k),
 		/* The CPUs boot_cmdline() held back with maxcpus=, onlined by the agent. */
 		.online_after_boot = online_after_boot,
 		.nr_workloads = job->nr_workloads,

@@ -33,6 +33,12 @@ struct job_kernel {
 	char variant[PATH_MAX];  /* a variant name or path, as written; "" for an image */
 	char cmdline[1024];      /* extra kernel command-line arguments */
 	char path[32];           /* its JSON path, "kernel" or "kernels[i]", for errors */
+	/* "knobs" of this entry (normalised; NULL: none), and the knobs its runs get: the job's
+	 * with these over them (knobs_merge; NULL: none, or the job's when knobs is NULL but
+	 * the job has some).  Entries of one kernel with different knobs make knob sets an A/B
+	 * axis: each its own label, runs interleaved as for kernels. */
+	json_t *own_knobs;
+	json_t *knobs;
 };
 
 #define JOB_MAX_COLLECT 32
@@ -88,11 +94,25 @@ typedef int (*job_topology_loader)(const char *ref, void *userdata, json_t **out
 int job_from_json(const json_t *j, job_topology_loader load, void *userdata, struct job *job,
 		  struct lab_error *err);
 void job_free(struct job *job);
-/* Parse "kernel" (one) or "kernels" (an A/B list) into job->kernels (lab/core/job_kernel.c). */
+/* Parse "kernel" (one) or "kernels" (an A/B list) into job->kernels (lab/core/job_kernel.c);
+ * needs job->topo (an entry's "knobs" are checked against it). */
 int job_parse_kernels(const json_t *j, struct job *job, struct lab_error *err);
-/* The guest job of one run of job (lab/proto/guestjob.h): its workloads (timeout_s given or
- * JOB_DEFAULT_WORKLOAD_TIMEOUT_S), knobs, debug fault and perf events; online_after_boot as
+/* Each kernel's knobs: job->knobs with its own over them (after both were parsed). */
+int job_merge_knobs(struct job *job);
+/* The knobs the runs of kernel k get (may be NULL: none). */
+const json_t *job_kernel_knobs(const struct job *job, const struct job_kernel *k);
+/* Which of job->kernels run `index` boots: runs go A B A B (drift of a shared machine hits
+ * every variant alike), so index % nr_kernels. */
+unsigned job_run_kernel(const struct job *job, unsigned index);
+/* The runs of job in order (repeats rounds of every kernel): [{"index", "repeat", "label",
+ * "variant" | "image", "cmdline"?, "knobs"?}] with the knobs each run's guest gets.  A new
+ * reference, NULL when out of memory.  (A "precision" job may stop after fewer rounds.) */
+json_t *job_plan_json(const struct job *job);
+/* The guest job of one run of job on kernel k (lab/proto/guestjob.h; k NULL: the job's knobs
+ * alone): its workloads (timeout_s given or JOB_DEFAULT_WORKLOAD_TIMEOUT_S), k's knobs
+ * (job_kernel_knobs), debug fault and perf events; online_after_boot as
  * boot_online_after() decided.  A new reference, or NULL when out of memory. */
-json_t *job_guestjob(const struct job *job, const char *run_id, int online_after_boot);
+json_t *job_guestjob(const struct job *job, const struct job_kernel *k, const char *run_id,
+		     int online_after_boot);
 /* Parse "image" (optional) into job->image (lab/core/job_image.c). */
 int job_parse_image(const json_t *j, struct job *job, struct lab_error *err);

@@ -1,17 +1,20 @@
 /* The kernels of a job: "kernel": {...} (one) or "kernels": [{...}, ...] (A/B, run
  * interleaved).  Each is {"image": PATH} (prebuilt) or {"variant": NAME} (kernels/NAME.json,
- * built by the lab), with optional "cmdline" and "name" (the label reports use).  Pure. */
+ * built by the lab), with optional "cmdline", "name" (the label reports use) and "knobs"
+ * (over the job's: the same kernel twice with different knobs is a knob-set A/B).  Pure. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/job.h"
+#include "core/knobs.h"
 #include "core/kvariant.h"
+#include "util/cleanup.h"
 #include "util/jsonpath.h"
 #include "util/text.h"
 
-static const char *const kernel_keys[] = {"image", "variant", "cmdline", "name", NULL};
+static const char *const kernel_keys[] = {"image", "variant", "cmdline", "name", "knobs", NULL};
 
 /* An optional string member: non-empty, no control characters, shorter than len. */
 static int opt_str(const json_t *k, const char *key, const char *prefix, char *out, size_t len,
@@ -77,8 +80,8 @@ static void default_label(struct job_kernel *k)
 	snprintf(k->label, sizeof(k->label), "%.*s", (int)(n < 63 ? n : 63), base);
 }
 
-static int parse_one(const json_t *k, const char *path, struct job_kernel *out,
-		     struct lab_error *err)
+static int parse_one(const json_t *k, const char *path, const struct topology *topo,
+		     struct job_kernel *out, struct lab_error *err)
 {
 	char p[JSONPATH_LEN];
 	int r;
@@ -95,6 +98,9 @@ static int parse_one(const json_t *k, const char *path, struct job_kernel *out,
 	    (r = opt_str(k, "variant", path, out->variant, sizeof(out->variant), err)) < 0 ||
 	    (r = opt_str(k, "name", path, out->label, sizeof(out->label), err)) < 0 ||
 	    (r = parse_cmdline(k, path, out, err)) < 0)
+		return r;
+	jsonpath_key(p, sizeof(p), path, "knobs");
+	if ((r = knobs_parse_at(json_object_get(k, "knobs"), topo, p, &out->own_knobs, err)) < 0)
 		return r;
 	if (out->variant[0] && !variant_ref_ok(out->variant)) {
 		jsonpath_key(p, sizeof(p), path, "variant");
@@ -127,7 +133,8 @@ static int parse_list(const json_t *a, struct job *job, struct lab_error *err)
 		int r;
 
 		jsonpath_index(path, sizeof(path), "kernels", i);
-		if ((r = parse_one(json_array_get(a, i), path, &job->kernels[i], err)) < 0)
+		if ((r = parse_one(json_array_get(a, i), path, &job->topo, &job->kernels[i],
+				   err)) < 0)
 			return r;
 		for (size_t k = 0; k < i; k++)
 			if (!strcmp(job->kernels[k].label, job->kernels[i].label))
@@ -152,5 +159,49 @@ int job_parse_kernels(const json_t *j, struct job *job, struct lab_error *err)
 	if (!job->kernels)
 		return -ENOMEM;
 	job->nr_kernels = 1;
-	return parse_one(k, "kernel", &job->kernels[0], err);
+	return parse_one(k, "kernel", &job->topo, &job->kernels[0], err);
+}
+
+int job_merge_knobs(struct job *job)
+{
+	for (unsigned i = 0; i < job->nr_kernels; i++) {
+		struct job_kernel *k = &job->kernels[i];
+		int r;
+
+		json_decref(k->knobs);
+		k->knobs = NULL;
+		if (k->own_knobs && (r = knobs_merge(job->knobs, k->own_knobs, &k->knobs)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+const json_t *job_kernel_knobs(const struct job *job, const struct job_kernel *k)
+{
+	return k && k->knobs ? k->knobs : job->knobs;
+}
+
+unsigned job_run_kernel(const struct job *job, unsigned index)
+{
+	return job->nr_kernels ? index % job->nr_kernels : 0;
+}
+
+json_t *job_plan_json(const struct job *job)
+{
+	_cleanup_json_ json_t *plan = json_array();
+	unsigned n = job->repeats * job->nr_kernels;
+
+	for (unsigned i = 0; plan && i < n; i++) {
+		const struct job_kernel *k = &job->kernels[job_run_kernel(job, i)];
+		json_t *e = json_pack("{s:I,s:I,s:s,s:s*,s:s*,s:s*,s:O*}", "index", (json_int_t)i,
+				      "repeat", (json_int_t)(i / job->nr_kernels), "label",
+				      k->label, "variant", k->variant[0] ? k->variant : NULL,
+				      "image", k->image[0] ? k->image : NULL, "cmdline",
+				      k->cmdline[0] ? k->cmdline : NULL, "knobs",
+				      job_kernel_knobs(job, k));
+
+		if (json_array_append_new(plan, e) < 0)
+			return NULL;
+	}
+	return TAKE_PTR(plan);
 }

@@ -14,3 +14,11 @@
  * NULL when there are no knobs.  Errors name the JSON path ("knobs.thp_enabled: ..."). */
 int knobs_parse(const json_t *v, const struct topology *topo, json_t **out,
 		struct lab_error *err);
+/* The same with errors named under prefix ("kernels[1].knobs.thp_enabled: ..."). */
+int knobs_parse_at(const json_t *v, const struct topology *topo, const char *prefix,
+		   json_t **out, struct lab_error *err);
+/* The knobs of one of a job's variants: the job's normalised knobs (may be NULL) with the
+ * variant's own (normalised, may be NULL) over them: a knob the variant sets replaces the
+ * job's, per size or per node where the knob has sizes or nodes; "required" holds the names
+ * of both.  *out: a new reference, NULL when neither has knobs. */
+int knobs_merge(const json_t *job_knobs, const json_t *own, json_t **out);

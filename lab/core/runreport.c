@@ -208,9 +208,10 @@ static json_t *job_kernels_json(const struct job *job)
 	for (unsigned i = 0; a && i < job->nr_kernels; i++) {
 		const struct job_kernel *k = &job->kernels[i];
 
-		json_array_append_new(a, json_pack("{s:s,s:s?,s:s?}", "label", k->label, "variant",
-						    k->variant[0] ? k->variant : NULL, "image",
-						    k->image[0] ? k->image : NULL));
+		json_array_append_new(a, json_pack("{s:s,s:s?,s:s?,s:O*}", "label", k->label,
+						    "variant", k->variant[0] ? k->variant : NULL,
+						    "image", k->image[0] ? k->image : NULL,
+						    "knobs", k->own_knobs));
 	}
 	return a;
 }

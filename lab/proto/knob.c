@@ -1,6 +1,7 @@
 #include "proto/knob.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "proto/words.h"
@@ -80,6 +81,19 @@ static int size_ok(const char *s)
 	return n >= 3 && n <= 10 && d == n - 2 && d > 0 && s[0] != '0' && strcmp(s + d, "kB") == 0;
 }
 
+/* The sizes an x86-64 kernel with 4 KiB pages can have: orders 1 to PMD_ORDER (9), i.e.
+ * powers of two from 8kB to 2048kB (anonymous mTHP uses 16kB and up; 8kB is shmem's).
+ * Whether the guest's kernel has a size is only known in the guest: the agent reports a
+ * size whose directory is missing as "unsupported", naming it. */
+#define KNOB_SIZE_MIN_KB 8ul
+#define KNOB_SIZE_MAX_KB 2048ul
+static int size_known(const char *s)
+{
+	unsigned long kb = strtoul(s, NULL, 10);
+
+	return kb >= KNOB_SIZE_MIN_KB && kb <= KNOB_SIZE_MAX_KB && !(kb & (kb - 1));
+}
+
 static int check_sizes(const struct knob_def *k, const json_t *v, const char *path,
 		       struct lab_error *err)
 {
@@ -97,6 +111,10 @@ static int check_sizes(const struct knob_def *k, const json_t *v, const char *pa
 		jsonpath_key(p, sizeof(p), path, size);
 		if (!size_ok(size))
 			return error_set(err, p, "the size must look like \"64kB\"");
+		if (!size_known(size))
+			return error_set(err, p, "unknown size %s: sizes are powers of two from "
+					 "%lukB to %lukB (x86-64, 4 KiB pages)", size,
+					 KNOB_SIZE_MIN_KB, KNOB_SIZE_MAX_KB);
 		r = check_word(k, e, p, err);
 		if (r < 0)
 			return r;
@@ -148,7 +166,7 @@ int knob_check(const struct knob_def *k, const json_t *v, const char *path, unsi
 			 bool_ok ? "true, false or " : "", k->max, k->hint);
 }
 
-int knob_check_keys(const json_t *v, struct lab_error *err)
+int knob_check_keys(const json_t *v, const char *prefix, struct lab_error *err)
 {
 	const char *keys[NR_KNOBS + 2];
 
@@ -156,7 +174,7 @@ int knob_check_keys(const json_t *v, struct lab_error *err)
 		keys[i] = knobs[i].name;
 	keys[NR_KNOBS] = KNOB_REQUIRED;
 	keys[NR_KNOBS + 1] = NULL;
-	return jsonpath_check_object(v, "knobs", keys, err);
+	return jsonpath_check_object(v, prefix, keys, err);
 }
 
 static int check_required(const json_t *v, struct lab_error *err)
@@ -185,7 +203,7 @@ int knob_check_guest(const json_t *knobs_obj, struct lab_error *err)
 
 	if (!knobs_obj)
 		return 0;
-	r = knob_check_keys(knobs_obj, err);
+	r = knob_check_keys(knobs_obj, "knobs", err);
 	if (r < 0)
 		return r;
 	json_object_foreach((json_t *)knobs_obj, key, v) {

@@ -53,8 +53,9 @@ const struct knob_def *knob_at(size_t i);
  * with err set. */
 int knob_check(const struct knob_def *k, const json_t *v, const char *path, unsigned nr_nodes,
 	       struct lab_error *err);
-/* 0 when v is an object whose keys are knob names or "required"; else -EINVAL at "knobs". */
-int knob_check_keys(const json_t *v, struct lab_error *err);
+/* 0 when v is an object whose keys are knob names or "required"; else -EINVAL at prefix
+ * ("knobs", or "kernels[1].knobs" for a variant's own). */
+int knob_check_keys(const json_t *v, const char *prefix, struct lab_error *err);
 /* The guest job's "knobs" (may be NULL: none), as the host normalised it: known keys, values
  * as knob_check(.., 0, ..) says, "required" an array of knob names.  What the agent accepts
  * is all it will ever write into /sys and /proc. */

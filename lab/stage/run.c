@@ -366,7 +366,7 @@ static int one_run(struct run_slot *s)
 	run_host_memory(&rec.host.mem_total_mib, &rec.host.mem_available_mib);
 	run_limits_get(c->job, online ? BOOT_EARLY_CPUS : c->job->topo.vcpus, &lim);
 	run_limits_scale(c->job, c->host.timing, host_cpus_online(), &lim);
-	gj = job_guestjob(c->job, run_id, online);
+	gj = job_guestjob(c->job, k->jk, run_id, online);
 	if (!gj || !cmdline)
 		return -ENOMEM;
 	if (k->fail != OUTCOME_OK)
@@ -694,7 +694,7 @@ static int run_all(struct run_ctx *c, char *msg, size_t msglen)
 		return -ENOMEM;
 	for (unsigned i = 0; i < c->nslots; i++)
 		c->slots[i] = (struct run_slot){ .c = c, .index = i, .repeat = i / c->kr.n,
-						 .k = &c->kr.k[i % c->kr.n] };
+						 .k = &c->kr.k[job_run_kernel(c->job, i)] };
 	if ((r = resume_slots(c)) < 0) {
 		snprintf(msg, msglen, "cannot write %s: %s", c->sum->report, strerror(-r));
 		return r;

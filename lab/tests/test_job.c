@@ -127,6 +127,39 @@ static void run_dir(const char *rel, int want_ok)
 		run_case(d.dir, d.ents[i]->d_name, want_ok);
 }
 
+/* lab/tests/data/job-plan/NAME.json: the runs in order with each one's knobs (job_plan_json)
+ * must equal NAME.expected: knob sets interleave like kernels, a variant's knobs over the
+ * job's. */
+static void run_plans(void)
+{
+	_cleanup_json_dir_ struct testutil_json_dir d;
+
+	testutil_json_dir_open(&d, "lab/tests/data/job-plan");
+	if (!tap_ok(d.n > 0, "data directory %s has cases", d.dir))
+		return;
+	for (int i = 0; i < d.n; i++) {
+		const char *name = d.ents[i]->d_name;
+		_cleanup_free_ char *jpath = fs_join(d.dir, name);
+		_cleanup_free_ char *expected = testutil_read_expected(jpath, name);
+		_cleanup_json_ json_t *j = NULL, *plan = NULL;
+		struct lab_error err = {0};
+		struct job job;
+		int r;
+
+		memset(&job, 0, sizeof(job));
+		if (!expected)
+			continue;
+		r = jsonio_load_file(jpath, TESTUTIL_MAX_FILE, &j, &err);
+		if (r == 0)
+			r = job_from_json(j, test_loader, (void *)testutil_root(), &job, &err);
+		if (!tap_ok(r == 0, "%s: parses (%s: %s)", name, err.path, err.msg))
+			continue;
+		plan = job_plan_json(&job);
+		testutil_check_json(name, "plan", plan, expected);
+		job_free(&job);
+	}
+}
+
 /* Every shipped job file parses. */
 static void run_configs(void)
 {
@@ -211,6 +244,7 @@ int main(void)
 {
 	run_dir("lab/tests/data/job-errors", 0);
 	run_dir("lab/tests/data/job-ok", 1);
+	run_plans();
 	run_configs();
 	run_misc();
 	return tap_done();

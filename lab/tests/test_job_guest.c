@@ -71,7 +71,7 @@ static int one_job(const char *dir, const char *name)
 	    job_from_json(j, load_topo, NULL, &job, &err) < 0)
 		return 0; /* a job-error case: nothing to hand to a guest */
 	for (int online = 0; online <= 1; online++) {
-		_cleanup_json_ json_t *gj = job_guestjob(&job, "r-0", online);
+		_cleanup_json_ json_t *gj = job_guestjob(&job, NULL, "r-0", online);
 		struct guestjob v;
 		char line[1024] = "";
 
