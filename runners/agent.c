@@ -29,6 +29,7 @@
 #include "rt_capture.h"
 #include "rt_disk.h"
 #include "rt_kconfig.h"
+#include "rt_kmsg.h"
 #include "rt_knobs.h"
 #include "rt_online.h"
 #include "rt_perfstat.h"
@@ -431,9 +432,10 @@ static int agent_exit_code(int status)
 	return -1;
 }
 
-/* perf: the "perf_stat" object for the output (taken over), or NULL. */
+/* perf: the "perf_stat" object for the output, oom: the OOM killer's lines while it ran
+ * (rt_kmsg.h); both taken over, may be NULL. */
 static int agent_report(size_t idx, const char *name, int status, double wall,
-			struct rt_capture *c, const char *why, json_t *perf)
+			struct rt_capture *c, const char *why, json_t *perf, json_t *oom)
 {
 	json_t *output = why ? NULL : agent_parse_output(c, &why);
 	json_t *msg;
@@ -451,6 +453,10 @@ static int agent_report(size_t idx, const char *name, int status, double wall,
 		return agent_emit(NULL), 0;
 	if (why)
 		json_object_set_new(msg, "error", json_string(why));
+	if (WIFSIGNALED(status))
+		json_object_set_new(msg, "signal", json_integer(WTERMSIG(status)));
+	if (oom)
+		json_object_set_new(msg, "oom", oom);
 	r = rt_emit_line(agent_results, msg);
 	if (r == -EMSGSIZE) {
 		/* stderr is bounded, so only the runner's output can make the line too long. */
@@ -463,8 +469,8 @@ static int agent_report(size_t idx, const char *name, int status, double wall,
 		agent_log("results channel: %s", strerror(-r));
 	rt_disk_result(msg);
 	json_decref(msg);
-	agent_log("workload %zu (%s): exit %d, %.2f s%s%s", idx, name, agent_exit_code(status),
-		  wall, why ? ": " : "", why ? why : "");
+	agent_log("workload %zu (%s): exit %d, %.2f s%s%s%s", idx, name, agent_exit_code(status),
+		  wall, why ? ": " : "", why ? why : "", oom ? "; the OOM killer killed" : "");
 	return !why && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
@@ -474,7 +480,7 @@ static int agent_run_workload(const struct agent_job *job, size_t idx)
 	const struct guestjob_workload *w = &job->gj.workloads[idx];
 	struct rt_capture c = { 0 };
 	char **argv = NULL, perf_out[64];
-	int out_fd = -1, err_fd = -1, status = 0, ok = 0, perf = 0, r;
+	int out_fd = -1, err_fd = -1, status = 0, ok = 0, perf = 0, kmsg, r;
 	double wall = 0;
 	pid_t pid = -1;
 
@@ -483,6 +489,7 @@ static int agent_run_workload(const struct agent_job *job, size_t idx)
 	agent_log("workload %zu (%s): starting", idx, w->name);
 	r = rt_argv_build(BIN_DIR, w->name, w->params, &argv);
 	snprintf(perf_out, sizeof(perf_out), RT_DISK_OUT "/perf-stat-%zu.csv", idx);
+	kmsg = rt_kmsg_open(); /* what the kernel says from here on: the OOM killer's lines */
 	if (r == 0 && job->gj.perf_stat)
 		r = perf = rt_perfstat_wrap(&argv, job->gj.perf_stat, perf_out);
 	if (r >= 0)
@@ -492,16 +499,20 @@ static int agent_run_workload(const struct agent_job *job, size_t idx)
 
 		snprintf(why, sizeof(why), "cannot start runner: %s", strerror(-r));
 		status = 127 << 8;
-		agent_report(idx, w->name, status, 0, &c, why, NULL);
+		agent_report(idx, w->name, status, 0, &c, why, NULL, NULL);
 	} else {
 		int killed = agent_supervise(pid, out_fd, err_fd, job, w->timeout_s, &c,
 					     &status, &wall);
+		int sigkill = !killed && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
 		char why[128];
 
 		snprintf(why, sizeof(why), "timed out after %g s", w->timeout_s);
 		ok = agent_report(idx, w->name, status, wall, &c, killed ? why : NULL,
-				  job->gj.perf_stat ? rt_perfstat_result(perf, perf_out) : NULL);
+				  job->gj.perf_stat ? rt_perfstat_result(perf, perf_out) : NULL,
+				  kmsg >= 0 ? rt_kmsg_oom(kmsg, sigkill ? 1.0 : 0) : NULL);
 	}
+	if (kmsg >= 0)
+		close(kmsg);
 	rt_argv_free(argv);
 	free(c.out);
 	return ok;

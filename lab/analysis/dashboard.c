@@ -577,6 +577,27 @@ static void topology_table(struct strbuf *sb, const json_t *topo)
 	}
 }
 
+/* How the runner died, before its error or stderr: the signal, and the guest kernel's own
+ * OOM-killer lines (guest text: escaped like the rest). */
+static void death_text(struct strbuf *sb, const json_t *w)
+{
+	const char *sig = json_string_value(json_object_get(w, "signal"));
+	const json_t *oom = json_object_get(w, "oom"), *l;
+	size_t i;
+
+	if (sig)
+		escf(sb, "killed by %s (signal %lld)\n", sig,
+		     (long long)json_integer_value(json_object_get(w, "signal_number")));
+	if (!json_is_object(oom))
+		return;
+	escf(sb, "the OOM killer killed %lld process(es) while it ran:\n",
+	     (long long)json_integer_value(json_object_get(oom, "kills")));
+	json_array_foreach(json_object_get(oom, "lines"), i, l) {
+		esc(sb, json_string_value(l));
+		strbuf_append(sb, "\n");
+	}
+}
+
 static void workloads_table(struct strbuf *sb, const json_t *wls)
 {
 	size_t i;
@@ -607,6 +628,7 @@ static void workloads_table(struct strbuf *sb, const json_t *wls)
 		else
 			strbuf_append(sb, "<td class=\"n\">-</td>");
 		strbuf_append(sb, "<td><pre class=\"small\">");
+		death_text(sb, w);
 		esc(sb, err && err[0] ? err : json_string_value(json_object_get(w, "stderr")));
 		strbuf_append(sb, "</pre></td></tr>\n");
 	}

@@ -2,11 +2,14 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/job.h"
+#include "proto/oomkill.h"
 #include "util/cleanup.h"
 
 int collect_init(struct guest_log *g, unsigned nr_workloads)
@@ -180,6 +183,39 @@ json_t *collect_vma_lock_json(const struct guest_kernel *k)
 	}
 	return json_pack("{s:O?,s:O?,s:o}", "start", k->vm_start, "end", k->vm_end, "delta",
 			 delta ? delta : json_object());
+}
+
+static int death_note(const json_t *w, size_t i, const char *name, char *buf, size_t len)
+{
+	const json_t *oom = json_object_get(w, "oom");
+	json_int_t sig = json_integer_value(json_object_get(w, "signal"));
+	char what[384], signame[16];
+	const char *sn = oomkill_signal_name((int)sig, signame, sizeof(signame));
+
+	if (oom) {
+		oomkill_describe(oom, what, sizeof(what));
+		snprintf(buf, len, "workloads[%zu] (%s) %s by the OOM killer: %s", i, name,
+			 sig == SIGKILL ? "killed" : "failed, a process of it killed", what);
+		return 1;
+	}
+	if (!sn)
+		return 0;
+	snprintf(buf, len, "workloads[%zu] (%s) killed by %s (signal %lld)", i, name, sn,
+		 (long long)sig);
+	return 1;
+}
+
+void collect_death_note(const struct guest_log *g, const struct job *job, char *buf,
+			size_t len)
+{
+	size_t i;
+	json_t *w;
+
+	buf[0] = '\0';
+	json_array_foreach(g->workloads, i, w)
+		if (json_is_object(w) && death_note(w, i, job && i < job->nr_workloads ? job->workloads[i].name : "?", buf,
+				      len))
+			return;
 }
 
 void collect_count(const struct guest_log *g, int *failed, int *missing)

@@ -44,6 +44,13 @@ int collect_line(struct guest_log *g, const char *line, size_t len, double t);
 /* Consume every complete line of text (a last line without its newline may be torn and is
  * left out), all at time t; returns how many were progress. */
 size_t collect_text(struct guest_log *g, const char *text, size_t len, double t);
+/* How the first workload that died of a signal or met the OOM killer died, for the run's
+ * reason: "workloads[1] (page_fault2) killed by the OOM killer: process 145 (page_fault2),
+ * anon-rss 225800 kB, constraint CONSTRAINT_MEMORY_POLICY, nodemask 0" or "workloads[0] (pft)
+ * killed by SIGSEGV (signal 11)"; "" when none did.  job (may be NULL) names the workloads. */
+struct job;
+void collect_death_note(const struct guest_log *g, const struct job *job, char *buf,
+			size_t len);
 /* Workloads that exited non-zero or sent invalid output / that never reported. */
 void collect_count(const struct guest_log *g, int *failed, int *missing);
 /* Compare requested with observed: memory within 5%, everything else exact.  *mismatches

@@ -150,6 +150,15 @@ void console_scan_free(struct console_scan *cs)
 	cs->excerpt = NULL;
 }
 
+/* "; workloads[1] (page_fault2) killed by the OOM killer: ..." after a failure's reason. */
+static void add_death(const struct outcome_input *in, char *reason, size_t len)
+{
+	size_t used = strlen(reason);
+
+	if (in->death && in->death[0] && used < len)
+		snprintf(reason + used, len - used, "; %s", in->death);
+}
+
 static enum outcome classify_stopped(const struct outcome_input *in, char *reason, size_t len)
 {
 	if (!in->hello) {
@@ -158,11 +167,13 @@ static enum outcome classify_stopped(const struct outcome_input *in, char *reaso
 	}
 	if (!in->done) {
 		snprintf(reason, len, "the guest stopped before the agent finished");
+		add_death(in, reason, len);
 		return OUTCOME_WORKLOAD_FAILURE;
 	}
 	if (in->workloads_failed || in->workloads_missing) {
 		snprintf(reason, len, "%d workload(s) failed, %d not reported", in->workloads_failed,
 			 in->workloads_missing);
+		add_death(in, reason, len);
 		return OUTCOME_WORKLOAD_FAILURE;
 	}
 	snprintf(reason, len, "all workloads completed");

@@ -42,6 +42,7 @@ struct outcome_input {
 	double silence_s, silence_cpu_s; /* the longest silence and the guest's CPU in it (-1) */
 	const struct console_scan *console;
 	const char *start_error;
+	const char *death;     /* how a workload died (collect_death_note), "" or NULL: none */
 };
 
 const char *outcome_name(enum outcome o);

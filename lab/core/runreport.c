@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/memplan.h"
+#include "proto/oomkill.h"
 #include "util/cleanup.h"
 
 static json_t *num_or_null(double v)
@@ -39,6 +40,22 @@ static json_t *perf_stat_json(const json_t *ps)
 			 err && strlen(err) <= 256 ? err : NULL);
 }
 
+/* How the runner died: the signal by name and number, the OOM killer's lines (checked by the
+ * channel, lab/proto/oomkill.h). */
+static void death_json(json_t *w, const json_t *got)
+{
+	json_int_t sig = json_integer_value(json_object_get(got, "signal"));
+	char buf[16];
+	const char *name = oomkill_signal_name((int)sig, buf, sizeof(buf));
+
+	if (name) {
+		json_object_set_new(w, "signal", json_string(name));
+		json_object_set_new(w, "signal_number", json_integer(sig));
+	}
+	if (json_is_object(json_object_get(got, "oom")))
+		json_object_set(w, "oom", json_object_get(got, "oom"));
+}
+
 static json_t *workload_json(const struct job_workload *jw, const json_t *got)
 {
 	const char *err = json_string_value(json_object_get(got, "error"));
@@ -60,6 +77,7 @@ static json_t *workload_json(const struct job_workload *jw, const json_t *got)
 	json_object_set_new(w, "results", results ? json_incref(results) : json_array());
 	if (err && err[0])
 		json_object_set_new(w, "error", json_string(err));
+	death_json(w, got);
 	if (json_is_object(json_object_get(out, "perf_stat")))
 		json_object_set_new(w, "perf_stat", perf_stat_json(json_object_get(out, "perf_stat")));
 	return w;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "proto/oomkill.h"
 #include "util/cleanup.h"
 
 #define MAX_COUNTERS 16
@@ -223,7 +224,7 @@ static int check_output(const json_t *out, const struct channel_bounds *b, char 
  * cannot be placed (index, exit) is rejected. */
 static json_t *check_workload(const json_t *m, const struct channel_bounds *b)
 {
-	long idx, code;
+	long idx, code, sig;
 	json_t *out = json_object_get(m, "output");
 	json_t *wall = json_object_get(m, "wall_s");
 	const char *err = json_string_value(json_object_get(m, "stderr"));
@@ -236,11 +237,15 @@ static json_t *check_workload(const json_t *m, const struct channel_bounds *b)
 		out = NULL;
 	else if (!json_is_object(out) && code == 0)
 		snprintf(why, sizeof(why), "no valid JSON output");
-	return json_pack("{s:I,s:I,s:f,s:O?,s:s?,s:s}", "index", (json_int_t)idx, "exit",
-			 (json_int_t)code, "wall_s",
+	/* Optional: the signal that killed the runner, the OOM killer's lines (oomkill.h); an
+	 * invalid one is left out, the workload kept. */
+	return json_pack("{s:I,s:I,s:f,s:O?,s:s?,s:s,s:o*,s:o*}", "index", (json_int_t)idx,
+			 "exit", (json_int_t)code, "wall_s",
 			 json_is_number(wall) ? json_number_value(wall) : -1.0, "output",
 			 json_is_object(out) ? out : NULL, "stderr",
-			 err && strlen(err) <= 8192 ? err : NULL, "error", why);
+			 err && strlen(err) <= 8192 ? err : NULL, "error", why, "signal",
+			 get_int(m, "signal", 1, 64, &sig) == 0 ? json_integer(sig) : NULL, "oom",
+			 oomkill_check(json_object_get(m, "oom")));
 }
 
 /* ---- knobs, cpus-online -------------------------------------------------------------------- */

@@ -57,7 +57,8 @@ struct channel_bounds {
  *   knobs          {"ok": b, "knobs": [ENTRY], "error"?: s}
  *   cpus-online    {present, requested, failed_count, failed, wall_s, rcu_expedited}
  *   heartbeat, workload-start  {}
- *   workload       {"index", "exit", "wall_s", "output"?, "stderr"?, "error": why or ""}
+ *   workload       {"index", "exit", "wall_s", "output"?, "stderr"?, "error": why or "",
+ *                   "signal"?: 1..64, "oom"?: as oomkill_check() rebuilds it}
  *   error          {"msg"?: s}
  *   vmstat         {"vmstat": COUNTERS|null}
  *   done           {"ok": b}

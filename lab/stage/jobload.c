@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/memfit.h"
 #include "core/runresume.h"
 #include "stage/jobload.h"
 #include "stage/run.h"
@@ -40,12 +41,25 @@ static int load_topology(const char *ref, void *ud, json_t **out, struct lab_err
 			 beside);
 }
 
+/* The guest's memory against the host's (memplan), then the workloads' against each node of
+ * the guest (memfit): a job that cannot fit is refused before anything boots. */
+static int check_memory(const struct job *job, struct lab_error *err)
+{
+	struct memfit fit;
+	int r = run_check_memory(job, err);
+
+	if (r < 0)
+		return r;
+	memfit_build(job, &fit);
+	return memfit_check(job, &fit, err);
+}
+
 int jobload_json(const json_t *j, const char *job_dir, struct job *job, struct lab_error *err)
 {
 	int r = job_from_json(j, load_topology, (void *)job_dir, job, err);
 
-	/* A job that parsed is the caller's to free, except when the memory plan refuses it. */
-	if (r == 0 && (r = run_check_memory(job, err)) < 0)
+	/* A job that parsed is the caller's to free, except when the memory checks refuse it. */
+	if (r == 0 && (r = check_memory(job, err)) < 0)
 		job_free(job);
 	return r;
 }

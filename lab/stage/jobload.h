@@ -1,5 +1,6 @@
 /* A job as `lab run` takes it, from a file or from JSON (a job labd received): parsed, its
- * topology resolved, its memory plan checked against this host.  One place, so that the CLI
+ * topology resolved, its memory plan checked against this host and its workloads against
+ * each node of the guest (core/memfit.h).  One place, so that the CLI
  * and the daemon refuse a job with the same words and JSON path.  Nothing here prints. */
 #pragma once
 #include <jansson.h>

@@ -202,6 +202,7 @@ static double since(double t, double from)
 static void fill_record(const struct run_limits *lim, const struct boot_result *res,
 			struct run_record *rec)
 {
+	char death[384];
 	int failed, missing;
 	struct outcome_input in = {
 		.end = res->g.end, .crashed = res->g.crashed, .hello = res->log.hello,
@@ -209,9 +210,10 @@ static void fill_record(const struct run_limits *lim, const struct boot_result *
 		.boot_timeout_s = lim->boot_s, .boot_silence_s = lim->silence_s,
 		.progress_timeout_s = lim->progress_s, .total_timeout_s = lim->total_s,
 		.silence_s = res->g.silence_s, .silence_cpu_s = res->g.silence_cpu_s,
-		.start_error = res->start_error,
+		.start_error = res->start_error, .death = death,
 	};
 
+	collect_death_note(&res->log, rec->job, death, sizeof(death));
 	collect_count(&res->log, &failed, &missing);
 	in.workloads_failed = failed;
 	in.workloads_missing = missing;

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Integration: memory that cannot fit is refused before booting, and an OOM kill that still
+# happens in a guest is named in the report (lab/core/memfit.c, lab/proto/oomkill.c,
+# runners/rt_kmsg.c).  One real guest (TCG).  TAP; ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../../.."
+. lab/tests/lib.sh
+it_init
+jqr() { jq -e "$2" "$1/report.json"; }
+K='"kernel": {"image": "/boot/vmlinuz-*"}'
+
+# (a) Issue 18's job: page_fault1/2/3, default params, tasks [1, 2] on 4s-8c.  page_fault2
+# binds 2 x (128 MiB file + 128 MiB private copy) to node 0 of 512 MiB: refused at load, before
+# anything boots, with the JSON path and the numbers; nothing written.
+cat >"$tmp/issue.json" <<EOF
+{"name": "issue-18", "topology": "4s-8c", $K,
+ "workloads": [{"name": "page_fault1", "params": {"tasks": [1, 2]}},
+               {"name": "page_fault2", "params": {"tasks": [1, 2]}},
+               {"name": "page_fault3", "params": {"tasks": [1, 2]}}]}
+EOF
+start=$(date +%s)
+$lab run "$tmp/issue.json" --out "$tmp/issue" >"$tmp/issue.out" 2>"$tmp/issue.err"
+rc=$?
+ok "$(rc_is $rc 2)" "issue 18's job is refused (exit 2, got $rc)"
+diag "$tmp/issue.err"
+has "$tmp/issue.err" "workloads[1].params.memory_mib: page_fault2 with 2 tasks binds 513 MiB to node 0" \
+	"... at the workload's memory_mib, with what it binds where"
+has "$tmp/issue.err" "node 0 needs 651 MiB of its 512 (that + the guest's own 138 + huge pages 0)" \
+	"... and what the node needs against what it has"
+check "... nothing written" test ! -e "$tmp/issue"
+ok $([ $(( $(date +%s) - start )) -lt 30 ] && echo 0 || echo 1) "... at once, no guest booted"
+check "... no qemu left" no_qemu
+
+# (b) A job that passes the check and is still OOM-killed in the guest.  The check counts what
+# the job's knobs reserve (knobs.nr_hugepages) but does not read the kernel command line:
+# "hugepages=128" reserves 128 MiB of each node of this 2 x 384 MiB guest at boot, unseen.
+# page_fault1's 240 MiB bound to node 0 passes the check (241 + 135 of 384 MiB) but node 0
+# has only about 185 MiB left, so the guest's OOM killer kills it (constraint MEMORY_POLICY,
+# node mask 0, as in the issue).  Honest: memory the check cannot see.  duration_s is long
+# enough that even a slow guest's first map/touch cycle reaches the OOM before time is up.
+cat >"$tmp/unseen.json" <<EOF
+{"name": "oom-unseen",
+ "topology": {"name": "2s-2c", "sockets": 2, "dies": 1, "cores": 1, "threads": 1,
+              "nodes": [{"id": 0, "cpus": "0", "memory_mib": 384},
+                        {"id": 1, "cpus": "1", "memory_mib": 384}],
+              "distances": [[10, 20], [20, 10]]},
+ "kernel": {"image": "/boot/vmlinuz-*", "cmdline": "hugepages=128"},
+ "workloads": [{"name": "page_fault1", "params": {"tasks": [1], "memory_mib": 240, "duration_s": 20},
+                "timeout_s": 300},
+               {"name": "pft", "params": {"tasks": [1], "memory_mib": 8}}]}
+EOF
+start=$(date +%s)
+$lab run "$tmp/unseen.json" --quiet-wait 0 --out "$tmp/unseen" >"$tmp/unseen.out" 2>"$tmp/unseen.err"
+rc=$? el=$(( $(date +%s) - start ))
+echo "# the OOM job: exit $rc in ${el}s"
+ok "$(rc_is $rc 3)" "the unseen-memory job loads, boots and fails (exit 3, got $rc)"
+r="$tmp/unseen"
+explain_runs "$r" workload-failure
+check "run status workload-failure" jqr "$r" '.runs[0].status == "workload-failure"'
+check "the workload: exit -9, signal SIGKILL (9)" jqr "$r" \
+	'.runs[0].workloads[0] | .exit == -9 and .signal == "SIGKILL" and .signal_number == 9'
+check "... the OOM killer's own lines: the kill, with task, pid and RSS" jqr "$r" \
+	'.runs[0].workloads[0].oom.lines | any(test("^Out of memory: Killed process [0-9]+ \\(page_fault1\\) total-vm:[0-9]+kB, anon-rss:[0-9]+kB"))'
+check "... and the constraint and node mask line" jqr "$r" \
+	'.runs[0].workloads[0].oom.lines | any(test("^oom-kill:constraint=CONSTRAINT_MEMORY_POLICY,nodemask=0,"))'
+check "... read by the host: task, pid, anon-rss, constraint, node mask" jqr "$r" \
+	'.runs[0].workloads[0].oom | .kills >= 1 and .task == "page_fault1" and .pid > 1 and .anon_rss_kib > 100000 and .constraint == "CONSTRAINT_MEMORY_POLICY" and .nodemask == "0"'
+check "the next workload ran, with no OOM and no signal" jqr "$r" \
+	'.runs[0].workloads[1] | .status == "ok" and (has("oom") | not) and (has("signal") | not)'
+check "the run's reason names the OOM kill and the task" jqr "$r" \
+	'.runs[0].reason | test("^1 workload\\(s\\) failed, 0 not reported; workloads\\[0\\] \\(page_fault1\\) killed by the OOM killer: process [0-9]+ \\(page_fault1\\), anon-rss [0-9]+ kB, constraint CONSTRAINT_MEMORY_POLICY, nodemask 0$")'
+has "$tmp/unseen.err" "killed by the OOM killer: process" "lab run's progress line for the run says it too"
+check "the report validates against the schema" \
+	/usr/bin/python3 lab/tests/validate-reports.py "$r/report.json"
+reason=$(jq -r '.runs[0].reason' "$r/report.json")
+echo "# reason: $reason"
+jq -r '.runs[0].workloads[0].oom.lines[]' "$r/report.json" | sed 's/^/# oom: /'
+$lab report "$r" -o "$tmp/dash.html" >/dev/null 2>&1
+ok $? "lab report writes a dashboard of it"
+has "$tmp/dash.html" "killed by SIGKILL (signal 9)" "the dashboard names the signal"
+has "$tmp/dash.html" "Out of memory: Killed process" "... and shows the OOM killer's lines"
+check "no qemu left" no_qemu
+finish
