@@ -101,9 +101,10 @@ static unsigned cpu_nodes(const struct topology *t, unsigned short *node_of)
 	return n;
 }
 
-static unsigned long pool_mib(const struct job *job, unsigned i, unsigned mem_nodes)
+static unsigned long pool_mib(const struct job *job, const json_t *knobs, unsigned i,
+			      unsigned mem_nodes)
 {
-	const json_t *v = json_object_get(job->knobs, "nr_hugepages");
+	const json_t *v = json_object_get(knobs, "nr_hugepages");
 	unsigned long long pages;
 
 	if (json_is_array(v))
@@ -114,7 +115,7 @@ static unsigned long pool_mib(const struct job *job, unsigned i, unsigned mem_no
 	return (unsigned long)(pages * MEMFIT_HUGEPAGE_KIB >> 10);
 }
 
-static void build_nodes(const struct job *job, struct memfit *m)
+static void build_nodes(const struct job *job, const json_t *knobs, struct memfit *m)
 {
 	struct memplan plan;
 	unsigned mem_nodes = 0;
@@ -130,7 +131,7 @@ static void build_nodes(const struct job *job, struct memfit *m)
 		n->memory_mib = plan.nodes[i].memory_mib;
 		n->guest_mib = plan.nodes[i].min_mib + n->memory_mib / MEMFIT_STRUCT_PAGE_DIV +
 			       MEMFIT_KERNEL_MIB + MEMFIT_MARGIN_MIB;
-		n->pool_mib = pool_mib(job, i, mem_nodes);
+		n->pool_mib = pool_mib(job, knobs, i, mem_nodes);
 		n->worst = -1;
 	}
 }
@@ -164,14 +165,16 @@ static void add_sweep(struct memfit *m, const struct job *job, unsigned wi, unsi
 	}
 }
 
-void memfit_build(const struct job *job, struct memfit *m)
+void memfit_build(const struct job *job, const json_t *knobs, const char *knobs_path,
+		  struct memfit *m)
 {
 	unsigned short node_of[TOPO_MAX_VCPUS];
 	unsigned ncpus;
 
 	memset(m, 0, sizeof(*m));
 	m->spill_worst = -1;
-	build_nodes(job, m);
+	snprintf(m->pool_path, sizeof(m->pool_path), "%s.nr_hugepages", knobs_path);
+	build_nodes(job, knobs, m);
 	ncpus = cpu_nodes(&job->topo, node_of);
 	for (unsigned wi = 0; wi < job->nr_workloads; wi++) {
 		size_t k;
@@ -227,7 +230,7 @@ static int node_error(const struct job *job, const struct memfit *m, unsigned i,
 
 	others_over(m, i, others, sizeof(others));
 	if (n->worst < 0)
-		return error_set(err, "knobs.nr_hugepages",
+		return error_set(err, m->pool_path,
 				 "the huge page pool does not fit on node %u: %lu MiB of huge pages "
 				 "beside the guest's own %lu MiB need %lu MiB of its %lu%s", n->id,
 				 n->pool_mib, n->guest_mib, node_need_mib(n), n->memory_mib, others);
@@ -300,4 +303,23 @@ json_t *memfit_to_json(const struct memfit *m)
 	}
 	return json_pack("{s:o*,s:I,s:I}", "nodes", nodes, "spill_mib",
 			 (json_int_t)mib_up(m->spill_kib), "spill_worst", (json_int_t)m->spill_worst);
+}
+
+int memfit_check_job(const struct job *job, struct lab_error *err)
+{
+	struct memfit fit;
+	int r;
+
+	/* Each kernel's runs with their own knobs (a knob set may reserve huge pages). */
+	for (unsigned i = 0; i < (job->nr_kernels ? job->nr_kernels : 1); i++) {
+		const struct job_kernel *k = job->nr_kernels ? &job->kernels[i] : NULL;
+		const json_t *own = k ? json_object_get(k->own_knobs, "nr_hugepages") : NULL;
+		char path[JSONPATH_LEN];
+
+		snprintf(path, sizeof(path), "%s%s", own ? k->path : "", own ? ".knobs" : "knobs");
+		memfit_build(job, job_kernel_knobs(job, k), path, &fit);
+		if ((r = memfit_check(job, &fit, err)) < 0)
+			return r;
+	}
+	return 0;
 }

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "core/job.h"
+#include "util/jsonpath.h"
 #include "util/error.h"
 
 /* Kept out of the allocator on every node beside memplan's minimum: the struct page array
@@ -41,14 +42,21 @@ struct memfit {
 	unsigned long spill_kib;  /* the most one workload places without a node binding */
 	int spill_worst;          /* its index, -1 when none */
 	unsigned spill_tasks;
+	char pool_path[JSONPATH_LEN]; /* where the pool was asked for: "knobs.nr_hugepages" or
+				       * "kernels[i].knobs.nr_hugepages" */
 };
 
-/* Each workload's footprint and placement, from the job's validated params and knobs. */
-void memfit_build(const struct job *job, struct memfit *m);
+/* Each workload's footprint and placement, from the job's validated params and the knobs one
+ * of its kernels' runs get (job_kernel_knobs; their JSON path knobs_path, for errors). */
+void memfit_build(const struct job *job, const json_t *knobs, const char *knobs_path,
+		  struct memfit *m);
 /* 0 when everything fits, else -EINVAL with err at the worst workload's
- * "workloads[i].params.memory_mib" (or "knobs.nr_hugepages" when the pool alone does not fit)
+ * "workloads[i].params.memory_mib" (or the pool's path when the pool alone does not fit)
  * naming, per node that does not fit, what it needs and what it has. */
 int memfit_check(const struct job *job, const struct memfit *m, struct lab_error *err);
+/* memfit_build + memfit_check for the runs of every kernel of job, each with its knobs (a
+ * knob set that reserves huge pages is checked with its pool); the first error. */
+int memfit_check_job(const struct job *job, struct lab_error *err);
 /* {"nodes": [{"id", "memory_mib", "guest_mib", "pool_mib", "bound_mib", "need_mib",
  * "worst"}], "spill_mib", "spill_worst"} for golden tests and reports. */
 json_t *memfit_to_json(const struct memfit *m);

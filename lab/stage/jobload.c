@@ -45,13 +45,11 @@ static int load_topology(const char *ref, void *ud, json_t **out, struct lab_err
  * the guest (memfit): a job that cannot fit is refused before anything boots. */
 static int check_memory(const struct job *job, struct lab_error *err)
 {
-	struct memfit fit;
 	int r = run_check_memory(job, err);
 
 	if (r < 0)
 		return r;
-	memfit_build(job, &fit);
-	return memfit_check(job, &fit, err);
+	return memfit_check_job(job, err);
 }
 
 int jobload_json(const json_t *j, const char *job_dir, struct job *job, struct lab_error *err)

@@ -52,8 +52,8 @@ static int fit_file(const char *dir, const char *name, json_t **fit, struct lab_
 	if (jsonio_load_file(path, TESTUTIL_MAX_FILE, &j, err) < 0 ||
 	    job_from_json(j, loader, (void *)dir, &job, err) < 0)
 		return 1;
-	memfit_build(&job, &m);
-	r = memfit_check(&job, &m, err);
+	memfit_build(&job, job.knobs, "knobs", &m);
+	r = memfit_check_job(&job, err);
 	if (fit)
 		*fit = memfit_to_json(&m);
 	job_free(&job);
