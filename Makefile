@@ -40,7 +40,7 @@ RUN_SRC   := $(wildcard runners/*.c)
 RUN_BINS  := $(patsubst runners/%.c,$(B)/runners/%,$(filter-out runners/rt_%.c,$(RUN_SRC)))
 # The runners link the host-guest contract (lab/proto: pure C on jansson) and the pure
 # lab/util helpers it and they use; no libvirt, nothing of lab/core.
-RUN_UTIL  := lab/util/fs.c lab/util/error.c lab/util/jsonpath.c
+RUN_UTIL  := lab/util/fs.c lab/util/error.c lab/util/jsonpath.c lab/util/text.c
 RUN_COMMON:= $(wildcard runners/rt_*.c lab/proto/*.c) $(RUN_UTIL)
 RUN_HDRS  := $(wildcard runners/*.h lab/proto/*.h) $(RUN_UTIL:.c=.h) lab/util/cleanup.h
 

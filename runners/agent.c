@@ -28,6 +28,7 @@
 #include "rt.h"
 #include "rt_capture.h"
 #include "rt_disk.h"
+#include "rt_fault.h"
 #include "rt_kconfig.h"
 #include "rt_kmsg.h"
 #include "rt_knobs.h"
@@ -525,6 +526,11 @@ static void agent_fault(enum fault f)
 	if (f == FAULT_NONE)
 		return;
 	tcdrain(agent_results); /* what was sent so far must reach the host */
+	agent_log("fault=%s", fault_name(f));
+	if (rt_fault_hostile(f, agent_results, agent_console)) {
+		agent_log("fault=%s: sent; going on with the job", fault_name(f));
+		return;
+	}
 	if (f == FAULT_HANG) {
 		agent_log("fault=hang: going silent forever");
 		for (;;)
@@ -611,7 +617,8 @@ static __attribute__((noreturn)) void agent_pid1(void)
 		agent_fault(job.gj.fault);
 	for (size_t i = 0; i < job.gj.nr_workloads; i++)
 		ok &= agent_run_workload(&job, i);
-	agent_fault(job.gj.fault); /* fault_after "workloads": with results to recover */
+	if (job.gj.fault_after == FAULT_AFTER_WORKLOADS)
+		agent_fault(job.gj.fault); /* with results to recover */
 	agent_poweroff(ok);
 }
 

@@ -1,6 +1,7 @@
 /* Helpers shared by the agent and the runners: JSON lines, metrics, parsing, and the
  * params -> argv calling convention. */
 #include "rt.h"
+#include "util/text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -195,55 +196,10 @@ double rt_now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Length of the valid UTF-8 sequence at s (at most avail bytes), or 0 if invalid. */
-static size_t utf8_seq_len(const unsigned char *s, size_t avail)
-{
-	unsigned char c = s[0];
-	size_t need;
-	unsigned char lo = 0x80, hi = 0xBF;
-
-	if (c >= 0x01 && c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		need = 1;
-	else if (c >= 0xE0 && c <= 0xEF) {
-		need = 2;
-		if (c == 0xE0)
-			lo = 0xA0; /* overlong */
-		if (c == 0xED)
-			hi = 0x9F; /* surrogates */
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		need = 3;
-		if (c == 0xF0)
-			lo = 0x90; /* overlong */
-		if (c == 0xF4)
-			hi = 0x8F; /* > U+10FFFF */
-	} else
-		return 0;
-	if (need >= avail)
-		return 0;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i <= need; i++)
-		if (s[i] < 0x80 || s[i] > 0xBF)
-			return 0;
-	return need + 1;
-}
-
+/* One home for the check (lab/util/text.c), shared with the host's reader of the console. */
 void rt_utf8_sanitize(char *s, size_t len)
 {
-	unsigned char *u = (unsigned char *)s;
-	size_t i = 0;
-
-	while (i < len) {
-		size_t k = utf8_seq_len(u + i, len - i);
-
-		if (k == 0) {
-			u[i++] = '?';
-			continue;
-		}
-		i += k;
-	}
+	text_utf8_sanitize(s, len);
 }
 
 /* ---- runner argv (the calling convention of PROTOCOL.md) ---------------------------------- */

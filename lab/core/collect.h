@@ -10,6 +10,9 @@
 
 #define COLLECT_MAX_LINE CHANNEL_MAX_LINE
 #define COLLECT_MAX_TOTAL (64 * 1024 * 1024)
+/* The console file a guest may write (its disk, not the lab's memory: boot.c reads only its
+ * end); the longest seen, a 512-vCPU boot, is a few MiB. */
+#define COLLECT_MAX_CONSOLE (32 * 1024 * 1024)
 
 /* What the guest said about its kernel (runners/rt_kconfig.c): the "kernel" line after boot and
  * the "vmstat" line before power-off. */

@@ -19,7 +19,8 @@ static const char *const job_keys[] = {
 static const char *const precision_keys[] = {"ci_pct", "min_boots", "max_boots", "max_s", NULL};
 static const char *const workload_keys[] = {"name", "params", "timeout_s", NULL};
 static const char *const timeouts_keys[] = {"boot_s", "boot_silence_s", "progress_s", NULL};
-static const char *const debug_keys[] = {"fault", "fault_after", NULL};
+static const char *const debug_keys[] = {"fault", "fault_after", "channel_max_mib",
+					 "console_max_mib", NULL};
 
 /* An optional object member with only the allowed keys: *out is NULL when it is absent. */
 static int get_section(const json_t *j, const char *key, const char *const *allowed,
@@ -208,6 +209,24 @@ static int parse_timeouts(const json_t *j, struct job *job, struct lab_error *er
 	return 0;
 }
 
+/* A bound of what the host takes from the guest, lowered for a test (a serial port under TCG
+ * carries ~130 KB/s: the full 64 MiB take 8 minutes); never raised.  Absent: max. */
+static int debug_mib(const json_t *d, const char *key, unsigned max, unsigned *out,
+		     struct lab_error *err)
+{
+	const json_t *v = json_object_get(d, key);
+	char path[64];
+
+	*out = max;
+	if (!v)
+		return 0;
+	snprintf(path, sizeof(path), "debug.%s", key);
+	if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > max)
+		return error_set(err, path, "must be an integer from 1 to %u", max);
+	*out = (unsigned)json_integer_value(v);
+	return 0;
+}
+
 static int parse_debug(const json_t *j, struct job *job, struct lab_error *err)
 {
 	const json_t *d;
@@ -215,6 +234,8 @@ static int parse_debug(const json_t *j, struct job *job, struct lab_error *err)
 	int r;
 
 	job->fault = FAULT_NONE;
+	job->channel_max_mib = JOB_CHANNEL_MAX_MIB;
+	job->console_max_mib = JOB_CONSOLE_MAX_MIB;
 	r = get_section(j, "debug", debug_keys, &d, err);
 	if (r < 0 || !d)
 		return r;
@@ -224,6 +245,11 @@ static int parse_debug(const json_t *j, struct job *job, struct lab_error *err)
 	if (r < 0)
 		return r;
 	job->fault_after_workloads = after == FAULT_AFTER_WORKLOADS;
+	if ((r = debug_mib(d, "channel_max_mib", JOB_CHANNEL_MAX_MIB, &job->channel_max_mib,
+			   err)) < 0 ||
+	    (r = debug_mib(d, "console_max_mib", JOB_CONSOLE_MAX_MIB, &job->console_max_mib,
+			   err)) < 0)
+		return r;
 	return fault_parse(json_object_get(d, "fault"), "debug.fault", &job->fault, err);
 }
 

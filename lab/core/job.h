@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <limits.h>
 
+#include "core/collect.h"
 #include "core/timing.h"
 #include "core/topology.h"
 #include "proto/fault.h"
@@ -14,6 +15,9 @@
 /* How long the agent lets a workload run when the job gives no timeout_s. */
 #define JOB_DEFAULT_WORKLOAD_TIMEOUT_S 1800.0
 #define JOB_MAX_REPEATS 1000
+/* What the host takes from a guest (core/collect.h), in MiB: a job's debug may only lower it. */
+#define JOB_CHANNEL_MAX_MIB (COLLECT_MAX_TOTAL >> 20)
+#define JOB_CONSOLE_MAX_MIB (COLLECT_MAX_CONSOLE >> 20)
 /* "parallel": at most this many guests at once. */
 #define JOB_MAX_PARALLEL 64
 
@@ -79,6 +83,8 @@ struct job {
 	double progress_timeout_s;   /* 0 = default: silence this long after boot is a hang */
 	enum fault fault;            /* debug.fault: what the agent provokes (tests) */
 	int fault_after_workloads;   /* debug.fault_after "workloads" (default: after hello) */
+	unsigned channel_max_mib;    /* debug.channel_max_mib: the results channel's bound */
+	unsigned console_max_mib;    /* debug.console_max_mib: the console file's bound */
 	struct job_image image;
 	json_t *knobs;               /* normalised "knobs" (lab/core/knobs.c), NULL = none */
 	enum timing_model timing;    /* "timing": kvm, tcg, icount or auto (the default) */

@@ -5,9 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/channel.h"
+#include "util/text.h"
+
 #define EXCERPT_BEFORE 5
 #define EXCERPT_AFTER 60
 #define EXCERPT_MAX 16384
+#define TAIL_LINES 40
+#define TAIL_MAX 8192
 
 /* Console lines that mean the kernel is broken.  Order does not matter: the earliest line
  * in the log that matches any of them wins, since later ones are usually consequences. */
@@ -50,6 +55,8 @@ const char *guest_end_name(enum guest_end e)
 	case GUEST_END_STOPPED: return "stopped";
 	case GUEST_END_BOOT_TIMEOUT: return "boot-timeout";
 	case GUEST_END_BOOT_SILENT: return "boot-silent";
+	case GUEST_END_CONSOLE_OVERFLOW: return "console-overflow";
+	case GUEST_END_QEMU_FAILED: return "qemu-failed";
 	case GUEST_END_PROGRESS_TIMEOUT: return "progress-timeout";
 	case GUEST_END_TOTAL_TIMEOUT: return "total-timeout";
 	case GUEST_END_INTERRUPTED: return "interrupted";
@@ -119,11 +126,43 @@ static void set_signature(struct console_scan *cs, const char *l, size_t n)
 	cs->signature[k] = '\0';
 }
 
+/* A copy of text[a, b) that jansson accepts: invalid UTF-8 and NULs become '?'. */
+static char *clean_dup(const char *text, size_t a, size_t b)
+{
+	char *s = strndup(text + a, b - a);
+
+	if (s)
+		text_utf8_sanitize(s, strlen(s));
+	return s;
+}
+
+/* The last TAIL_LINES lines, at most TAIL_MAX bytes, starting on a line (a last line
+ * without its newline included). */
+static int scan_tail(const char *text, size_t len, struct console_scan *cs)
+{
+	size_t end = len, a;
+
+	while (end > 0 && (text[end - 1] == '\n' || text[end - 1] == '\r'))
+		end--;
+	if (end == 0)
+		return 0;
+	a = lines_back(text, end, TAIL_LINES);
+	if (end - a > TAIL_MAX) {
+		const char *nl = memchr(text + end - TAIL_MAX, '\n', TAIL_MAX);
+
+		a = nl ? (size_t)(nl - text) + 1 : end - TAIL_MAX;
+	}
+	cs->tail = clean_dup(text, a, end);
+	return cs->tail ? 0 : -ENOMEM;
+}
+
 int outcome_scan_console(const char *text, size_t len, struct console_scan *cs)
 {
 	size_t off = 0;
 
 	memset(cs, 0, sizeof(*cs));
+	if (scan_tail(text, len, cs) < 0)
+		return -ENOMEM;
 	while (off < len) {
 		const char *nl = memchr(text + off, '\n', len - off);
 		size_t n = nl ? (size_t)(nl - (text + off)) : len - off;
@@ -136,7 +175,8 @@ int outcome_scan_console(const char *text, size_t len, struct console_scan *cs)
 				b = a + EXCERPT_MAX;
 			cs->panic = 1;
 			set_signature(cs, text + off, n);
-			cs->excerpt = strndup(text + a, b - a);
+			text_utf8_sanitize(cs->signature, strlen(cs->signature));
+			cs->excerpt = clean_dup(text, a, b);
 			return cs->excerpt ? 0 : -ENOMEM;
 		}
 		off += n + 1;
@@ -147,7 +187,8 @@ int outcome_scan_console(const char *text, size_t len, struct console_scan *cs)
 void console_scan_free(struct console_scan *cs)
 {
 	free(cs->excerpt);
-	cs->excerpt = NULL;
+	free(cs->tail);
+	cs->excerpt = cs->tail = NULL;
 }
 
 /* "; workloads[1] (page_fault2) killed by the OOM killer: ..." after a failure's reason. */
@@ -174,6 +215,13 @@ static enum outcome classify_stopped(const struct outcome_input *in, char *reaso
 		snprintf(reason, len, "%d workload(s) failed, %d not reported", in->workloads_failed,
 			 in->workloads_missing);
 		add_death(in, reason, len);
+		return OUTCOME_WORKLOAD_FAILURE;
+	}
+	/* A healthy agent sends only lines the host takes: results next to garbage are suspect. */
+	if (in->bad_lines || in->long_lines) {
+		snprintf(reason, len, "the guest sent %u invalid line(s) and %u line(s) over %u KiB "
+			 "on the results channel (ignored)", in->bad_lines, in->long_lines,
+			 CHANNEL_MAX_LINE / 1024);
 		return OUTCOME_WORKLOAD_FAILURE;
 	}
 	snprintf(reason, len, "all workloads completed");
@@ -224,8 +272,18 @@ enum outcome outcome_classify(const struct outcome_input *in, char *reason, size
 			 in->start_error ? in->start_error : "unknown error");
 		return OUTCOME_INFRA_ERROR;
 	case GUEST_END_CHANNEL_OVERFLOW:
-		snprintf(reason, len, "the guest sent more data than the results channel allows");
+		snprintf(reason, len, "the guest sent more than %u MiB on the results channel; the "
+			 "guest was stopped", in->channel_max_mib);
 		return OUTCOME_WORKLOAD_FAILURE;
+	case GUEST_END_CONSOLE_OVERFLOW:
+		snprintf(reason, len, "the guest wrote more than %u MiB to its console; the guest "
+			 "was stopped", in->console_max_mib);
+		return OUTCOME_WORKLOAD_FAILURE;
+	case GUEST_END_QEMU_FAILED:
+		snprintf(reason, len, "QEMU exited while the guest ran, the guest never shut down "
+			 "(killed or crashed on the host; the console's last lines are in the "
+			 "report)");
+		return OUTCOME_INFRA_ERROR;
 	}
 	snprintf(reason, len, "unknown end");
 	return OUTCOME_INFRA_ERROR;

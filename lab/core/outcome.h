@@ -23,12 +23,16 @@ enum guest_end {
 	GUEST_END_START_FAILED,     /* libvirt refused to start it */
 	GUEST_END_CHANNEL_OVERFLOW, /* the guest sent more than the channel allows */
 	GUEST_END_BOOT_SILENT,      /* before the first line, the console silent too long */
+	GUEST_END_CONSOLE_OVERFLOW, /* the guest wrote more to its console than the lab keeps */
+	GUEST_END_QEMU_FAILED,      /* QEMU went away without the guest shutting down (killed or
+				     * crashed on the host: libvirt's stop event "failed") */
 };
 
 struct console_scan {
 	int panic;             /* a panic/oops/BUG signature was found */
 	char signature[160];   /* the first matching line, trimmed */
 	char *excerpt;         /* malloc'd lines around it (bounded), NULL when none */
+	char *tail;            /* malloc'd last lines of the log (bounded), NULL when empty */
 };
 
 struct outcome_input {
@@ -43,13 +47,19 @@ struct outcome_input {
 	const struct console_scan *console;
 	const char *start_error;
 	const char *death;     /* how a workload died (collect_death_note), "" or NULL: none */
+	/* What the results channel carried that the host ignored (guest.bad_lines): lines it
+	 * could not parse or check, and lines over the longest it reads (dropped unread). */
+	unsigned bad_lines, long_lines;
+	unsigned channel_max_mib, console_max_mib; /* the bounds, for the reasons */
 };
 
 const char *outcome_name(enum outcome o);
 /* The outcome a report's status names (outcome_name), or -EINVAL. */
 int outcome_parse(const char *s, enum outcome *o);
 const char *guest_end_name(enum guest_end e);
-/* Find the first panic signature in a console log; excerpt bounded to ~16 KiB. */
+/* Find the first panic signature in a console log; excerpt bounded to ~16 KiB; the tail of
+ * the log kept too (bounded to ~8 KiB), for runs that failed without a panic.  Both are
+ * valid UTF-8: a byte that is not becomes '?'. */
 int outcome_scan_console(const char *text, size_t len, struct console_scan *cs);
 void console_scan_free(struct console_scan *cs);
 /* Decide the outcome; reason is a one-line explanation. */

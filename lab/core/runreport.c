@@ -176,9 +176,16 @@ static json_t *run_json(const struct run_record *r, const char *release, const c
 json_t *runreport_run_json(const struct run_record *r)
 {
 	const char *release = r->log && r->log->release[0] ? r->log->release : NULL;
-	const char *excerpt = r->console && r->console->panic ? r->console->excerpt : NULL;
-	json_t *run = run_json(r, release, excerpt);
-	json_t *t = json_object_get(run, "timings");
+	const char *excerpt = NULL;
+	json_t *run, *t;
+
+	/* Lines around a panic; else, for a run that failed, how the console ended. */
+	if (r->console && r->console->panic)
+		excerpt = r->console->excerpt;
+	else if (r->console && r->outcome != OUTCOME_OK)
+		excerpt = r->console->tail;
+	run = run_json(r, release, excerpt);
+	t = json_object_get(run, "timings");
 
 	if (t && r->silence_s > 0) {
 		json_object_set_new(t, "silence_s", json_real(r->silence_s));

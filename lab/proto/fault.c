@@ -6,6 +6,11 @@ static const char *const fault_names[] = {
 	[FAULT_NONE] = "none",
 	[FAULT_PANIC] = "panic",
 	[FAULT_HANG] = "hang",
+	[FAULT_FLOOD_CHANNEL] = "flood-channel",
+	[FAULT_LONG_LINE] = "long-line",
+	[FAULT_BAD_UTF8] = "bad-utf8",
+	[FAULT_DEEP_JSON] = "deep-json",
+	[FAULT_FLOOD_CONSOLE] = "flood-console",
 	NULL,
 };
 
@@ -32,7 +37,7 @@ const char *fault_after_name(enum fault_after a)
 static int parse_word(const json_t *v, const char *const *names, const char *path,
 		      const char *prefix, const char *last, int *out, struct lab_error *err)
 {
-	char list[128];
+	char list[256];
 	int i = v ? words_index(names, json_string_value(v)) : 0;
 
 	if (i >= 0) {

@@ -20,6 +20,7 @@ struct boot_params {
 	const char *runners_dir;
 	const json_t *guestjob;
 	unsigned nr_workloads;
+	size_t channel_max, console_max; /* bytes the guest may send on each (0: the most) */
 	int keep_initrd;           /* keep run_dir/initrd.cpio (benchmarks replay it) */
 	const char *disk;          /* boot from this image overlay (absolute, qcow2) through the
 				    * stage-1 initramfs (lab/stage/diskboot.h); NULL: initramfs */

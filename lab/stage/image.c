@@ -241,12 +241,53 @@ int image_resolve(const char *recipe_path, const struct image_opts *o, struct im
 	return r;
 }
 
-static int entry_complete(const struct image_info *info)
+/* 1 when the disk matches the sha256 its meta.json records (or records none: an image built
+ * before it was recorded), else 0: a base truncated or altered is never booted. */
+static int disk_intact(const char *meta, const char *disk)
+{
+	_cleanup_json_ json_t *m = NULL;
+	const char *want;
+	char got[65];
+
+	if (jsonio_load_file(meta, RECIPE_MAX, &m, NULL) < 0)
+		return 0;
+	want = json_string_value(json_object_get(m, "disk_sha256"));
+	if (!want)
+		return 1;
+	return sha256_file_hex(disk, got) == 0 && !strcmp(got, want);
+}
+
+/* 1 when the cache has the image whole; 0 when not, *damaged set when it has one whose disk
+ * no longer matches its hash. */
+static int entry_complete_why(const struct image_info *info, int *damaged)
 {
 	char meta[PATH_MAX + 16];
 
+	*damaged = 0;
 	snprintf(meta, sizeof(meta), "%s/meta.json", info->dir);
-	return fs_exists(info->disk) && fs_exists(meta);
+	if (!fs_exists(info->disk) || !fs_exists(meta))
+		return 0;
+	*damaged = !disk_intact(meta, info->disk);
+	return !*damaged;
+}
+
+static int entry_complete(const struct image_info *info)
+{
+	int damaged;
+
+	return entry_complete_why(info, &damaged);
+}
+
+/* The base disk's hash into the meta text, once the disk is final. */
+static char *meta_with_disk(const char *text, const char *disk)
+{
+	_cleanup_json_ json_t *m = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
+	char sha[65];
+
+	if (!m || sha256_file_hex(disk, sha) < 0 ||
+	    json_object_set_new(m, "disk_sha256", json_string(sha)) < 0)
+		return NULL;
+	return jsonio_dumps(m);
 }
 
 guestfs_h *image_guestfs(int kvm, char *err, size_t len)
@@ -428,7 +469,7 @@ static int build_into(struct image_ctx *c, const char *tmp, struct lab_error *er
 {
 	_cleanup_free_ char *tar = fs_join(tmp, "rootfs.tar"), *disk = fs_join(tmp, IMAGE_DISK);
 	_cleanup_free_ char *log = fs_join(tmp, "build.log"), *meta = fs_join(tmp, "meta.json");
-	_cleanup_free_ char *text = meta_text(c);
+	_cleanup_free_ char *text = meta_text(c), *final = NULL;
 	double t0 = clock_now_s();
 	int r;
 
@@ -444,8 +485,11 @@ static int build_into(struct image_ctx *c, const char *tmp, struct lab_error *er
 		return r;
 	c->info->build_s = clock_now_s() - t0;
 	/* mkdtemp made the directory 0700; the base is never written again. */
-	if (chmod(tmp, 0755) < 0 || chmod(disk, 0444) < 0 ||
-	    (r = fs_write_atomic(meta, text, strlen(text))) < 0) {
+	final = meta_with_disk(text, disk);
+	if (!final)
+		r = -ENOMEM;
+	if (r < 0 || chmod(tmp, 0755) < 0 || chmod(disk, 0444) < 0 ||
+	    (r = fs_write_atomic(meta, final, strlen(final))) < 0) {
 		r = r < 0 ? r : -errno;
 		error_set(err, "", "cannot finish %s: %s", tmp, strerror(-r));
 	}
@@ -562,10 +606,15 @@ int image_ensure(const char *recipe_path, const struct image_opts *o, struct ima
 		 struct lab_error *err)
 {
 	struct image_ctx c = { .o = o, .info = info };
-	int r = resolve(&c, recipe_path, err);
+	int damaged = 0, r = resolve(&c, recipe_path, err);
 
-	if (r == 0 && (o->rebuild || !entry_complete(info))) {
-		progress(o, "image %s: not in the cache (%s), building it", c.r.name, c.cache);
+	if (r == 0 && (o->rebuild || !entry_complete_why(info, &damaged))) {
+		if (damaged)
+			progress(o, "image %s: the cached %s does not match its recorded sha256 "
+				 "(truncated or altered); rebuilding it", c.r.name, info->disk);
+		else
+			progress(o, "image %s: not in the cache (%s), building it", c.r.name,
+				 c.cache);
 		r = build_locked(&c, err);
 	}
 	ctx_free(&c);

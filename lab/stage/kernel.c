@@ -209,21 +209,43 @@ out:
 
 /* ---- the cache ------------------------------------------------------------------------------ */
 
+static void copy_sha256(const json_t *j, const char *key, char out[65])
+{
+	const char *t = json_string_value(json_object_get(j, key));
+
+	out[0] = '\0';
+	if (t && strlen(t) == 64 && strspn(t, "0123456789abcdef") == 64)
+		snprintf(out, 65, "%s", t);
+}
+
 /* A cache hit says what a fresh build says: the .text hash from meta.json ("" for an
- * artifact stored before it was recorded, or without one). */
+ * artifact stored before it was recorded, or without one), and the bzImage's own hash. */
 static void read_text_sha256(struct kernel_artifact *a)
 {
 	_cleanup_free_ char *path = fs_join(a->dir, "meta.json");
 	_cleanup_json_ json_t *j = NULL;
 	struct lab_error err = { 0 };
-	const char *t;
 
-	a->text_sha256[0] = '\0';
+	a->text_sha256[0] = a->image_sha256[0] = '\0';
 	if (!path || jsonio_load_file(path, 1u << 20, &j, &err) < 0)
 		return;
-	t = json_string_value(json_object_get(j, "text_sha256"));
-	if (t && strlen(t) == 64 && strspn(t, "0123456789abcdef") == 64)
-		snprintf(a->text_sha256, sizeof(a->text_sha256), "%s", t);
+	copy_sha256(j, "text_sha256", a->text_sha256);
+	copy_sha256(j, "image_sha256", a->image_sha256);
+}
+
+/* A cached bzImage truncated or altered since it was stored is never booted: 1 when it
+ * matches the sha256 recorded with it (or none was recorded), else 0, said as progress. */
+static int image_intact(struct kctx *c)
+{
+	char got[65];
+
+	if (!c->a->image_sha256[0])
+		return 1;
+	if (sha256_file_hex(c->a->image, got) == 0 && !strcmp(got, c->a->image_sha256))
+		return 1;
+	kctx_progress(c, "%s: the cached %s does not match its recorded sha256 (truncated or "
+		      "altered); rebuilding it", c->v->name, c->a->image);
+	return 0;
 }
 
 static void fill_paths(struct kctx *c, const char *key)
@@ -259,7 +281,7 @@ static int lookup(struct kctx *c)
 	if (strlen(key) != 64 || strspn(key, "0123456789abcdef") != 64)
 		return 0;
 	fill_paths(c, key);
-	if (!fs_exists(c->a->image))
+	if (!fs_exists(c->a->image) || !image_intact(c))
 		return 0;
 	c->a->cached = 1;
 	return 1;
@@ -463,12 +485,13 @@ static json_t *meta_json(struct kctx *c, double build_s)
 	for (unsigned i = 0; frags && i < c->v->nr_fragments; i++)
 		json_array_append_new(frags, json_pack("{s:s,s:s}", "file", c->v->fragments[i],
 						       "sha256", c->frag_sha[i]));
-	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:o,s:s,s:s,s:f,s:s*}", "schema",
+	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:o,s:s,s:s,s:f,s:s*,s:s}", "schema",
 			 "numalab.kernel/1", "variant", c->v->name, "key", c->a->key, "recipe",
 			 c->recipe, "source", c->source_id, "patches", patches, "base",
 			 c->v->base, "fragments", frags, "compiler", c->compiler, "release",
 			 c->a->release, "build_s", build_s, "text_sha256",
-			 c->a->text_sha256[0] ? c->a->text_sha256 : NULL);
+			 c->a->text_sha256[0] ? c->a->text_sha256 : NULL, "image_sha256",
+			 c->a->image_sha256);
 }
 
 /* artifacts/.tmp-KEY-PID with every file synced, then one rename. */
@@ -479,6 +502,9 @@ static int store(struct kctx *c, const char *final, const char *log, double buil
 	_cleanup_json_ json_t *mj = NULL;
 	int r;
 
+	snprintf(from, sizeof(from), "%s/arch/x86/boot/bzImage", c->obj_dir);
+	if ((r = sha256_file_hex(from, c->a->image_sha256)) < 0)
+		return kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot hash %s: %s", from, strerror(-r));
 	snprintf(from, sizeof(from), "%s/include/config/kernel.release", c->obj_dir);
 	if (fs_read_file(from, 256, &rel, NULL) == 0)
 		snprintf(c->a->release, sizeof(c->a->release), "%.*s", (int)strcspn(rel, "\n"),
@@ -549,6 +575,11 @@ static int configure_and_build(struct kctx *c, double t0)
 	if ((r = sha256_hex(final, strlen(final), cfg_sha)) < 0 || (r = kkey_artifact(&in, key)) < 0)
 		goto out;
 	fill_paths(c, key);
+	/* A damaged artifact goes, so that the new one can take its place. */
+	if (fs_exists(c->a->image) && !image_intact(c) && (r = fs_rm_rf(c->a->dir)) < 0) {
+		kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot remove %s: %s", c->a->dir, strerror(-r));
+		goto out;
+	}
 	if (fs_exists(c->a->image) && !c->o->force) {
 		/* Same final .config as a build we have (e.g. an edited fragment that changed
 		 * nothing): reuse it. */

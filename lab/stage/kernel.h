@@ -60,6 +60,8 @@ struct kernel_artifact {
 	char log[PATH_MAX + 64];     /* build log: in the artifact, or logs/ for a failed build */
 	char release[128];
 	char source_id[256];
+	char image_sha256[65];       /* of bzImage as stored; "" for an artifact stored before it
+				      * was recorded (then not checked) */
 	char text_sha256[65];        /* of vmlinux's .text (bisection: code identical to another
 				      * build's); "" unknown: no objcopy, or an older artifact */
 	int cached;                  /* found in the cache: nothing was built */

@@ -93,6 +93,8 @@ void run_limits_get(const struct job *job, unsigned boot_cpus, struct run_limits
 	/* Onlining after hello: 510 CPUs took about 170 s (each rebuilds the scheduler's
 	 * domains over all online CPUs, so it grows with the square); 0.004 v^2 is 1049 s. */
 	l->total_s = l->boot_s + online + 120.0;
+	l->channel_mib = job->channel_max_mib ? job->channel_max_mib : JOB_CHANNEL_MAX_MIB;
+	l->console_mib = job->console_max_mib ? job->console_max_mib : JOB_CONSOLE_MAX_MIB;
 	for (unsigned i = 0; i < job->nr_workloads; i++)
 		l->total_s += job->workloads[i].timeout_s > 0 ? job->workloads[i].timeout_s
 							      : JOB_DEFAULT_WORKLOAD_TIMEOUT_S;
@@ -211,6 +213,8 @@ static void fill_record(const struct run_limits *lim, const struct boot_result *
 		.progress_timeout_s = lim->progress_s, .total_timeout_s = lim->total_s,
 		.silence_s = res->g.silence_s, .silence_cpu_s = res->g.silence_cpu_s,
 		.start_error = res->start_error, .death = death,
+		.bad_lines = res->log.bad_lines, .long_lines = res->g.lines_dropped,
+		.channel_max_mib = lim->channel_mib, .console_max_mib = lim->console_mib,
 	};
 
 	collect_death_note(&res->log, rec->job, death, sizeof(death));
@@ -378,6 +382,8 @@ static int one_run(struct run_slot *s)
 		.run_dir = dir, .name = name, .kernel = k->image, .cmdline = cmdline,
 		.topo = &c->job->topo, .accel = timing_info(c->host.timing)->accel,
 		.runners_dir = c->runners, .guestjob = gj, .nr_workloads = c->job->nr_workloads,
+		.channel_max = (size_t)lim.channel_mib << 20,
+		.console_max = (size_t)lim.console_mib << 20,
 		.boot_timeout_s = lim.boot_s, .boot_silence_s = lim.silence_s,
 		.progress_timeout_s = lim.progress_s, .total_timeout_s = lim.total_s,
 		.progress_min_cpu_s = lim.progress_cpu_s,

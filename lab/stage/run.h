@@ -66,6 +66,7 @@ struct run_limits {
 	 * progress_starved_s (struct guest_watch) */
 	double progress_cpu_s, progress_starved_s;
 	double total_s;    /* start -> stopped */
+	unsigned channel_mib, console_mib; /* what the guest may send (job.h) */
 };
 void run_limits_get(const struct job *job, unsigned boot_cpus, struct run_limits *l);
 /* The limits for a timing model: icount runs every vCPU on one host thread, several times

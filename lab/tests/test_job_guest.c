@@ -186,7 +186,8 @@ static void hostile(void)
 		{"{\"schema\":\"numalab.guestjob/1\",\"workloads\":[]}",
 		 "run_id: must be a string of at most 128 bytes"},
 		{"{" H "\"fault\":\"boom\",\"workloads\":[]}",
-		 "fault: must be one of \"none\", \"panic\", \"hang\""},
+		 "fault: must be one of \"none\", \"panic\", \"hang\", \"flood-channel\", "
+		 "\"long-line\", \"bad-utf8\", \"deep-json\", \"flood-console\""},
 		{"{" H "\"fault_after\":\"boot\",\"workloads\":[]}",
 		 "fault_after: must be \"hello\" or \"workloads\""},
 		{"{" H "\"heartbeat_s\":0,\"workloads\":[]}",

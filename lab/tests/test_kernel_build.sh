@@ -2,7 +2,8 @@
 # Host test of the kernel build pipeline (lab/stage/kernel.c, ksource.c, kbuild.c) on a fake
 # kernel tree (lab/tests/data/fakekernel: a Makefile with tinyconfig/olddefconfig/bzImage), so
 # that every path runs in seconds: tarball over file:// with sha256 (libcurl), a local git
-# tree, patches that apply or not, the option check, cache hits and keys, seeding a variant's
+# tree, patches that apply or not, the option check, cache hits and keys, a cached image
+# truncated or altered (found by its sha256, rebuilt), seeding a variant's
 # O= tree from a sibling, a failing build (log tail, no artifact), an interrupted build, and
 # `lab run` recording a build-failure without booting anything; a git source built from one
 # checkout per variant, incrementally across commits (lab/tests/data/fakekernel-c: real C, an
@@ -103,6 +104,23 @@ check "second build is a cache hit" grep -q '^one: cached ' "$tmp/one.out"
 check "same image" test "$(sed -n 's/^image: //p' "$tmp/one.out")" = "$img"
 check "lab kernel path" test "$("$lab" kernel path "$tmp/v/one.json")" = "$img"
 check "--force rebuilds" bash -c "'$lab' kernel build --force '$tmp/v/one.json' 2>/dev/null | grep -q '^one: built '"
+# A cached bzImage truncated or altered: found by the sha256 stored with it, never handed out,
+# rebuilt.  The same check guards every kernel a `lab run` boots (kernel.c: lookup).
+meta=$(dirname "$img")/meta.json
+intact() { test "$(jq -r .image_sha256 "$meta")" = "$(sha256sum <"$img" | cut -c1-64)"; }
+check "meta.json records the bzImage's sha256" intact
+truncate -s 5 "$img"
+"$lab" kernel path "$tmp/v/one.json" >"$tmp/path.out" 2>&1
+ok "$([ $? != 0 ] && ! grep -qx "$img" "$tmp/path.out" && echo 0 || echo 1)" "a truncated cached bzImage is not handed out (lab kernel path fails)"
+build one; ok "$(rc_is $? 0)" "... the build exits 0"
+has "$tmp/one.err" "does not match its recorded sha256 (truncated or altered); rebuilding it" "... saying the cached image does not match its sha256"
+check "... and builds it again (not a cache hit)" grep -q '^one: built ' "$tmp/one.out"
+check "... in the same place, whole" bash -c "test \"\$(sed -n 's/^image: //p' '$tmp/one.out')\" = '$img'"
+check "... matching its sha256 again" intact
+printf 'X' | dd of="$img" bs=1 seek=3 conv=notrunc status=none
+build one; ok "$(rc_is $? 0)" "a cached bzImage altered in place (same size): the build exits 0"
+check "... detected and built again" bash -c "grep -q 'does not match its recorded sha256' '$tmp/one.err' && grep -q '^one: built ' '$tmp/one.out'"
+check "... matching its sha256 again" intact
 
 build two; ok "$(rc_is $? 0)" "a second variant of the same source: exit 0"
 check "it starts from the first one's O= tree" grep -q "starting from one's build tree" "$tmp/two.err"

@@ -9,6 +9,7 @@
 #include "core/outcome.h"
 #include "tap.h"
 #include "util/fs.h"
+#include "util/text.h"
 
 #define DIR_CONSOLE "lab/tests/data/console"
 
@@ -97,8 +98,21 @@ static void table(void)
 		{ { .end = GUEST_END_INTERRUPTED }, 0, OUTCOME_INFRA_ERROR, "signal" },
 		{ { .end = GUEST_END_START_FAILED, .start_error = "no such file" }, 0,
 		  OUTCOME_INFRA_ERROR, "no such file" },
-		{ { .end = GUEST_END_CHANNEL_OVERFLOW, .hello = 1 }, 0, OUTCOME_WORKLOAD_FAILURE,
-		  "more data" },
+		{ { .end = GUEST_END_CHANNEL_OVERFLOW, .hello = 1, .channel_max_mib = 64 }, 0,
+		  OUTCOME_WORKLOAD_FAILURE, "more than 64 MiB on the results channel" },
+		{ { .end = GUEST_END_CONSOLE_OVERFLOW, .hello = 1, .console_max_mib = 32 }, 0,
+		  OUTCOME_WORKLOAD_FAILURE, "more than 32 MiB to its console" },
+		/* QEMU killed under the guest: the host's failure, unless the kernel broke first. */
+		{ { .end = GUEST_END_QEMU_FAILED, .hello = 1 }, 0, OUTCOME_INFRA_ERROR,
+		  "QEMU exited while the guest ran" },
+		{ { .end = GUEST_END_QEMU_FAILED, .hello = 1 }, 1, OUTCOME_PANIC, "console" },
+		/* Everything done, but lines the host ignored: suspect, and said how many. */
+		{ { .end = GUEST_END_STOPPED, .hello = 1, .done = 1, .bad_lines = 3 }, 0,
+		  OUTCOME_WORKLOAD_FAILURE, "sent 3 invalid line(s) and 0 line(s) over 1024 KiB" },
+		{ { .end = GUEST_END_STOPPED, .hello = 1, .done = 1, .long_lines = 1 }, 0,
+		  OUTCOME_WORKLOAD_FAILURE, "0 invalid line(s) and 1 line(s) over 1024 KiB" },
+		{ { .end = GUEST_END_STOPPED, .hello = 1, .done = 1 }, 0, OUTCOME_OK,
+		  "all workloads completed" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -117,9 +131,49 @@ static void table(void)
 	       "worst outcome orders by severity");
 }
 
+/* The console's last lines (for a run that failed without a panic), and any excerpt: bounded,
+ * valid UTF-8 whatever the guest printed. */
+static int valid_utf8(const char *s)
+{
+	size_t n = strlen(s);
+
+	for (size_t i = 0, k; i < n; i += k)
+		if (!(k = text_utf8_len((const unsigned char *)s + i, n - i)))
+			return 0;
+	return 1;
+}
+
+static void tail(void)
+{
+	char text[16384] = "", line[64];
+	struct console_scan cs;
+
+	for (int i = 0; i < 100; i++) {
+		snprintf(line, sizeof(line), "line %d \xff\xc0\x80 \xed\xa0\x80\n", i);
+		strcat(text, line);
+	}
+	tap_ok(outcome_scan_console(text, strlen(text), &cs) == 0 && !cs.panic && cs.tail &&
+		       !strncmp(cs.tail, "line 60 ", 8) && strstr(cs.tail, "line 99 "),
+	       "tail: the last 40 lines, no panic");
+	tap_ok(cs.tail && valid_utf8(cs.tail) && cs.tail[strlen(cs.tail) - 1] != '\n',
+	       "tail: valid UTF-8 (bad bytes became '?'), no trailing newline");
+	console_scan_free(&cs);
+	memset(text, 'x', sizeof(text) - 1);
+	text[sizeof(text) - 1] = '\0';
+	memcpy(text + 100, "\nKernel panic - not syncing: \xff\n", 31);
+	tap_ok(outcome_scan_console(text, strlen(text), &cs) == 0 && cs.panic && cs.tail &&
+		       strlen(cs.tail) <= 8192 && valid_utf8(cs.excerpt) &&
+		       valid_utf8(cs.signature),
+	       "one long line: the tail bounded to 8 KiB; excerpt and signature valid UTF-8");
+	console_scan_free(&cs);
+	tap_ok(outcome_scan_console("\n\n", 2, &cs) == 0 && !cs.tail, "an empty console: no tail");
+	console_scan_free(&cs);
+}
+
 int main(void)
 {
 	fixtures();
+	tail();
 	table();
 	return tap_done();
 }

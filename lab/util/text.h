@@ -10,3 +10,9 @@ int text_has_control_chars(const char *s);
  * too long is cut at a character boundary, never inside a UTF-8 sequence, so that what is
  * left is still valid UTF-8 (jansson refuses anything else). */
 void text_clean_copy(char *dst, size_t len, const char *src);
+/* Length of the valid UTF-8 sequence at s (at most avail bytes), or 0 when it is not one (a
+ * NUL, an overlong form, a surrogate, beyond U+10FFFF, cut short). */
+size_t text_utf8_len(const unsigned char *s, size_t avail);
+/* Replace bytes that are not valid UTF-8 (and NULs) with '?' in place, so that jansson takes
+ * arbitrary guest output (a console, a runner's stderr) as a string. */
+void text_utf8_sanitize(char *s, size_t len);

@@ -24,6 +24,7 @@
  * last reading before the guest stops is what is kept, so this bounds what is missed. */
 #define GUEST_CPU_READ_S 0.5
 #define GUEST_READ_CHUNK 65536
+#define GUEST_STOP_EVENT_MS 2000
 
 struct guest_state {
 	double t_cpu;            /* when the CPU time was last read, -1 never */
@@ -33,6 +34,7 @@ struct guest_state {
 	volatile int uuid_set;
 	volatile int stopped;
 	volatile int crashed;
+	volatile int failed;     /* stopped with detail "failed": QEMU went away by itself */
 	char *line;              /* partial line being assembled */
 	size_t line_len;
 	int line_dropping;       /* inside an over-long line: skip to its newline */
@@ -58,6 +60,8 @@ static int guest_lifecycle(virConnectPtr c, virDomainPtr d, int event, int detai
 	if (event == VIR_DOMAIN_EVENT_CRASHED ||
 	    (event == VIR_DOMAIN_EVENT_STOPPED && detail == VIR_DOMAIN_EVENT_STOPPED_CRASHED))
 		gs->crashed = 1;
+	if (event == VIR_DOMAIN_EVENT_STOPPED && detail == VIR_DOMAIN_EVENT_STOPPED_FAILED)
+		gs->failed = 1;
 	if (event == VIR_DOMAIN_EVENT_STOPPED) {
 		gs->stopped = 1;
 		if (write(gs->efd, &one, sizeof(one)) < 0) {
@@ -215,11 +219,23 @@ static int guest_silent(const struct guest_watch *w, const struct guest_state *g
 	       silence > w->progress_starved_max_s;
 }
 
+/* A guest that floods its console fills the host's disk, not the lab's memory (the console is
+ * read from its end, boot.c): bounded all the same. */
+static int guest_console_overflow(const struct guest_watch *w)
+{
+	struct stat st;
+
+	return w->max_console && w->console_path && stat(w->console_path, &st) == 0 &&
+	       (size_t)st.st_size > w->max_console;
+}
+
 static enum guest_end guest_check_timeouts(const struct guest_watch *w, struct guest_state *gs,
 					   double el, const struct guest_watch_result *out)
 {
 	if (w->interrupt && *w->interrupt)
 		return GUEST_END_INTERRUPTED;
+	if (guest_console_overflow(w))
+		return GUEST_END_CONSOLE_OVERFLOW;
 	if (!gs->got_line && w->boot_timeout_s > 0 && el > w->boot_timeout_s)
 		return GUEST_END_BOOT_TIMEOUT;
 	if (guest_console_silent(w, gs, el))
@@ -239,6 +255,16 @@ static void guest_read_cpu(struct guest_state *gs, double el, struct guest_watch
 	gs->t_cpu = el;
 	if (!gs->stopped && virDomainGetInfo(gs->dom, &info) == 0 && info.cpuTime > 0)
 		out->cpu_s = (double)info.cpuTime / 1e9;
+}
+
+/* The domain is gone: its stop event, which says how (a QEMU that was killed: "failed"), may
+ * still be on its way through the event loop thread. */
+static void guest_await_stop_event(struct guest_state *gs)
+{
+	struct pollfd pfd = { .fd = gs->efd, .events = POLLIN };
+
+	for (int i = 0; i < GUEST_STOP_EVENT_MS / GUEST_POLL_MS && !gs->stopped; i++)
+		poll(&pfd, 1, GUEST_POLL_MS);
 }
 
 static void guest_watch_loop(struct virt_conn *vc, const struct guest_watch *w,
@@ -261,7 +287,8 @@ static void guest_watch_loop(struct virt_conn *vc, const struct guest_watch *w,
 			break;
 		}
 		if (gs->stopped || virDomainIsActive(gs->dom) != 1) {
-			out->end = GUEST_END_STOPPED;
+			guest_await_stop_event(gs);
+			out->end = gs->failed ? GUEST_END_QEMU_FAILED : GUEST_END_STOPPED;
 			break;
 		}
 		e = guest_check_timeouts(w, gs, el, out);

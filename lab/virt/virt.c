@@ -68,10 +68,22 @@ static int virt_write_embed_conf(const char *root)
 	return fs_write_atomic(path, conf, sizeof(conf) - 1);
 }
 
-/* One lab per embedded root: two embedded drivers on one root corrupt each other's state. */
+/* The pid the lock file names (the lab holding it), 0 when unknown. */
+static long virt_lock_owner(int fd)
+{
+	char buf[32] = "";
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	return n > 0 ? strtol(buf, NULL, 10) : 0;
+}
+
+/* One lab per embedded root: two embedded drivers on one root corrupt each other's state.
+ * The holder writes its pid into the lock file, so that the one refused can name it. */
 static int virt_lock_root(struct virt_conn *vc, const char *root)
 {
 	_cleanup_free_ char *lock = fs_join(root, "numalab.lock");
+	char pid[32];
+	int n;
 
 	if (!lock)
 		return -ENOMEM;
@@ -83,10 +95,20 @@ static int virt_lock_root(struct virt_conn *vc, const char *root)
 		usleep(100000);
 	if (flock(vc->lock_fd, LOCK_EX | LOCK_NB) < 0) {
 		int e = errno;
+		long owner = virt_lock_owner(vc->lock_fd);
 
-		snprintf(vc->last_error, sizeof(vc->last_error),
-			 "state directory %s is in use by another lab process", root);
+		if (owner > 0)
+			snprintf(vc->last_error, sizeof(vc->last_error),
+				 "state directory %s is in use by another lab process (pid %ld); "
+				 "one lab at a time per state directory", root, owner);
+		else
+			snprintf(vc->last_error, sizeof(vc->last_error),
+				 "state directory %s is in use by another lab process", root);
 		return e == EWOULDBLOCK ? -EBUSY : -e;
+	}
+	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(vc->lock_fd, 0) < 0 || pwrite(vc->lock_fd, pid, (size_t)n, 0) != n) {
+		/* Only the message of a lab refused later lacks the pid. */
 	}
 	return 0;
 }

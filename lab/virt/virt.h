@@ -55,6 +55,8 @@ struct guest_watch {
 	double total_timeout_s;       /* 0 = none */
 	size_t max_line;              /* longer lines are dropped (counted in lines_dropped) */
 	size_t max_total;             /* channel bytes accepted */
+	size_t max_console;           /* console bytes accepted (0 = no bound; needs
+				       * console_path) */
 	guest_line_fn on_line;
 	void *userdata;
 	volatile sig_atomic_t *interrupt;
