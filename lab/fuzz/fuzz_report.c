@@ -1,11 +1,12 @@
 /* Reports (report.json, numalab.report/1) as `lab compare` and `lab report` load them: the
  * JSON parser and series_add_report (the report as one variant, and as both sides of an A/B),
  * then what the commands make of the series: the comparison, its JSON and text, and the
- * dashboard's HTML. */
+ * dashboard's HTML.  And as `lab history` indexes them: the report as rows. */
 #include "analysis/compare.h"
 #include "analysis/dashboard.h"
 #include "analysis/series.h"
 #include "fuzz/fuzz.h"
+#include "history/rows.h"
 #include "util/strbuf.h"
 
 static void fuzz_report_ab(json_t *doc)
@@ -57,6 +58,18 @@ cleanup:
 	series_free(&s);
 }
 
+static void fuzz_report_rows(json_t *doc)
+{
+	struct lab_error err = { 0 };
+	struct history_report r;
+
+	memset(&r, 0, sizeof(r));
+	if (history_rows_from_report(doc, "report.json", "0", &r, &err) < 0)
+		return;
+	json_decref(history_report_json(&r));
+	history_report_free(&r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	json_t *doc = fuzz_json(data, size);
@@ -65,6 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	fuzz_report_page(doc);
 	fuzz_report_ab(doc);
+	fuzz_report_rows(doc);
 	json_decref(doc);
 	return 0;
 }
