@@ -4,7 +4,7 @@
 # corpus (fresh, from the test data) plus 3 s of fuzzing without a crash, a leak, a timeout or
 # a broken assertion (lab/tests/fuzz.sh; `make fuzz` runs them longer).  Cost on 2 busy cores:
 # 174 s from an empty build-fuzz/ (the build of liblab with ASan/UBSan/libFuzzer about 2
-# minutes), 60 s when only the run is left (about 5 s a harness: its seeds, 3 s of fuzzing,
+# minutes), 60-70 s when only the run is left (about 5 s a harness: its seeds, 3 s of fuzzing,
 # the leak check).
 set -u
 cd "$(dirname "$0")/../.."
