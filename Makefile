@@ -1,4 +1,5 @@
-# numalab — see README.md.  `make` builds, `make check` tests, `make run` runs configs/quick.json.
+# numalab — see README.md.  `make` builds, `make check` tests, `make run` runs configs/quick.json,
+# `make fuzz [FUZZ_SECONDS=60]` runs the libFuzzer harnesses (lab/fuzz/, README.md "Fuzzing").
 CC       ?= cc
 WERROR   ?= $(if $(CI),1,)
 SANITIZE ?=
@@ -8,9 +9,21 @@ WARN     := -std=c17 -Wall -Wextra -Wformat=2 -Wshadow -Wmissing-prototypes -Wvl
 # Messages and paths go into fixed buffers on purpose (bounded, untrusted input): a cut-off
 # snprintf is the intended behaviour, not a bug to warn about.
 WARN     += -Wno-format-truncation
+# FUZZ=1 (set by `make fuzz` and `make fuzz-build`, with CC=clang and B=$(FUZZ_B)): everything
+# instrumented for libFuzzer, ASan and UBSan, and UBSan's findings fatal so that the fuzzer
+# sees them.  clang does not know gcc's -Wformat-truncation.
+FUZZ_B       ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_SAN     := address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ifdef FUZZ
+WARN     := -Wno-unknown-warning-option $(WARN)
+endif
 CPPFLAGS := -D_GNU_SOURCE -Ilab
 CFLAGS   := $(WARN) $(OPT) -g $(if $(WERROR),-Werror,)
 SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer,)
+ifdef FUZZ
+SANFLAGS := -fsanitize=fuzzer-no-link,$(FUZZ_SAN)
+endif
 # gsl: Student t quantiles and tail probabilities for `lab compare` (lab/analysis/stats.c), from a
 # well-kept numerical library rather than hand-written special functions.
 # sqlite3: the history index of reports (lab/history/) and labd's job queue (lab/daemon/queue.c),
@@ -47,10 +60,12 @@ RUN_HDRS  := $(wildcard runners/*.h lab/proto/*.h) $(RUN_UTIL:.c=.h) lab/util/cl
 LIB_OBJ  := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC))
 CLI_OBJ  := $(patsubst %.c,$(B)/obj/%.o,$(CLI_SRC))
 TEST_BIN := $(patsubst lab/tests/%.c,$(B)/tests/%,$(TEST_SRC))
+FUZZ_BIN := $(patsubst lab/fuzz/%.c,$(B)/fuzz/%,$(wildcard lab/fuzz/fuzz_*.c))
 
 DEPS_STAMP := $(B)/.deps-ok
 
-.PHONY: all deps run check unit integration bench clean doctor install uninstall
+.PHONY: all deps run check unit integration bench clean doctor install uninstall fuzz \
+	fuzz-build fuzz-bins
 all: $(B)/lab $(B)/labd $(RUN_BINS) $(TEST_BIN)
 
 # `make deps` always asks; run/check only call the installer when a probe says something is missing.
@@ -79,6 +94,12 @@ $(B)/tests/%: lab/tests/%.c lab/tests/tap.h lab/tests/testutil.h $(B)/liblab.a |
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $< $(B)/liblab.a $(PKG_LIBS) -lpthread
 
+# A libFuzzer harness: the fuzzer's main linked in.
+$(B)/fuzz/%: lab/fuzz/%.c lab/fuzz/fuzz.h $(B)/liblab.a | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $< \
+		$(B)/liblab.a $(PKG_LIBS) -lpthread
+
 # Guest-side programs: static, so the initramfs needs no libc of its own.  Never sanitized
 # (ASan cannot link statically); they are plain Linux programs and also run on the host.
 $(B)/runners/%: runners/%.c $(RUN_COMMON) $(RUN_HDRS) | $(DEPS_STAMP)
@@ -102,6 +123,14 @@ integration: all
 
 bench: all
 	lab/tests/bench.sh
+
+# The fuzz build: its own directory (instrumented objects never mix with gcc's), -O1 as
+# libFuzzer advises.  `make fuzz` then runs every harness FUZZ_SECONDS (lab/tests/fuzz.sh).
+fuzz-build:
+	$(MAKE) --no-print-directory FUZZ=1 CC=clang OPT=-O1 B=$(FUZZ_B) fuzz-bins
+fuzz-bins: $(FUZZ_BIN)
+fuzz: fuzz-build
+	FUZZ_B=$(FUZZ_B) FUZZ_SECONDS=$(FUZZ_SECONDS) lab/tests/fuzz.sh
 
 clean:
 	rm -rf $(B)

@@ -281,3 +281,28 @@ void kvariant_free(struct kvariant *v)
 	v->fragments = NULL;
 	v->nr_patches = v->nr_fragments = 0;
 }
+
+/* Both shapes GNU patch 2.7 prints (lab/stage/ksource.c runs it). */
+void kpatch_failing_file(const char *out, char *file, size_t len)
+{
+	const char *p = out, *last = NULL;
+
+	snprintf(file, len, "(unknown file)");
+	while ((p = strstr(p, "patching file ")) != NULL) {
+		const char *fail = strstr(p, "FAILED"), *next = strstr(p + 1, "patching file ");
+
+		if (fail && (!next || fail < next)) {
+			last = p + 14;
+			break;
+		}
+		p++;
+	}
+	if (!last && (p = strstr(out, "can't find file to patch")) != NULL &&
+	    (last = strstr(p, "|--- ")) != NULL) {
+		last += 5;
+		if (!strncmp(last, "a/", 2))
+			last += 2;
+	}
+	if (last)
+		snprintf(file, len, "%.*s", (int)strcspn(last, "\n\t '"), last);
+}

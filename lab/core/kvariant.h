@@ -54,6 +54,10 @@ int kvariant_from_json(const json_t *j, const char *name, const char *dir, struc
 void kvariant_free(struct kvariant *v);
 /* [a-z0-9][a-z0-9._-]{0,62}: goes into directory names. */
 int kvariant_name_ok(const char *s);
+/* The file GNU patch could not patch, from its output (out: what it printed, whose file
+ * names come from the patch): the "patching file X" before a FAILED hunk, or the "|--- a/X"
+ * header quoted after "can't find file to patch"; "(unknown file)" when neither is there. */
+void kpatch_failing_file(const char *out, char *file, size_t len);
 
 /* ---- Kconfig text -------------------------------------------------------------------------- */
 

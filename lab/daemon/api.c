@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "daemon/api.h"
+#include "daemon/apireq.h"
 #include "stage/jobload.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
@@ -108,55 +109,19 @@ static enum MHD_Result respond_queue_error(struct MHD_Connection *conn, int r,
 
 /* ---- request helpers ------------------------------------------------------------------ */
 
-/* A job ID in a URL: 1-18 decimal digits, nothing else. */
-static int parse_id(const char *s, size_t len, int64_t *id)
-{
-	int64_t v = 0;
-
-	if (len == 0 || len > 18)
-		return -EINVAL;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -EINVAL;
-		v = v * 10 + (s[i] - '0');
-	}
-	if (v <= 0)
-		return -EINVAL;
-	*id = v;
-	return 0;
-}
-
-/* A non-negative decimal query argument, def when absent; -EINVAL when malformed. */
+/* A query argument as apireq_number() reads it. */
 static int arg_i64(struct MHD_Connection *conn, const char *name, int64_t def, int64_t *out)
 {
-	const char *v = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, name);
-
-	*out = def;
-	if (!v)
-		return 0;
-	if (strcmp(v, "0") == 0)
-		return *out = 0, 0;
-	return parse_id(v, strlen(v), out);
+	return apireq_number(MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, name), def,
+			     out);
 }
 
 static int token_ok(const struct api_listener *l, struct MHD_Connection *conn)
 {
-	const char *h;
-	size_t n, m;
-	unsigned char diff = 0;
+	const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+						    MHD_HTTP_HEADER_AUTHORIZATION);
 
-	if (!l->token[0])
-		return 1;
-	h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-	if (!h || strncmp(h, "Bearer ", 7) != 0)
-		return 0;
-	h += 7;
-	n = strlen(h);
-	m = strlen(l->token);
-	/* Constant time in the token's content. */
-	for (size_t i = 0; i < m; i++)
-		diff |= (unsigned char)(l->token[i] ^ (i < n ? h[i] : 0));
-	return diff == 0 && n == m;
+	return apireq_bearer_ok(l->token, h);
 }
 
 /* ---- routes ----------------------------------------------------------------------------- */
@@ -409,12 +374,10 @@ static enum MHD_Result get_events(const struct api_listener *l, struct MHD_Conne
 static enum MHD_Result route_job(const struct api_listener *l, struct MHD_Connection *conn,
 				 const char *method, const char *rest, int is_get, int is_post)
 {
-	const char *slash = strchr(rest, '/');
-	size_t idlen = slash ? (size_t)(slash - rest) : strlen(rest);
-	const char *sub = slash ? slash + 1 : "";
+	const char *sub;
 	int64_t id;
 
-	if (parse_id(rest, idlen, &id) < 0)
+	if (apireq_job_path(rest, &id, &sub) < 0)
 		return respond_error(conn, MHD_HTTP_NOT_FOUND, NULL, "no such job");
 	if (!sub[0])
 		return is_get ? get_job(l, conn, id) : respond_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, "%s: not allowed here", method);
@@ -462,7 +425,7 @@ static int announced_too_large(struct MHD_Connection *conn)
 	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 						     MHD_HTTP_HEADER_CONTENT_LENGTH);
 
-	return cl && strtoull(cl, NULL, 10) > API_MAX_BODY;
+	return apireq_length_over(cl, API_MAX_BODY);
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,

@@ -14,6 +14,9 @@ BASE_PKGS+=(libsqlite3-dev)
 # socket in lab/tests/integration/labd.sh; groff-base, man-db and systemd check what
 # `make install` installs (lab/tests/test_install.sh: man pages, systemd-analyze verify).
 BASE_PKGS+=(libmicrohttpd-dev curl groff-base man-db systemd)
+# Tests only: clang and its libFuzzer/sanitizer runtimes build the fuzz harnesses (lab/fuzz/,
+# `make fuzz`, lab/tests/test_fuzz_smoke.sh).
+BASE_PKGS+=(clang libclang-rt-14-dev)
 # Kernel variants (kernels/): the offline 6.12 source (in bookworm's security suite; backports
 # has it too), what a kernel build needs, ccache, patch/git for patch series and git sources,
 # libssl-dev for the lab's sha256 (libcrypto), zlib1g-dev for the static agent reading

@@ -221,32 +221,6 @@ int ksource_patches(struct kctx *c)
 
 /* ---- the tree -------------------------------------------------------------------------------- */
 
-/* The file GNU patch could not patch, from its output: the "patching file X" before a
- * FAILED hunk, or the "|--- a/X" header quoted after "can't find file to patch". */
-static void failing_file(const char *out, char *file, size_t len)
-{
-	const char *p = out, *last = NULL;
-
-	snprintf(file, len, "(unknown file)");
-	while ((p = strstr(p, "patching file ")) != NULL) {
-		const char *fail = strstr(p, "FAILED"), *next = strstr(p + 1, "patching file ");
-
-		if (fail && (!next || fail < next)) {
-			last = p + 14;
-			break;
-		}
-		p++;
-	}
-	if (!last && (p = strstr(out, "can't find file to patch")) != NULL &&
-	    (last = strstr(p, "|--- ")) != NULL) {
-		last += 5;
-		if (!strncmp(last, "a/", 2))
-			last += 2;
-	}
-	if (last)
-		snprintf(file, len, "%.*s", (int)strcspn(last, "\n\t '"), last);
-}
-
 int ksource_apply_patches(struct kctx *c, const char *dir)
 {
 	for (unsigned i = 0; i < c->v->nr_patches; i++) {
@@ -271,7 +245,7 @@ int ksource_apply_patches(struct kctx *c, const char *dir)
 		if (r == -EINTR)
 			return kctx_fail(c, KERNEL_FAIL_INTERRUPTED, r, "interrupted");
 		if (r < 0) {
-			failing_file(out, file, sizeof(file));
+			kpatch_failing_file(out, file, sizeof(file));
 			if (file[0] != '(')
 				return kctx_fail(c, KERNEL_FAIL_PATCH, -EINVAL, "patches[%u] %s does "
 						 "not apply: %s fails", i, shown, file);

@@ -4,7 +4,8 @@
  * into its guest job (job_guestjob) and must pass the agent's validator, reading back as
  * built; so must every knobs object the host normalises (lab/tests/data/knobs/ok-*).  The
  * builder's JSON is pinned for one job that sets every key, and hostile guest jobs are
- * refused with the path and reason below. */
+ * refused with the path and reason below.  The guest jobs of lab/tests/data/guestjob/ (also
+ * the seeds of lab/fuzz/fuzz_guestjob.c) are accepted, and accepted again as rebuilt. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -258,6 +259,40 @@ static void tables(void)
 	tap_ok(knob_find("numa_balancing") && !knob_find(KNOB_REQUIRED), "knob_find");
 }
 
+/* A guest job file as the agent reads it: accepted, and the builder's copy of what was read
+ * accepted too. */
+static void one_guestjob_file(const char *dir, const char *name)
+{
+	_cleanup_free_ char *path = fs_join(dir, name);
+	_cleanup_json_ json_t *j = NULL, *again = NULL;
+	struct lab_error err = {0};
+	struct guestjob v, w;
+	char line[1024] = "";
+
+	if (!path || jsonio_load_file(path, GUESTJOB_MAX_BYTES, &j, &err) < 0) {
+		tap_ok(0, "guestjob/%s: read it: %s", name, err.msg);
+		return;
+	}
+	if (!tap_ok(validate(j, &v, line, sizeof(line)) == 0, "guestjob/%s: accepted", name)) {
+		tap_diag(line);
+		return;
+	}
+	again = guestjob_build(&v);
+	tap_ok(again && validate(again, &w, line, sizeof(line)) == 0 &&
+		       w.nr_workloads == v.nr_workloads,
+	       "guestjob/%s: accepted as rebuilt %s", name, line);
+}
+
+static void guestjob_files(void)
+{
+	_cleanup_json_dir_ struct testutil_json_dir d;
+
+	testutil_json_dir_open(&d, "lab/tests/data/guestjob");
+	tap_ok(d.n > 0, "guest job files present");
+	for (int k = 0; k < d.n; k++)
+		one_guestjob_file(d.dir, d.ents[k]->d_name);
+}
+
 int main(void)
 {
 	every_job();
@@ -265,5 +300,6 @@ int main(void)
 	golden();
 	hostile();
 	tables();
+	guestjob_files();
 	return tap_done();
 }

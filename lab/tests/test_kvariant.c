@@ -8,6 +8,8 @@
  *    named on its first line ("# against: baseline.config"); NAME.expected holds the mismatch
  *    lines, or "ok".  Every shipped variant is checked against its recorded .config.
  *  - lab/tests/data/kguest/NAME.jsonl: a results channel; NAME.expected what the report shows.
+ *  - lab/tests/data/patch-output/NAME.txt: what GNU patch printed for a patch that did not
+ *    apply; NAME.expected the file the lab names as failing (kpatch_failing_file).
  * Golden (UPDATE_GOLDEN=1 rewrites): the merge of fragments onto a base, the report's config
  * subset and confounds for each recorded .config, and the cache keys of a fixed input. */
 #include <errno.h>
@@ -361,6 +363,30 @@ static void guest_cases(void)
 	}
 }
 
+static void patch_output_cases(void)
+{
+	_cleanup_free_ char *dir = fs_join(testutil_root(), "lab/tests/data/patch-output");
+	const char *names[] = {"hunk-failed", "not-found-mbox", "garbage"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		_cleanup_free_ char *path = NULL, *ep = NULL, *text = NULL, *exp = NULL;
+		char file[256];
+
+		if (asprintf(&path, "%s/%s.txt", dir, names[i]) < 0 ||
+		    asprintf(&ep, "%s/%s.expected", dir, names[i]) < 0 ||
+		    fs_read_file(path, TESTUTIL_MAX_FILE, &text, NULL) < 0 ||
+		    fs_read_file(ep, TESTUTIL_MAX_FILE, &exp, NULL) < 0) {
+			tap_ok(0, "patch output %s: read the case", names[i]);
+			continue;
+		}
+		testutil_chomp(exp);
+		kpatch_failing_file(text, file, sizeof(file));
+		if (!tap_ok(!strcmp(file, exp), "patch output %s: the failing file is %s", names[i],
+			    exp))
+			printf("# got: %s\n", file);
+	}
+}
+
 int main(void)
 {
 	update = getenv("UPDATE_GOLDEN") && getenv("UPDATE_GOLDEN")[0] == '1';
@@ -372,5 +398,6 @@ int main(void)
 	report_golden();
 	key_cases();
 	guest_cases();
+	patch_output_cases();
 	return tap_done();
 }

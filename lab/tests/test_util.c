@@ -13,6 +13,7 @@
 #include "util/checkout.h"
 #include "util/fs.h"
 #include "util/hostkernel.h"
+#include "util/linesplit.h"
 #include "util/sha256.h"
 #include "util/spawn.h"
 #include "util/text.h"
@@ -178,6 +179,46 @@ static void test_spawn(void)
 	free(j);
 }
 
+struct split_seen {
+	unsigned n;
+	size_t total;
+	char lines[4][16];
+};
+
+static void split_line_seen(const char *line, size_t len, void *ud)
+{
+	struct split_seen *s = ud;
+
+	if (s->n < 4)
+		snprintf(s->lines[s->n], sizeof(s->lines[0]), "%s", line);
+	s->n++;
+	s->total += len;
+}
+
+/* The results channel's framing: lines cut anywhere between reads, over-long ones dropped
+ * whole, a last line without its newline kept for later. */
+static void test_linesplit(void)
+{
+	static const char text[] = "ab\n0123456789\n\nxyz\ntail";
+	struct split_seen seen = { 0 };
+	struct linesplit ls;
+	size_t dropped = 0;
+
+	if (!tap_ok(linesplit_init(&ls, 4) == 0, "linesplit_init"))
+		return;
+	for (size_t i = 0, n = sizeof(text) - 1; i < n; i += 3)
+		dropped += linesplit_feed(&ls, text + i, n - i < 3 ? n - i : 3, split_line_seen,
+					  &seen);
+	tap_ok(seen.n == 3 && !strcmp(seen.lines[0], "ab") && !strcmp(seen.lines[1], "") &&
+		       !strcmp(seen.lines[2], "xyz"),
+	       "lines fed 3 bytes at a time: ab, the empty line, xyz (%u lines)", seen.n);
+	tap_ok(dropped == 1, "the 10-byte line over a 4-byte bound dropped whole (%zu)", dropped);
+	tap_ok(ls.len == 4 && !memcmp(ls.line, "tail", 4), "the unfinished last line waits");
+	linesplit_feed(&ls, "\n", 1, split_line_seen, &seen);
+	tap_ok(seen.n == 4 && !strcmp(seen.lines[3], "tail"), "and comes with its newline");
+	linesplit_free(&ls);
+}
+
 int main(void)
 {
 	char path[PATH_MAX + 16];
@@ -188,6 +229,7 @@ int main(void)
 	test_hostkernel();
 	test_fs_sha_text();
 	test_spawn();
+	test_linesplit();
 	snprintf(path, sizeof(path), "%s", tmp);
 	fs_rm_rf(path);
 	return tap_done();

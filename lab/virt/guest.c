@@ -16,6 +16,7 @@
 
 #include "util/cleanup.h"
 #include "util/clock.h"
+#include "util/linesplit.h"
 #include "virt/guard.h"
 #include "virt/virt.h"
 
@@ -35,9 +36,7 @@ struct guest_state {
 	volatile int stopped;
 	volatile int crashed;
 	volatile int failed;     /* stopped with detail "failed": QEMU went away by itself */
-	char *line;              /* partial line being assembled */
-	size_t line_len;
-	int line_dropping;       /* inside an over-long line: skip to its newline */
+	struct linesplit split;  /* the results channel's lines, each at most max_line */
 	size_t total;
 	int got_line;
 	double t_last_progress;
@@ -88,36 +87,33 @@ static void guest_progressed(struct guest_state *gs, double t, struct guest_watc
 	gs->cpu_last_progress = out->cpu_s;
 }
 
+/* What one guest_feed() call hands each line with. */
+struct guest_feed_ctx {
+	struct guest_state *gs;
+	const struct guest_watch *w;
+	double t;
+	struct guest_watch_result *out;
+};
+
+static void guest_on_line(const char *line, size_t len, void *ud)
+{
+	struct guest_feed_ctx *c = ud;
+
+	if (c->w->on_line(line, len, c->t, c->w->userdata))
+		guest_progressed(c->gs, c->t, c->out);
+	if (!c->gs->got_line) {
+		c->gs->got_line = 1;
+		c->out->t_first_line = c->t;
+	}
+}
+
 /* Feed bytes to the line splitter; calls on_line for each complete line. */
 static void guest_feed(struct guest_state *gs, const struct guest_watch *w, const char *buf,
 		       size_t n, double t, struct guest_watch_result *out)
 {
-	for (size_t i = 0; i < n; i++) {
-		char c = buf[i];
+	struct guest_feed_ctx c = { .gs = gs, .w = w, .t = t, .out = out };
 
-		if (c == '\n') {
-			if (!gs->line_dropping) {
-				gs->line[gs->line_len] = '\0';
-				if (w->on_line(gs->line, gs->line_len, t, w->userdata))
-					guest_progressed(gs, t, out);
-				if (!gs->got_line) {
-					gs->got_line = 1;
-					out->t_first_line = t;
-				}
-			}
-			gs->line_len = 0;
-			gs->line_dropping = 0;
-			continue;
-		}
-		if (gs->line_dropping)
-			continue;
-		if (gs->line_len >= w->max_line) {
-			gs->line_dropping = 1;
-			out->lines_dropped++;
-			continue;
-		}
-		gs->line[gs->line_len++] = c;
-	}
+	out->lines_dropped += linesplit_feed(&gs->split, buf, n, guest_on_line, &c);
 }
 
 /* Read what the guest appended to the results file since last time. */
@@ -321,10 +317,10 @@ int guest_run(struct virt_conn *vc, const struct guest_watch *w,
 	out->t_first_line = -1;
 	out->cpu_s = -1;
 	out->silence_cpu_s = -1;
-	gs.line = malloc(w->max_line + 1);
+	r = linesplit_init(&gs.split, w->max_line);
 	gs.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (!gs.line || gs.efd < 0) {
-		r = gs.line ? -errno : -ENOMEM;
+	if (r < 0 || gs.efd < 0) {
+		r = r < 0 ? r : -errno;
 		goto cleanup;
 	}
 	cb = virConnectDomainEventRegisterAny(vc->conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
@@ -367,6 +363,6 @@ cleanup:
 		virDomainFree(gs.dom);
 	if (gs.efd >= 0)
 		close(gs.efd);
-	free(gs.line);
+	linesplit_free(&gs.split);
 	return r;
 }

@@ -1,0 +1,21 @@
+/* What labd's API reads of a request besides its body, as pure functions (no libmicrohttpd):
+ * job IDs in URLs, numbers in query strings, the bearer token.  api.c looks the values up
+ * and answers; these say whether they are well formed, and lab/fuzz/fuzz_api.c tries them
+ * with inputs no one wrote. */
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+/* A job ID in a URL: 1-18 decimal digits (so it fits an int64_t), nothing else, not 0. */
+int apireq_id(const char *s, size_t len, int64_t *id);
+/* A non-negative decimal query argument v ("0" or an ID), def when v is NULL (absent);
+ * -EINVAL when malformed. */
+int apireq_number(const char *v, int64_t def, int64_t *out);
+/* The part of a URL after "/v1/jobs/": "ID" or "ID/SUB".  *sub gets SUB ("" when none,
+ * pointing into rest).  -EINVAL when ID is not an ID. */
+int apireq_job_path(const char *rest, int64_t *id, const char **sub);
+/* Whether the Authorization header value (NULL when absent) is "Bearer TOKEN"; an empty
+ * token needs none.  Constant time in the token's content. */
+int apireq_bearer_ok(const char *token, const char *header);
+/* Whether a Content-Length value (NULL when absent) announces more than max bytes. */
+int apireq_length_over(const char *content_length, unsigned long long max);

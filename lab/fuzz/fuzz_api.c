@@ -1,0 +1,64 @@
+/* labd's requests (lab/daemon/API.md): what labd reads of one besides what libmicrohttpd
+ * parses.  The input is lines: the URL's path, one query argument's value, the
+ * Authorization header, the Content-Length header, then the body, which POST /v1/jobs parses
+ * and validates as `lab run` does (fuzz.h: the checkout's topologies, a fixed host). */
+#include "daemon/api.h"
+#include "daemon/apireq.h"
+#include "daemon/queue.h"
+#include "fuzz/fuzz.h"
+
+/* The next line of *p (cut at its newline), or "" at the end. */
+static char *fuzz_api_line(char **p)
+{
+	char *l = *p, *nl = strchr(l, '\n');
+
+	if (nl) {
+		*nl = '\0';
+		*p = nl + 1;
+	} else {
+		*p = l + strlen(l);
+	}
+	return l;
+}
+
+static void fuzz_api_url(const char *url)
+{
+	const char *sub;
+	int64_t id;
+
+	if (strncmp(url, "/v1/jobs/", 9) == 0 && apireq_job_path(url + 9, &id, &sub) == 0)
+		FUZZ_ASSERT(id > 0 && (!sub[0] || sub[-1] == '/'));
+}
+
+static void fuzz_api_body(const char *body, size_t len)
+{
+	json_t *j = json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL);
+
+	if (j)
+		fuzz_job_json(j);
+	json_decref(j);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text = fuzz_text(data, size), *p = text, *arg, *auth, *length;
+	enum queue_state st;
+	int64_t n;
+
+	if (!text)
+		return 0;
+	fuzz_api_url(fuzz_api_line(&p));
+	arg = fuzz_api_line(&p);
+	if (apireq_number(arg, 7, &n) == 0)
+		FUZZ_ASSERT(n >= 0);
+	queue_state_parse(arg, &st);
+	auth = fuzz_api_line(&p);
+	apireq_bearer_ok("secret-token", auth);
+	apireq_bearer_ok("", auth);
+	length = fuzz_api_line(&p);
+	apireq_length_over(length, API_MAX_BODY);
+	/* The body is the rest of the input, NUL bytes and all. */
+	fuzz_api_body((const char *)data + (p - text), size - (size_t)(p - text));
+	free(text);
+	return 0;
+}
