@@ -10,8 +10,10 @@
 #  5. Guest images (lab/tests/bench-image.sh).
 #  6. The boot curve: 8 to 512 vCPUs, lab vs bare qemu (lab/tests/bench-boot.sh; the 512-vCPU
 #     boots alone take about half an hour on 2 host cores).
+#  7. Fuzzing throughput per harness and lab run's peak RSS under a flooding guest
+#     (lab/tests/bench-reliability.sh).
 # Usage: lab/tests/bench.sh [ROUNDS]   (default 5)
-#        BENCH_PARTS="run compare kernel image boot verdict parallel seeds bisect labd" selects parts
+#        BENCH_PARTS="run compare kernel image boot verdict parallel seeds bisect labd reliability" selects parts
 #        (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -21,7 +23,7 @@ rounds=${1:-5}
 tmp=$(mktemp -d /tmp/numalab-bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 now() { date +%s.%N; }
-want() { case " ${BENCH_PARTS:-run compare kernel image boot verdict parallel seeds bisect labd} " in *" $1 "*) return 0;; esac; return 1; }
+want() { case " ${BENCH_PARTS:-run compare kernel image boot verdict parallel seeds bisect labd reliability} " in *" $1 "*) return 0;; esac; return 1; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 if want run; then
@@ -95,3 +97,4 @@ if want bisect; then lab/tests/bench-bisect.sh; fi
 # labd: submission latency, listing, idle CPU, a job through it against lab run
 # (lab/tests/bench-labd.sh).
 if want labd; then lab/tests/bench-labd.sh; fi
+if want reliability; then lab/tests/bench-reliability.sh; fi
