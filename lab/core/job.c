@@ -158,9 +158,12 @@ static int parse_workload(const json_t *w, unsigned idx, unsigned vcpus,
 		return r;
 
 	v = json_object_get(w, "timeout_s");
-	if (v && !number_ok(v, 0, &out->timeout_s)) {
+	/* Bounded as the agent bounds it: a job the lab accepts is never refused in the guest
+	 * (found by lab/fuzz/fuzz_job.c). */
+	if (v && (!number_ok(v, 0, &out->timeout_s) || out->timeout_s > GUESTJOB_MAX_TIMEOUT_S)) {
 		jsonpath_key(p, sizeof(p), path, "timeout_s");
-		return error_set(err, p, "must be a positive number");
+		return error_set(err, p, "must be a positive number of seconds, at most %.0f (a "
+				 "week)", GUESTJOB_MAX_TIMEOUT_S);
 	}
 	return 0;
 }

@@ -29,7 +29,6 @@ static const char *const job_keys[] = {
 };
 static const char *const workload_keys[] = {K_W_NAME, K_W_TIMEOUT, K_W_PARAMS, NULL};
 
-#define MAX_TIMEOUT_S (7 * 86400.0)
 #define DEFAULT_HEARTBEAT_S 2.0
 
 /* ---- building ------------------------------------------------------------------------------ */
@@ -167,8 +166,9 @@ static int check_workload(const json_t *w, size_t i, struct guestjob_workload *o
 		return error_set(err, p, "unknown workload \"%s\"", json_string_value(name));
 	jsonpath_key(p, sizeof(p), path, K_W_TIMEOUT);
 	if (t && (!json_is_number(t) || !(json_number_value(t) >= 0) ||
-		  json_number_value(t) > MAX_TIMEOUT_S))
-		return error_set(err, p, "must be a number in 0..%.0f (0 = none)", MAX_TIMEOUT_S);
+		  json_number_value(t) > GUESTJOB_MAX_TIMEOUT_S))
+		return error_set(err, p, "must be a number in 0..%.0f (0 = none)",
+				 GUESTJOB_MAX_TIMEOUT_S);
 	jsonpath_key(p, sizeof(p), path, K_W_PARAMS);
 	if (params && !json_is_object(params))
 		return error_set(err, p, "must be an object");

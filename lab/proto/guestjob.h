@@ -10,6 +10,9 @@
 #include "proto/fault.h"
 #include "util/error.h"
 
+/* The longest a workload may run in the guest (a week): the host's job check and the agent's
+ * reader both hold timeouts to it. */
+#define GUESTJOB_MAX_TIMEOUT_S (7 * 86400.0)
 #define GUESTJOB_SCHEMA "numalab.guestjob/1"
 #define GUESTJOB_MAX_BYTES (1024 * 1024)  /* the file */
 #define GUESTJOB_MAX_WORKLOADS 64

@@ -85,3 +85,15 @@ finish() {
 	[ "$failed" -eq 0 ]
 	exit
 }
+
+# peak_rss PID: the peak resident memory (VmHWM, KiB) of PID, sampled every 0.2 s until it
+# exits; prints it (0 when never read).  The caller still waits for PID.
+peak_rss() {
+	local hwm=0 v
+	while kill -0 "$1" 2>/dev/null; do
+		v=$(awk '/^VmHWM/ {print $2}' "/proc/$1/status" 2>/dev/null)
+		[ -n "$v" ] && hwm=$v
+		sleep 0.2
+	done
+	echo "$hwm"
+}

@@ -42,17 +42,13 @@ job() { # NAME [FAULT [CHANNEL_MIB CONSOLE_MIB]]
 # RSS (VmHWM of the lab process, in KiB, sampled until it exits) in $hwm, exit status in $rc,
 # wall seconds in $el.
 run_rss() {
-	local name=$1 out=$2 t0 pid v
+	local name=$1 out=$2 t0 pid
 	shift 2
 	t0=$(date +%s)
 	$lab run "$tmp/$name.json" --quiet-wait 0 --out "$out" "$@" >"$tmp/$name.out" \
 		2>"$tmp/$name.err" &
-	pid=$! hwm=0
-	while kill -0 $pid 2>/dev/null; do
-		v=$(awk '/^VmHWM/ {print $2}' /proc/$pid/status 2>/dev/null)
-		[ -n "$v" ] && hwm=$v
-		sleep 0.2
-	done
+	pid=$!
+	hwm=$(peak_rss $pid)
 	wait $pid
 	rc=$? el=$(( $(date +%s) - t0 ))
 }
