@@ -6,11 +6,14 @@
 #  2. Peak RSS of `lab run` (VmHWM of the lab process, sampled every 0.2 s) for a normal run
 #     and for guests that flood the results channel (8 MiB, the channel's bound lowered with
 #     debug.channel_max_mib so that it ends in about a minute under TCG's serial speed: the
-#     same code path as the 64 MiB default), send one 2 MiB line, or flood the console; each
-#     as a ratio to the normal run's.
+#     same code path as the 64 MiB default), send one 2 MiB line, or flood the console (2 MiB:
+#     at the serial port's ~130 KB/s a bigger flood keeps the agent from its heartbeats
+#     until the progress timeout calls the run a hang first); each as a ratio to the normal
+#     run's.
 # Usage: lab/tests/bench-reliability.sh   (BENCH_PARTS=reliability lab/tests/bench.sh)
 set -u
 cd "$(dirname "$0")/../.."
+. lab/tests/lib.sh
 B=${B:-build}
 lab=$B/lab
 export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
@@ -27,18 +30,14 @@ job() {
 	jq -n --arg n "$1" --arg f "$2" \
 		'{name: $n, topology: "4s-8c", kernel: {image: "/boot/vmlinuz-*"},
 		  workloads: [{name: "pft", params: {memory_mib: 8}}],
-		  debug: {fault: $f, channel_max_mib: 8, console_max_mib: 8}}' >"$tmp/$1.json"
+		  debug: {fault: $f, channel_max_mib: 8, console_max_mib: 2}}' >"$tmp/$1.json"
 }
 peak() {
-	local pid hwm=0 v t0
+	local pid hwm t0
 	t0=$(date +%s.%N)
 	$lab run "$tmp/$1.json" --quiet-wait 0 --out "$tmp/out-$1" >/dev/null 2>&1 &
 	pid=$!
-	while kill -0 $pid 2>/dev/null; do
-		v=$(awk '/^VmHWM/ {print $2}' /proc/$pid/status 2>/dev/null)
-		[ -n "$v" ] && hwm=$v
-		sleep 0.2
-	done
+	hwm=$(peak_rss $pid)
 	wait $pid
 	printf '%s %s %.1f\n' "$hwm" "$(jq -r '.runs[0].status + ": " + .runs[0].reason' \
 		"$tmp/out-$1/report.json" 2>/dev/null | cut -c1-90)" \
