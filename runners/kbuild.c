@@ -142,20 +142,21 @@ static void *kb_sample_loop(void *arg)
 /* ---- mTHP counters ---------------------------------------------------------------------------- */
 
 /* {"16kB": {"anon_fault_alloc": N, ...}, ...} of every size with a stats/ directory; sizes
- * without one are appended to missing (", "-separated). */
-static json_t *kb_mthp_read(char *missing, size_t len)
+ * without one are appended to missing (", "-separated), *sizes counts the hugepages-* ones. */
+static json_t *kb_mthp_read(char *missing, size_t len, size_t *sizes)
 {
 	_cleanup_json_ json_t *all = json_object();
 	DIR *d = opendir(KB_MTHP);
 	struct dirent *e;
-	size_t sizes = 0;
 
+	*sizes = 0;
 	if (!all || !d) {
 		if (d)
 			closedir(d);
 		return all ? TAKE_PTR(all) : NULL;
 	}
-	while ((e = readdir(d)) && sizes < KB_MAX_SIZES) {
+	*sizes = 0;
+	while ((e = readdir(d)) && *sizes < KB_MAX_SIZES) {
 		char path[512];
 		json_t *c;
 		DIR *sd;
@@ -164,7 +165,7 @@ static json_t *kb_mthp_read(char *missing, size_t len)
 
 		if (strncmp(e->d_name, "hugepages-", 10))
 			continue;
-		sizes++;
+		(*sizes)++;
 		snprintf(path, sizeof(path), KB_MTHP "/%s/stats", e->d_name);
 		if (!(sd = opendir(path))) {
 			size_t used = strlen(missing);
@@ -299,16 +300,17 @@ static void kb_sampled(json_t *res, const struct kb_sampler *s)
 /* The measured make.  *res gets the result entry; a failed make returns -EIO after its tail. */
 static int kb_build(const struct kb_opts *o, int memory, const char *memwhy, json_t **res)
 {
-	char group[300], missing[256] = "";
+	char group[300], missing[256] = "", why[320];
 	struct kb_sampler s = {.interval_ms = o->sample_ms};
 	_cleanup_json_ json_t *m0 = NULL, *m1 = NULL;
 	double t0, t1;
+	size_t sizes = 0;
 	int status = 0, r, sampling = 0;
 
 	if ((r = rt_cgroup_create(RT_CGROUP_ROOT, KB_GROUP, group, sizeof(group))) < 0)
 		return fprintf(stderr, "kbuild: cgroup %s: %s\n", KB_GROUP, strerror(-r)), r;
 	snprintf(s.file, sizeof(s.file), "%s/memory.current", group);
-	m0 = kb_mthp_read(missing, sizeof(missing));
+	m0 = kb_mthp_read(missing, sizeof(missing), &sizes);
 	if (memory)
 		sampling = pthread_create(&s.thread, NULL, kb_sample_loop, &s) == 0;
 	t0 = rt_now_s();
@@ -323,7 +325,7 @@ static int kb_build(const struct kb_opts *o, int memory, const char *memwhy, jso
 		return r < 0 ? r : -EIO;
 	}
 	missing[0] = '\0';
-	m1 = kb_mthp_read(missing, sizeof(missing));
+	m1 = kb_mthp_read(missing, sizeof(missing), &sizes);
 	*res = rt_result_new((unsigned)o->jobs, 0);
 	if (!*res)
 		return -ENOMEM;
@@ -331,11 +333,14 @@ static int kb_build(const struct kb_opts *o, int memory, const char *memwhy, jso
 	kb_counters(*res, group, memory, memwhy);
 	kb_sampled(*res, &s);
 	rt_result_info(*res, "mthp", kb_mthp_delta(m0, m1));
-	if (missing[0] || !json_object_size(m1))
-		rt_result_info(*res, "mthp_unavailable",
-			       json_string(missing[0] ? missing
-						      : "no " KB_MTHP "/hugepages-*/stats (per-size "
-							"mTHP counters: Linux 6.9 and later)"));
+	if (!sizes)
+		snprintf(why, sizeof(why), "no per-size mTHP in this kernel (" KB_MTHP
+			 "/hugepages-*: Linux 6.8 and later)");
+	else
+		snprintf(why, sizeof(why), "no stats/ for %s (per-size mTHP counters: Linux 6.9 "
+			 "and later)", missing);
+	if (!sizes || missing[0])
+		rt_result_info(*res, "mthp_unavailable", json_string(why));
 	rmdir(group);
 	return 0;
 }
