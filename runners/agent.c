@@ -17,6 +17,7 @@
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/personality.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -278,7 +279,7 @@ static int agent_job_load(const char *path, struct agent_job *job, char *err, si
 
 /* ---- running a workload ------------------------------------------------------------------- */
 
-static int agent_spawn(char **argv, pid_t *pid_out, int *out_fd, int *err_fd)
+static int agent_spawn(char **argv, int no_aslr, pid_t *pid_out, int *out_fd, int *err_fd)
 {
 	static char *const envp[] = { "PATH=" BIN_DIR ":/bin:/sbin", "HOME=/", "LANG=C", NULL };
 	int o[2], e[2];
@@ -306,6 +307,9 @@ static int agent_spawn(char **argv, pid_t *pid_out, int *out_fd, int *err_fd)
 			dup2(nul, STDIN_FILENO);
 		dup2(o[1], STDOUT_FILENO);
 		dup2(e[1], STDERR_FILENO);
+		/* The job's "aslr": false; inherited by everything the runner starts. */
+		if (no_aslr && personality(ADDR_NO_RANDOMIZE) < 0)
+			dprintf(STDERR_FILENO, "numalab-agent: personality: %s\n", strerror(errno));
 		execve(argv[0], argv, envp);
 		dprintf(STDERR_FILENO, "numalab-agent: execve %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -494,7 +498,7 @@ static int agent_run_workload(const struct agent_job *job, size_t idx)
 	if (r == 0 && job->gj.perf_stat)
 		r = perf = rt_perfstat_wrap(&argv, job->gj.perf_stat, perf_out);
 	if (r >= 0)
-		r = agent_spawn(argv, &pid, &out_fd, &err_fd);
+		r = agent_spawn(argv, w->no_aslr, &pid, &out_fd, &err_fd);
 	if (r < 0) {
 		char why[256];
 

@@ -17,7 +17,7 @@ static const char *const job_keys[] = {
 	"knobs", "image", "timing", "precision", "parallel", NULL,
 };
 static const char *const precision_keys[] = {"ci_pct", "min_boots", "max_boots", "max_s", NULL};
-static const char *const workload_keys[] = {"name", "params", "timeout_s", NULL};
+static const char *const workload_keys[] = {"name", "params", "timeout_s", "aslr", NULL};
 static const char *const timeouts_keys[] = {"boot_s", "boot_silence_s", "progress_s", NULL};
 static const char *const debug_keys[] = {"fault", "fault_after", "channel_max_mib",
 					 "console_max_mib", NULL};
@@ -165,6 +165,12 @@ static int parse_workload(const json_t *w, unsigned idx, unsigned vcpus,
 		return error_set(err, p, "must be a positive number of seconds, at most %.0f (a "
 				 "week)", GUESTJOB_MAX_TIMEOUT_S);
 	}
+	v = json_object_get(w, "aslr");
+	if (v && !json_is_boolean(v)) {
+		jsonpath_key(p, sizeof(p), path, "aslr");
+		return error_set(err, p, "must be true or false");
+	}
+	out->no_aslr = json_is_false(v);
 	return 0;
 }
 
@@ -431,6 +437,7 @@ json_t *job_guestjob(const struct job *job, const struct job_kernel *k, const ch
 		gj.workloads[i] = (struct guestjob_workload){
 			.name = w->name, .params = w->params,
 			.timeout_s = w->timeout_s > 0 ? w->timeout_s : JOB_DEFAULT_WORKLOAD_TIMEOUT_S,
+			.no_aslr = w->no_aslr,
 		};
 	}
 	if (job->image.nr_perf_events) {

@@ -25,6 +25,7 @@ struct job_workload {
 	char name[32];
 	json_t *params;    /* validated, defaults filled in; what the guest runner receives */
 	double timeout_s;  /* per-workload timeout inside the guest; 0 = none */
+	int no_aslr;       /* "aslr": false: run without address-space randomisation */
 };
 
 #define JOB_MAX_KERNELS 16

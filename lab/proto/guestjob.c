@@ -22,12 +22,13 @@
 #define K_W_NAME "name"
 #define K_W_PARAMS "params"
 #define K_W_TIMEOUT "timeout_s"
+#define K_W_ASLR "aslr"
 
 static const char *const job_keys[] = {
 	K_SCHEMA, K_RUN_ID, K_FAULT, K_HEARTBEAT, K_WORKLOADS, K_FAULT_AFTER, K_PERF, K_KNOBS,
 	K_ONLINE, NULL,
 };
-static const char *const workload_keys[] = {K_W_NAME, K_W_TIMEOUT, K_W_PARAMS, NULL};
+static const char *const workload_keys[] = {K_W_NAME, K_W_TIMEOUT, K_W_PARAMS, K_W_ASLR, NULL};
 
 #define DEFAULT_HEARTBEAT_S 2.0
 
@@ -49,6 +50,9 @@ static json_t *build_workloads(const struct guestjob *gj)
 
 		if (o && w->timeout_s > 0 &&
 		    json_object_set_new(o, K_W_TIMEOUT, json_real(w->timeout_s)) < 0)
+			json_decref(TAKE_PTR(o));
+		/* Only when off, as older agents expect no such key. */
+		if (o && w->no_aslr && json_object_set_new(o, K_W_ASLR, json_false()) < 0)
 			json_decref(TAKE_PTR(o));
 		if (json_array_append_new(ws, o) < 0)
 			return NULL;
@@ -150,6 +154,7 @@ static int check_workload(const json_t *w, size_t i, struct guestjob_workload *o
 {
 	const json_t *name = json_object_get(w, K_W_NAME), *t = json_object_get(w, K_W_TIMEOUT);
 	const json_t *params = json_object_get(w, K_W_PARAMS), *v;
+	const json_t *aslr = json_object_get(w, K_W_ASLR);
 	char path[JSONPATH_LEN], p[JSONPATH_LEN];
 	const char *key;
 	int r;
@@ -169,6 +174,9 @@ static int check_workload(const json_t *w, size_t i, struct guestjob_workload *o
 		  json_number_value(t) > GUESTJOB_MAX_TIMEOUT_S))
 		return error_set(err, p, "must be a number in 0..%.0f (0 = none)",
 				 GUESTJOB_MAX_TIMEOUT_S);
+	jsonpath_key(p, sizeof(p), path, K_W_ASLR);
+	if (aslr && !json_is_boolean(aslr))
+		return error_set(err, p, "must be true or false");
 	jsonpath_key(p, sizeof(p), path, K_W_PARAMS);
 	if (params && !json_is_object(params))
 		return error_set(err, p, "must be an object");
@@ -180,6 +188,7 @@ static int check_workload(const json_t *w, size_t i, struct guestjob_workload *o
 	out->name = json_string_value(name);
 	out->timeout_s = t ? json_number_value(t) : 0;
 	out->params = params;
+	out->no_aslr = json_is_false(aslr);
 	return 0;
 }
 

@@ -25,6 +25,7 @@ struct guestjob_workload {
 	const char *name;       /* a runner: /numalab/bin/NAME */
 	const json_t *params;   /* an object, or NULL for none */
 	double timeout_s;       /* the agent kills the runner after this long; 0 = never */
+	int no_aslr;            /* "aslr": false: the agent runs it with ADDR_NO_RANDOMIZE */
 };
 
 /* Pointers are borrowed: from the caller for guestjob_build(), from the validated document for

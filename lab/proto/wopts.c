@@ -84,6 +84,7 @@ int wopts_set(json_t *raw, const struct workload_param *p, const char *arg)
 			v = json_string(arg);
 		break;
 	case WORKLOAD_PARAM_ENUM:
+	case WORKLOAD_PARAM_STRING:
 		v = json_string(arg);
 		break;
 	}
@@ -136,9 +137,17 @@ void wopts_arg(const struct workload_param *p, char *buf, size_t len)
 	case WORKLOAD_PARAM_TASKS:
 		snprintf(buf, len, "N[,N...]|per-cpu|pow2 (default per-cpu)");
 		break;
+	case WORKLOAD_PARAM_STRING:
+		snprintf(buf, len, "STRING (default %s)", p->def_str);
+		break;
 	case WORKLOAD_PARAM_BOOL:
 		break;
 	}
+}
+
+const char *wopts_string(const json_t *params, const char *name)
+{
+	return json_string_value(json_object_get(params, name));
 }
 
 long long wopts_int(const json_t *params, const char *name)

@@ -1,7 +1,7 @@
 /* Workload parameters as runner options: the calling convention of PROTOCOL.md ("Runner
  * output"; rt_argv_build builds it) read backwards.  Job param `memory_split` is option
  * `--memory-split`; a true boolean is the bare option (false ones are left out); integers are
- * decimal; an enum is its name; a task list is `N[,N...]`, `per-cpu` or `pow2`.
+ * decimal; an enum or a string is itself; a task list is `N[,N...]`, `per-cpu` or `pow2`.
  *
  * A runner collects its options into a raw params object with wopts_set() and validates it
  * with workload_params_max(), the code that validates a job on the host, so the two accept
@@ -34,5 +34,6 @@ void wopts_arg(const struct workload_param *p, char *buf, size_t len);
 /* Values of a params object workload_params*() filled in. */
 long long wopts_int(const json_t *params, const char *name);
 int wopts_bool(const json_t *params, const char *name);
+const char *wopts_string(const json_t *params, const char *name);
 /* Index of the value of enum parameter name among its choices in w's table, -1 if none. */
 int wopts_enum(const struct workload_def *w, const json_t *params, const char *name);

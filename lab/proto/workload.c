@@ -19,6 +19,7 @@ static const char *const pft_objects[] = {"anon", "malloc", "zero", "shm", NULL}
 static const char *const pft_touches[] = {"write", "memset", "mlock", NULL};
 static const char *const memscale_huge[] = {"system", "thp", "nothp", "hugetlb", NULL};
 static const char *const pf_huge[] = {"nothp", "system", "thp", NULL};
+static const char *const kbuild_prepare[] = {"none", "clean", "defconfig", NULL};
 
 #define P_MODE                                                                                 \
 	{.name = "mode", .type = WORKLOAD_PARAM_ENUM, .choices = modes,                        \
@@ -124,6 +125,24 @@ static const struct workload_param mmc_params[] = {
 	P_WARMUP,
 };
 
+/* runners/kbuild.c: seed 001, a compile in a cgroup of its own.  The job count is not a task
+ * list: make's -j is one number, 0 meaning one per CPU the guest has online. */
+static const struct workload_param kbuild_params[] = {
+	{.name = "source", .type = WORKLOAD_PARAM_STRING, .max = 255,
+	 .def_str = "/usr/src/kbuild-tiny",
+	 .help = "the source tree in the guest image (absolute), or a tarball of one (.tar, "
+		 ".tar.gz, .tar.xz: unpacked first, outside the measured window)"},
+	{.name = "target", .type = WORKLOAD_PARAM_STRING, .max = 64, .def_str = "all",
+	 .help = "the make target built in the measured window"},
+	{.name = "jobs", .type = WORKLOAD_PARAM_INT, .min = 0, .max = 4096, .def = 0,
+	 .help = "make -j: parallel jobs, 0 = one per online CPU"},
+	{.name = "prepare", .type = WORKLOAD_PARAM_ENUM, .choices = kbuild_prepare,
+	 .help = "make target run before the measured window, timed as prepare_s: none, clean "
+		 "or defconfig"},
+	{.name = "sample_ms", .type = WORKLOAD_PARAM_INT, .min = 10, .max = 10000, .def = 100,
+	 .help = "memory.current of the build's cgroup is sampled this often (the mean memory)"},
+};
+
 static int param_is(const json_t *params, const char *name, const char *value)
 {
 	const char *s = json_string_value(json_object_get(params, name));
@@ -178,6 +197,17 @@ static int memscale_check(const json_t *params, const char *path, struct lab_err
 	return 0;
 }
 
+static int kbuild_check(const json_t *params, const char *path, struct lab_error *err)
+{
+	const char *src = json_string_value(json_object_get(params, "source"));
+
+	if (src[0] != '/')
+		return param_fail(err, path, "source", "must be an absolute path");
+	if (strstr(src, "/../") || (strlen(src) >= 3 && !strcmp(src + strlen(src) - 3, "/..")))
+		return param_fail(err, path, "source", "must not contain \"..\" components");
+	return 0;
+}
+
 /* What an A/B verdict looks at, by the metric names the runners report (configs/README.md). */
 static const struct workload_metric pft_primary[] = {{"faults_per_s", "higher"}};
 /* The seed's figure is `perf stat -r` over whole programs: the whole repetition, unmapping
@@ -186,6 +216,10 @@ static const struct workload_metric memscale_primary[] = {{"run_s", "lower"}};
 static const struct workload_metric pf_primary[] = {{"ops_per_s", "higher"}};
 static const struct workload_metric mmc_primary[] = {{"faults_per_s", "higher"},
 						     {"fault_latency_p99_ns", "lower"}};
+
+/* Seed 001's two columns: build time and the cgroup's memory.peak. */
+static const struct workload_metric kbuild_primary[] = {{"elapsed_s", "lower"},
+							{"memory_peak_mib", "lower"}};
 
 #define TABLE(t) .params = t, .nr_params = sizeof(t) / sizeof(t[0])
 #define PRIMARY(m) .primary = m, .nr_primary = sizeof(m) / sizeof(m[0])
@@ -205,6 +239,9 @@ static const struct workload_def workloads[] = {
 	{.name = "mmap_contention", .help = "fault throughput and latency while other threads "
 					    "mmap/munmap (mmap_lock, per-VMA locks)",
 	 TABLE(mmc_params), PRIMARY(mmc_primary)},
+	{.name = "kbuild", .help = "make -j N TARGET of a source tree in a cgroup of its own: "
+				   "elapsed, CPU time, memory.peak, page faults, mTHP counters",
+	 TABLE(kbuild_params), .check = kbuild_check, PRIMARY(kbuild_primary)},
 };
 
 #define NR_WORKLOADS (sizeof(workloads) / sizeof(workloads[0]))
@@ -325,6 +362,23 @@ static int param_bool(const struct workload_param *p, const json_t *v, const cha
 	return 0;
 }
 
+/* Characters a STRING parameter may hold: it becomes one argument of a guest program. */
+#define STRING_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/+=-"
+
+static int param_string(const struct workload_param *p, const json_t *v, const char *path,
+			json_t **out, struct lab_error *err)
+{
+	const char *s = v ? json_string_value(v) : p->def_str;
+	size_t n = s ? strlen(s) : 0;
+
+	if (!s || n == 0 || n > (size_t)p->max || (v && n != json_string_length(v)) ||
+	    s[0] == '-' || strspn(s, STRING_CHARS) != n)
+		return error_set(err, path, "must be a string of 1..%lld characters "
+				 "[A-Za-z0-9._/+=-], not starting with \"-\"", p->max);
+	*out = json_string(s);
+	return *out ? 0 : -ENOMEM;
+}
+
 static int param_tasks(const json_t *v, const char *path, unsigned vcpus, unsigned max_tasks,
 		       json_t **out, struct lab_error *err)
 {
@@ -415,6 +469,9 @@ int workload_params_max(const struct workload_def *w, const json_t *params, cons
 			break;
 		case WORKLOAD_PARAM_BOOL:
 			r = param_bool(p, in, pp, &val, err);
+			break;
+		case WORKLOAD_PARAM_STRING:
+			r = param_string(p, in, pp, &val, err);
 			break;
 		case WORKLOAD_PARAM_TASKS:
 			r = param_tasks(in, pp, vcpus, max_tasks < vcpus ? vcpus : max_tasks, &val,

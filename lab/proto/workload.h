@@ -18,6 +18,9 @@ enum workload_param_type {
 	WORKLOAD_PARAM_TASKS, /* array of task counts 1..vcpus, "per-cpu" = [vcpus] or
 			       * "pow2" = [1, 2, 4, .. <= vcpus] (+ vcpus when it is not a power
 			       * of two); default [vcpus]; always stored as an array */
+	WORKLOAD_PARAM_STRING, /* a word or path of 1..max bytes of [A-Za-z0-9._/+=-], not
+				* starting with "-" (it becomes an argument of a guest program,
+				* never an option of it); default def_str */
 };
 
 #define WORKLOAD_MAX_TASK_COUNTS 64
@@ -26,7 +29,8 @@ struct workload_param {
 	const char *name;
 	enum workload_param_type type;
 	const char *const *choices; /* ENUM: NULL-terminated */
-	long long min, max, def;    /* INT; BOOL uses def */
+	long long min, max, def;    /* INT; BOOL uses def; STRING: max is the length */
+	const char *def_str;        /* STRING */
 	const char *help;
 };
 

@@ -62,8 +62,13 @@ static json_t *job_dump(const struct job *job)
 	for (unsigned i = 0; wl && i < job->nr_workloads; i++) {
 		const struct job_workload *w = &job->workloads[i];
 
-		if (json_array_append_new(wl, json_pack("{s:s,s:O,s:f}", "name", w->name, "params",
-							w->params, "timeout_s", w->timeout_s)) < 0) {
+		json_t *o = json_pack("{s:s,s:O,s:f}", "name", w->name, "params", w->params,
+				      "timeout_s", w->timeout_s);
+
+		/* Only when off, so that the other cases' dumps stay as they were. */
+		if (o && w->no_aslr)
+			json_object_set_new(o, "aslr", json_false());
+		if (json_array_append_new(wl, o) < 0) {
 			json_decref(wl);
 			return NULL;
 		}

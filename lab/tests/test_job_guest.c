@@ -56,7 +56,8 @@ static int same(const struct job *job, const struct guestjob *v, int online)
 		ok = !strcmp(v->workloads[i].name, w->name) &&
 		     json_equal(v->workloads[i].params, w->params) &&
 		     v->workloads[i].timeout_s ==
-			     (w->timeout_s > 0 ? w->timeout_s : JOB_DEFAULT_WORKLOAD_TIMEOUT_S);
+			     (w->timeout_s > 0 ? w->timeout_s : JOB_DEFAULT_WORKLOAD_TIMEOUT_S) &&
+		     v->workloads[i].no_aslr == w->no_aslr;
 	}
 	return ok;
 }
@@ -147,7 +148,8 @@ static void golden(void)
 		.heartbeat_s = 2, .knobs = knobs, .online_after_boot = 1, .perf_stat = perf,
 		.nr_workloads = 2,
 		.workloads = {{.name = "pft", .params = params, .timeout_s = 1800},
-			      {.name = "memscale", .params = params, .timeout_s = 0.5}},
+			      {.name = "memscale", .params = params, .timeout_s = 0.5,
+			       .no_aslr = 1}},
 	};
 	_cleanup_json_ json_t *gj = guestjob_build(&b);
 	_cleanup_free_ char *s = gj ? json_dumps(gj, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
@@ -156,8 +158,8 @@ static void golden(void)
 		"\"knobs\":{\"required\":[\"thp_enabled\"],\"thp_enabled\":\"never\"},"
 		"\"online_after_boot\":true,\"perf_stat\":[\"page-faults\"],\"run_id\":\"x-r0\","
 		"\"schema\":\"numalab.guestjob/1\",\"workloads\":[{\"name\":\"pft\",\"params\":"
-		"{\"memory_mib\":8,\"tasks\":[1,2]},\"timeout_s\":1800.0},{\"name\":\"memscale\","
-		"\"params\":{\"memory_mib\":8,\"tasks\":[1,2]},\"timeout_s\":0.5}]}";
+		"{\"memory_mib\":8,\"tasks\":[1,2]},\"timeout_s\":1800.0},{\"aslr\":false,"
+		"\"name\":\"memscale\",\"params\":{\"memory_mib\":8,\"tasks\":[1,2]},\"timeout_s\":0.5}]}";
 	_cleanup_json_ json_t *probe = NULL;
 	_cleanup_free_ char *ps = NULL;
 	const struct guestjob p = { .run_id = "kvm-probe", .heartbeat_s = 1 };
@@ -204,6 +206,8 @@ static void hostile(void)
 		 "workloads[0].name: unknown workload \"sh\""},
 		{"{" H "\"workloads\":[{\"name\":\"pft\",\"nice\":1}]}",
 		 "workloads[0].nice: unknown key"},
+		{"{" H "\"workloads\":[{\"name\":\"kbuild\",\"aslr\":\"off\"}]}",
+		 "workloads[0].aslr: must be true or false"},
 		{"{" H "\"workloads\":[{\"name\":\"pft\",\"timeout_s\":-1}]}",
 		 "workloads[0].timeout_s: must be a number in 0..604800 (0 = none)"},
 		{"{" H "\"workloads\":[{\"name\":\"pft\",\"params\":{\"a\":{}}}]}",

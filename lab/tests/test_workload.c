@@ -139,6 +139,16 @@ static void agree_params(const struct workload_def *w)
 			agree_one(w, p, json_true());
 			agree_one(w, p, json_false());
 			break;
+		case WORKLOAD_PARAM_STRING:
+			agree_one(w, p, json_string(p->def_str));
+			agree_one(w, p, json_string("/usr/src/linux-6.1+x_y=z.tar.xz"));
+			agree_one(w, p, json_string(""));
+			agree_one(w, p, json_string("-k"));
+			agree_one(w, p, json_string("a b"));
+			agree_one(w, p, json_string("x;reboot"));
+			/* A number is refused by the lab only: on argv it is the string "5"
+			 * (test_kbuild). */
+			break;
 		case WORKLOAD_PARAM_TASKS:
 			agree_one(w, p, json_string("per-cpu"));
 			agree_one(w, p, json_string("pow2"));
@@ -171,6 +181,10 @@ static const struct {
 	{"memscale", "{\"huge\": \"hugetlb\", \"memory_mib\": 4}"},
 	{"memscale", "{\"huge\": \"thp\", \"memory_mib\": 3}"},
 	{"mmap_contention", "{\"mappers\": 0, \"tasks\": \"pow2\", \"map_kib\": 4}"},
+	{"kbuild", "{\"source\": \"usr/src/linux\"}"},
+	{"kbuild", "{\"source\": \"/usr/src/../../etc\"}"},
+	{"kbuild", "{\"source\": \"/usr/src/..\"}"},
+	{"kbuild", "{\"source\": \"/usr/src/..x/y\", \"target\": \"bzImage\"}"},
 };
 
 static void test_rules(void)
@@ -215,6 +229,8 @@ static void test_primary(void)
 		{"page_fault3", "ops_per_s", "higher"},
 		{"mmap_contention", "faults_per_s", "higher"},
 		{"mmap_contention", "fault_latency_p99_ns", "lower"},
+		{"kbuild", "elapsed_s", "lower"},
+		{"kbuild", "memory_peak_mib", "lower"},
 	};
 	size_t n;
 
@@ -257,6 +273,51 @@ static void test_wopts(void)
 	tap_ok(!strcmp(buf, "1..64 (default 1)"), "--help range of --cachelines: %s", buf);
 	wopts_arg(wopts_find(w, "object"), buf, sizeof(buf));
 	tap_ok(!strcmp(buf, "anon|malloc|zero|shm (default anon)"), "--help of --object: %s", buf);
+	wopts_arg(wopts_find(workload_find("kbuild"), "target"), buf, sizeof(buf));
+	tap_ok(!strcmp(buf, "STRING (default all)"), "--help of kbuild's --target: %s", buf);
+}
+
+/* kbuild's parameters as the lab fills them in and refuses them (the messages are what a job
+ * author reads: pinned here). */
+static void test_kbuild(void)
+{
+	static const struct {
+		const char *params, *path, *msg;
+	} bad[] = {
+		{"{\"source\": \"src\"}", "source", "must be an absolute path"},
+		{"{\"source\": \"/a/../b\"}", "source", "must not contain \"..\" components"},
+		{"{\"target\": \"-k\"}", "target",
+		 "must be a string of 1..64 characters [A-Za-z0-9._/+=-], not starting with \"-\""},
+		{"{\"target\": \"all; reboot\"}", "target",
+		 "must be a string of 1..64 characters [A-Za-z0-9._/+=-], not starting with \"-\""},
+		{"{\"source\": 7}", "source",
+		 "must be a string of 1..255 characters [A-Za-z0-9._/+=-], not starting with \"-\""},
+		{"{\"jobs\": -1}", "jobs", "must be an integer 0..4096"},
+		{"{\"prepare\": \"mrproper\"}", "prepare",
+		 "must be one of \"none\", \"clean\", \"defconfig\""},
+		{"{\"sample_ms\": 5}", "sample_ms", "must be an integer 10..10000"},
+	};
+	const struct workload_def *w = workload_find("kbuild");
+	_cleanup_json_ json_t *out = NULL;
+	struct lab_error err = {0};
+	_cleanup_free_ char *s = NULL;
+
+	if (w && workload_params(w, NULL, "p", VCPUS, &out, &err) == 0)
+		s = json_dumps(out, JSON_COMPACT | JSON_SORT_KEYS);
+	tap_ok(s && !strcmp(s, "{\"jobs\":0,\"prepare\":\"none\",\"sample_ms\":100,"
+				"\"source\":\"/usr/src/kbuild-tiny\",\"target\":\"all\"}"),
+	       "kbuild's defaults: %s", s ? s : "(null)");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		_cleanup_json_ json_t *p = json_loads(bad[i].params, 0, NULL), *o = NULL;
+		char path[64];
+
+		memset(&err, 0, sizeof(err));
+		snprintf(path, sizeof(path), "p.%s", bad[i].path);
+		if (!tap_ok(workload_params(w, p, "p", VCPUS, &o, &err) == -EINVAL &&
+				    !strcmp(err.path, path) && !strcmp(err.msg, bad[i].msg),
+			    "kbuild refuses %s", bad[i].params))
+			tap_diag(err.msg);
+	}
 }
 
 int main(void)
@@ -268,5 +329,6 @@ int main(void)
 	test_max_tasks();
 	test_primary();
 	test_wopts();
+	test_kbuild();
 	return tap_done();
 }
