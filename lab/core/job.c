@@ -358,7 +358,8 @@ static int job_parse(const json_t *j, job_topology_loader load, void *userdata, 
 	    (r = parse_timing(j, job, err)) < 0 || (r = parse_precision(j, job, err)) < 0 ||
 	    (r = parse_parallel(j, job, err)) < 0 ||
 	    (r = knobs_parse(json_object_get(j, "knobs"), &job->topo, &job->knobs, err)) < 0 ||
-	    (r = job_merge_knobs(job)) < 0)
+	    (r = job_merge_knobs(job, json_is_true(json_object_get(
+						  json_object_get(j, "knobs"), "required")))) < 0)
 		return r;
 	/* A topology without a name of its own is called by its reference's base name. */
 	if (!job->topo.name[0]) {

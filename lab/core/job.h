@@ -3,6 +3,7 @@
 #pragma once
 #include <jansson.h>
 #include <limits.h>
+#include <stdbool.h>
 
 #include "core/collect.h"
 #include "core/timing.h"
@@ -104,8 +105,9 @@ void job_free(struct job *job);
 /* Parse "kernel" (one) or "kernels" (an A/B list) into job->kernels (lab/core/job_kernel.c);
  * needs job->topo (an entry's "knobs" are checked against it). */
 int job_parse_kernels(const json_t *j, struct job *job, struct lab_error *err);
-/* Each kernel's knobs: job->knobs with its own over them (after both were parsed). */
-int job_merge_knobs(struct job *job);
+/* Each kernel's knobs: job->knobs with its own over them (after both were parsed);
+ * all_required: the job's knobs said "required": true (knobs_merge). */
+int job_merge_knobs(struct job *job, bool all_required);
 /* The knobs the runs of kernel k get (may be NULL: none). */
 const json_t *job_kernel_knobs(const struct job *job, const struct job_kernel *k);
 /* Which of job->kernels run `index` boots: runs go A B A B (drift of a shared machine hits

@@ -162,7 +162,7 @@ int job_parse_kernels(const json_t *j, struct job *job, struct lab_error *err)
 	return parse_one(k, "kernel", &job->topo, &job->kernels[0], err);
 }
 
-int job_merge_knobs(struct job *job)
+int job_merge_knobs(struct job *job, bool all_required)
 {
 	for (unsigned i = 0; i < job->nr_kernels; i++) {
 		struct job_kernel *k = &job->kernels[i];
@@ -170,7 +170,7 @@ int job_merge_knobs(struct job *job)
 
 		json_decref(k->knobs);
 		k->knobs = NULL;
-		if (k->own_knobs && (r = knobs_merge(job->knobs, k->own_knobs, &k->knobs)) < 0)
+		if (k->own_knobs && (r = knobs_merge(job->knobs, k->own_knobs, all_required, &k->knobs)) < 0)
 			return r;
 	}
 	return 0;

@@ -129,7 +129,21 @@ static int merge_required(json_t *into, const json_t *add)
 	return 0;
 }
 
-int knobs_merge(const json_t *job_knobs, const json_t *own, json_t **out)
+/* "required": every knob m sets. */
+static int require_all(json_t *m)
+{
+	json_t *arr = json_array(), *v;
+	const char *key;
+
+	if (!arr || json_object_set_new(m, KNOB_REQUIRED, arr) < 0)
+		return -ENOMEM;
+	json_object_foreach(m, key, v)
+		if (strcmp(key, KNOB_REQUIRED) && json_array_append_new(arr, json_string(key)) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+int knobs_merge(const json_t *job_knobs, const json_t *own, bool all_required, json_t **out)
 {
 	_cleanup_json_ json_t *m = NULL;
 	const char *key;
@@ -149,6 +163,8 @@ int knobs_merge(const json_t *job_knobs, const json_t *own, json_t **out)
 		if (r < 0)
 			return r;
 	}
+	if (all_required && (r = require_all(m)) < 0)
+		return r;
 	*out = TAKE_PTR(m);
 	return 0;
 }

@@ -3,6 +3,8 @@
  * and normalisation only, against the knob table (lab/proto/knob.c); runners/rt_knobs.c
  * applies them. */
 #pragma once
+#include <stdbool.h>
+
 #include <jansson.h>
 
 #include "core/topology.h"
@@ -20,5 +22,7 @@ int knobs_parse_at(const json_t *v, const struct topology *topo, const char *pre
 /* The knobs of one of a job's variants: the job's normalised knobs (may be NULL) with the
  * variant's own (normalised, may be NULL) over them: a knob the variant sets replaces the
  * job's, per size or per node where the knob has sizes or nodes; "required" holds the names
- * of both.  *out: a new reference, NULL when neither has knobs. */
-int knobs_merge(const json_t *job_knobs, const json_t *own, json_t **out);
+ * of both, or, with all_required (the job said "required": true), every knob of the result:
+ * a job that requires its knobs requires those its knob sets add too.  *out: a new
+ * reference, NULL when neither has knobs. */
+int knobs_merge(const json_t *job_knobs, const json_t *own, bool all_required, json_t **out);

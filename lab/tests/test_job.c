@@ -134,7 +134,7 @@ static void run_dir(const char *rel, int want_ok)
 
 /* lab/tests/data/job-plan/NAME.json: the runs in order with each one's knobs (job_plan_json)
  * must equal NAME.expected: knob sets interleave like kernels, a variant's knobs over the
- * job's. */
+ * job's, and a job's "required": true requires the knobs its knob sets add (required-all). */
 static void run_plans(void)
 {
 	_cleanup_json_dir_ struct testutil_json_dir d;
