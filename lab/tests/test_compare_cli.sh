@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # TAP test of `lab compare` on synthetic report sets (lab/tests/make-reports.py): a 10%
 # regression exits 1, identical sets exit 0 when equivalence is shown and 3 when it cannot be
-# yet, thresholds, one report holding both variants, an outcome regression, mixed timing
+# yet, thresholds, one report holding both variants, three labels (knob sets) each against
+# the first, an outcome regression, mixed timing
 # models, and bad input exiting 2 with a message naming what differs.  Every
 # synthetic report is also validated against reports/report.schema.json, so the generator
 # cannot drift from what `lab run` writes.  Ends with "N passed, N failed".
@@ -33,6 +34,7 @@ $GEN "$T/A" --reports 2 --runs 3 --seed 1
 $GEN "$T/B" --reports 2 --runs 3 --seed 2 --factor faults_per_s=0.9
 $GEN "$T/ab" --runs 4 --variant base,patched --factor faults_per_s=0.9 --factor-on patched --seed 3
 $GEN "$T/single" --runs 2 --variant base --seed 4
+$GEN "$T/sets" --runs 6 --variant 4K,16K,64K --factor faults_per_s=0.9 --factor-on 64K --seed 6
 $GEN "$T/oneboot" --runs 1 --repetitions 5 --seed 5
 $GEN "$T/panic" --reports 2 --runs 3 --seed 1 --fail-run panic
 $GEN "$T/v2" --schema numalab.report/2
@@ -75,6 +77,13 @@ expect 0 "--threshold 25: a 10% change inside +-25% is no change" $LAB compare "
 expect 1 "--threshold 5: it fails" $LAB compare "$T/A" "$T/B" --threshold 5
 expect 1 "one report holding both variants (interleaved)" $LAB compare "$T/ab"
 has "$T/out" "B: patched" "variants labelled by kernel.label"
+# Three labels in one report (knob sets, as seed 001's 4K / 16K / 64K): each compared with
+# the first, one table a label: the seed's table.
+expect 1 "three labels in one report: 64K's 10 % loss is a regression" $LAB compare "$T/sets" --json
+pyjson "[(c['a']['variant'], c['b']['variant']) for c in d['comparisons']] == [('4K', '16K'), ('4K', '64K')]" \
+	"... 16K and 64K each compared with 4K, the first label"
+pyjson "all(r['verdict'] != 'regression' for r in d['comparisons'][0]['rows']) and all(r['verdict'] == 'regression' for r in d['comparisons'][1]['rows'] if r['metric'] == 'faults_per_s')" \
+	"... 16K unchanged, 64K's faults_per_s rows regressed"
 expect 1 "B panicked where A did not: outcome regression" $LAB compare "$T/A" "$T/panic"
 has "$T/out" "outcome regression: 2 of B's 6 runs failed" "the outcome regression is said"
 expect 3 "a real A/B report of lab run (two labelled kernels, 2 boots each): undecided" \
