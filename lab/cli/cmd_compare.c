@@ -1,5 +1,5 @@
-/* lab compare A [B] [--json] [--threshold PCT] [--all-metrics]: A/B verdicts on two kernel
- * variants. */
+/* lab compare A [B] [--json] [--threshold PCT] [--all-metrics] [--labels BASE,OTHER...]: A/B
+ * verdicts on two kernel variants, or on chosen labels of one report set. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -19,12 +19,15 @@
 
 void cmd_compare_help(void)
 {
-	printf("usage: lab compare A [B] [--json] [--threshold PCT] [--all-metrics]\n\n"
+	printf("usage: lab compare A [B] [--json] [--threshold PCT] [--all-metrics]\n"
+	       "                   [--labels BASE,OTHER[,OTHER...]]\n\n"
 	       "Decides whether kernel B is worse, better or the same as kernel A.  A and B are\n"
 	       "report files or directories (a directory holding report.json, or one whose\n"
 	       "subdirectories do, such as reports/); all their runs are pooled per side.  With\n"
 	       "only A, its reports must hold two or more kernel variants (runs[].kernel.label,\n"
-	       "else .variant, else the kernel release): each is compared against the first.\n\n"
+	       "else .variant, else the kernel release): each is compared against the first,\n"
+	       "or, with --labels, each OTHER against BASE (knob sets crossed with kernels:\n"
+	       "--labels base-thp,nosplit-thp compares the kernels under one THP setting).\n\n"
 	       "The boot is the unit: the repetitions of one run are averaged first, and the\n"
 	       "spread between boots drives Welch's test on the per-boot means.  Per workload,\n"
 	       "task count and metric: boots, mean, between- and within-boot CV, the %% change\n"
@@ -42,7 +45,8 @@ void cmd_compare_help(void)
 	       "tcg, icount: the report's host.timing) are never pooled or compared.\n\n"
 	       "  --json           print JSON (schema numalab.compare/2, keys sorted)\n"
 	       "  --threshold PCT  the minimum effect that matters, in %% (default %g)\n"
-	       "  --all-metrics    let every metric decide, not only the primary ones\n\n"
+	       "  --all-metrics    let every metric decide, not only the primary ones\n"
+	       "  --labels LIST    with only A: BASE,OTHER,...: the labels to compare (2..16)\n\n"
 	       "Exit status: 0 decided, no regression; 1 a regression (or B had failed runs\n"
 	       "and A none; or the lab failed); 2 bad input: unreadable reports, another\n"
 	       "schema, different workloads, topologies or timing models, or no series in\n"
@@ -50,8 +54,13 @@ void cmd_compare_help(void)
 	       "or has too little data (run more boots).\n", COMPARE_DEFAULT_THRESHOLD_PCT);
 }
 
+#define MAX_LABELS 16
+
 struct compare_args {
 	const char *a, *b;
+	char *labels[MAX_LABELS]; /* --labels, split in place (pointers into labels_arg) */
+	char labels_arg[1024];
+	size_t nr_labels;
 	int json, all_metrics;
 	double threshold;
 };
@@ -69,12 +78,32 @@ static int parse_threshold(const char *s, double *out)
 	return 0;
 }
 
+/* "BASE,OTHER,...": 2..MAX_LABELS non-empty names, none twice. */
+static int parse_labels(const char *s, struct compare_args *a)
+{
+	char *save = NULL;
+
+	if (snprintf(a->labels_arg, sizeof(a->labels_arg), "%s", s) >= (int)sizeof(a->labels_arg))
+		return -EINVAL;
+	a->nr_labels = 0;
+	for (char *t = strtok_r(a->labels_arg, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (a->nr_labels == MAX_LABELS)
+			return -EINVAL;
+		for (size_t i = 0; i < a->nr_labels; i++)
+			if (!strcmp(a->labels[i], t))
+				return -EINVAL;
+		a->labels[a->nr_labels++] = t;
+	}
+	return a->nr_labels >= 2 ? 0 : -EINVAL;
+}
+
 static int parse_args(int argc, char **argv, struct compare_args *a)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "threshold", required_argument, NULL, 't' },
 		{ "all-metrics", no_argument, NULL, 'A' },
+		{ "labels", required_argument, NULL, 'l' },
 		{ 0 },
 	};
 	int c;
@@ -84,6 +113,13 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 		switch (c) {
 		case 'j': a->json = 1; break;
 		case 'A': a->all_metrics = 1; break;
+		case 'l':
+			if (parse_labels(optarg, a) < 0) {
+				cli_err("compare: --labels takes 2 to %d different labels, BASE,OTHER,...",
+					MAX_LABELS);
+				return -EINVAL;
+			}
+			break;
 		case 't':
 			if (parse_threshold(optarg, &a->threshold) < 0) {
 				cli_err("compare: --threshold must be a non-negative number (percent)");
@@ -99,6 +135,10 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 	}
 	a->a = argv[optind];
 	a->b = argc - optind == 2 ? argv[optind + 1] : NULL;
+	if (a->b && a->nr_labels) {
+		cli_err("compare: --labels picks labels of one report set: give only A");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -152,6 +192,41 @@ static int load_one(struct report_files *f, struct series_set *s, struct lab_err
 	return 0;
 }
 
+/* The pairs to compare, as variant indexes: (0, v) for every other variant, or with --labels
+ * (BASE, OTHER) for each OTHER; a label the reports lack is bad input naming those they have. */
+static int pick_pairs(const struct compare_args *a, const struct series_set *s, size_t *base,
+		      size_t *other, size_t *n, struct lab_error *err)
+{
+	char known[512] = "";
+	size_t idx[MAX_LABELS];
+
+	*base = 0;
+	*n = 0;
+	if (!a->nr_labels) {
+		for (size_t v = 1; v < s->nr_variants; v++)
+			other[(*n)++] = v;
+		return 0;
+	}
+	for (size_t i = 0; i < a->nr_labels; i++) {
+		size_t v = 0;
+
+		while (v < s->nr_variants && strcmp(s->variants[v].label, a->labels[i]))
+			v++;
+		if (v == s->nr_variants) {
+			for (size_t k = 0; k < s->nr_variants; k++)
+				snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
+					 k ? ", " : "", s->variants[k].label);
+			return error_set(err, "", "--labels: no runs labelled \"%s\" (the reports hold: %s)",
+					 a->labels[i], known);
+		}
+		idx[i] = v;
+	}
+	*base = idx[0];
+	for (size_t i = 1; i < a->nr_labels; i++)
+		other[(*n)++] = idx[i];
+	return 0;
+}
+
 static int print_result(const struct series_set *s, const struct comparison *c, size_t n,
 			int as_json)
 {
@@ -177,7 +252,8 @@ static int run_compare(const struct compare_args *a, struct series_set *s,
 {
 	struct lab_error err = { 0 };
 	struct comparison *c = NULL;
-	size_t na, n = 0;
+	_cleanup_free_ size_t *other = NULL;
+	size_t na, n = 0, base, np;
 	enum compare_decision d;
 	int r = 0;
 
@@ -193,12 +269,19 @@ static int run_compare(const struct compare_args *a, struct series_set *s,
 		return cli_err("compare: out of memory"), EXIT_LAB_ERROR;
 	if (r < 0)
 		return fail_input(&err);
+	other = calloc(s->nr_variants, sizeof(*other));
 	c = calloc(s->nr_variants, sizeof(*c));
-	if (!c)
+	if (!c || !other) {
+		free(c);
 		return EXIT_LAB_ERROR;
+	}
 	err = (struct lab_error){ 0 }; /* loading left the last file's name in it */
-	for (size_t v = 1; v < s->nr_variants; v++, n++) {
-		r = compare_variants(s, 0, v, a->threshold, a->all_metrics, &c[n], &err);
+	if (pick_pairs(a, s, &base, other, &np, &err) < 0) {
+		free(c);
+		return fail_input(&err);
+	}
+	for (size_t i = 0; i < np; i++, n++) {
+		r = compare_variants(s, base, other[i], a->threshold, a->all_metrics, &c[n], &err);
 		if (r < 0)
 			break;
 	}

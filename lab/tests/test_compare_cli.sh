@@ -84,6 +84,12 @@ pyjson "[(c['a']['variant'], c['b']['variant']) for c in d['comparisons']] == [(
 	"... 16K and 64K each compared with 4K, the first label"
 pyjson "all(r['verdict'] != 'regression' for r in d['comparisons'][0]['rows']) and all(r['verdict'] == 'regression' for r in d['comparisons'][1]['rows'] if r['metric'] == 'faults_per_s')" \
 	"... 16K unchanged, 64K's faults_per_s rows regressed"
+expect 1 "--labels 16K,64K: 64K against 16K, not the first label" $LAB compare "$T/sets" --labels 16K,64K --json
+pyjson "[(c['a']['variant'], c['b']['variant']) for c in d['comparisons']] == [('16K', '64K')]" "... one comparison, 64K against 16K"
+expect 2 "--labels naming a label the reports lack" $LAB compare "$T/sets" --labels 4K,32K
+has "$T/err" 'no runs labelled "32K" (the reports hold: 4K, 16K, 64K)' "... names it and the labels there are"
+expect 2 "--labels with one label" $LAB compare "$T/sets" --labels 4K
+expect 2 "--labels with A and B" $LAB compare "$T/A" "$T/B" --labels 4K,16K
 expect 1 "B panicked where A did not: outcome regression" $LAB compare "$T/A" "$T/panic"
 has "$T/out" "outcome regression: 2 of B's 6 runs failed" "the outcome regression is said"
 expect 3 "a real A/B report of lab run (two labelled kernels, 2 boots each): undecided" \
