@@ -62,7 +62,12 @@ done
 # Ctrl-C while two guests run side by side: both destroyed at once, both recorded, no QEMU left.
 $lab run lab/tests/data/jobs/icount.json --parallel 2 --out "$tmp/intr" >/dev/null 2>"$tmp/intr.err" &
 pid=$!
-sleep 20
+# Interrupt once both guests are up, a few seconds into their boots: a fixed delay raced with
+# boots of the lean kernel that, on a quiet host, were nearly done by then.
+nq() { pgrep -fc "guest=numalab-.*$LAB_STATE_DIR/libvirt"; }
+for _ in $(seq 600); do [ "$(nq)" -ge 2 ] && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+echo "# $(nq) guest(s) up when interrupted"
+sleep 3
 kill -INT "$pid"
 t0=$(date +%s)
 wait "$pid"
