@@ -41,6 +41,7 @@
 #define JOB_PATH "/numalab/job.json"
 #define BIN_DIR "/numalab/bin"
 #define RESULTS_TTY "/dev/ttyS1"
+#define AGENT_CPUSET "/dev/cpuset" /* cgroup v1 cpuset hierarchy while onlining (rt_online.c) */
 #define DRAIN_GRACE_S 2.0 /* after the runner exits, how long its pipes may stay open */
 
 /* The guest job (lab/proto/guestjob.h), validated; gj points into root. */
@@ -554,20 +555,40 @@ static void agent_online_beat(void *ud, unsigned done, unsigned total)
 			     (json_int_t)total));
 }
 
+/* A cgroup v1 cpuset hierarchy for the onlining only (rt_online.c: domains built once), or
+ * NULL when the kernel has none (no CONFIG_CPUSETS_V1): then one rebuild per CPU.  Unmounted
+ * right after: without children the hierarchy goes away and the cpuset controller returns
+ * to cgroup v2, where it was before. */
+static const char *agent_cpuset_mount(void)
+{
+	mkdir(AGENT_CPUSET, 0755);
+	if (mount("cgroup", AGENT_CPUSET, "cgroup", MS_NOSUID | MS_NODEV | MS_NOEXEC, "cpuset") == 0)
+		return AGENT_CPUSET;
+	rmdir(AGENT_CPUSET);
+	return NULL;
+}
+
 /* The lab booted with maxcpus= and asks for the rest of the CPUs now (rt_online.c says why).
  * A CPU that stays offline is not fatal here: the topology line shows it and the host
  * compares the observed topology with the requested one. */
 static void agent_online(const struct agent_job *job)
 {
+	const char *cpuset = agent_cpuset_mount();
 	json_t *line;
-	int r = rt_online_all("", job->gj.heartbeat_s, agent_online_beat, NULL, &line);
+	int r = rt_online_all("", cpuset, job->gj.heartbeat_s, agent_online_beat, NULL, &line);
 
+	if (cpuset && (umount(cpuset) < 0 || rmdir(cpuset) < 0))
+		agent_log("%s: %s", cpuset, strerror(errno));
 	if (r < 0)
-		agent_fatal("cannot read the present and online CPUs from /sys: %s", strerror(-r));
-	agent_log("%lld CPU(s) brought online in %.1f s (%lld failed)",
+		agent_fatal("onlining the CPUs: %s (cannot read the present and online CPUs from "
+			    "/sys, or cannot turn the scheduler's load balancing back on)",
+			    strerror(-r));
+	agent_log("%lld CPU(s) brought online in %.1f s (%lld failed), scheduler domains %s",
 		  json_integer_value(json_object_get(line, "requested")),
 		  json_real_value(json_object_get(line, "wall_s")),
-		  json_integer_value(json_object_get(line, "failed_count")));
+		  json_integer_value(json_object_get(line, "failed_count")),
+		  json_is_true(json_object_get(line, "domains_batched"))
+			  ? "built once at the end" : "rebuilt per CPU");
 	agent_emit(line);
 }
 
@@ -678,7 +699,8 @@ int main(int argc, char **argv)
 		return rt_knobs_main(argv[2], argv[3]);
 	/* Tests only: a fake tree; the guest's own tree is onlined from agent_pid1(). */
 	if (argc == 3 && !strcmp(argv[1], "--online"))
-		return agent_print(argv[2][0] && rt_online_all(argv[2], 3600, NULL, NULL, &line) == 0
+		return agent_print(argv[2][0] && rt_online_all(argv[2], AGENT_CPUSET, 3600, NULL,
+							       NULL, &line) == 0
 					   ? line : NULL);
 	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "--kernel"))
 		return agent_print(rt_kernel_line(argc == 3 ? argv[2] : ""));

@@ -310,12 +310,16 @@ static json_t *check_knobs(const json_t *m, const struct channel_bounds *b)
 }
 
 /* {"t":"cpus-online", present, requested, failed_count, failed:[{cpu, error}], wall_s,
- * rcu_expedited}: the agent brought the CPUs the lab held back with maxcpus= online. */
+ * rcu_expedited[, domains_batched, rebuild_s]}: the agent brought the CPUs the lab held back
+ * with maxcpus= online.  The last two came later (agents before them did not batch). */
 static json_t *check_online(const json_t *m, const struct channel_bounds *b)
 {
-	json_t *list = json_object_get(m, "failed"), *e;
+	json_t *list = json_object_get(m, "failed"), *e, *out;
+	json_t *batched = json_object_get(m, "domains_batched");
+	json_t *rebuild = json_object_get(m, "rebuild_s");
 	_cleanup_json_ json_t *failed = NULL;
 	double wall = json_number_value(json_object_get(m, "wall_s"));
+	double rb = json_number_value(rebuild);
 	long present, requested, nfail, cpu;
 	size_t i;
 
@@ -326,6 +330,9 @@ static json_t *check_online(const json_t *m, const struct channel_bounds *b)
 	    !json_is_boolean(json_object_get(m, "rcu_expedited")) || !json_is_array(list) ||
 	    json_array_size(list) > 16 || !(failed = json_array()))
 		return NULL;
+	if (!batched != !rebuild || (batched && !json_is_boolean(batched)) ||
+	    (rebuild && (!json_is_number(rebuild) || !(rb >= 0 && rb <= wall))))
+		return NULL;
 	json_array_foreach(list, i, e) {
 		const char *why = json_string_value(json_object_get(e, "error"));
 
@@ -335,10 +342,17 @@ static json_t *check_online(const json_t *m, const struct channel_bounds *b)
 		json_array_append_new(failed, json_pack("{s:I,s:s}", "cpu", (json_int_t)cpu,
 							"error", why));
 	}
-	return json_pack("{s:I,s:I,s:I,s:O,s:f,s:O}", "present", (json_int_t)present,
-			 "requested", (json_int_t)requested, "failed_count", (json_int_t)nfail,
-			 "failed", failed, "wall_s", wall, "rcu_expedited",
-			 json_object_get(m, "rcu_expedited"));
+	out = json_pack("{s:I,s:I,s:I,s:O,s:f,s:O}", "present", (json_int_t)present,
+			"requested", (json_int_t)requested, "failed_count", (json_int_t)nfail,
+			"failed", failed, "wall_s", wall, "rcu_expedited",
+			json_object_get(m, "rcu_expedited"));
+	if (out && batched &&
+	    (json_object_set(out, "domains_batched", batched) < 0 ||
+	     json_object_set_new(out, "rebuild_s", json_real(rb)) < 0)) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
 }
 
 /* ---- the table ----------------------------------------------------------------------------- */

@@ -55,7 +55,8 @@ struct channel_bounds {
  *   topology       {"nodes": [{id, cpus, memory_mib, managed_mib}], "distances": [[..]]}
  *   kernel         {"config": s|null, "config_error"?: s, "vmstat": COUNTERS|null}
  *   knobs          {"ok": b, "knobs": [ENTRY], "error"?: s}
- *   cpus-online    {present, requested, failed_count, failed, wall_s, rcu_expedited}
+ *   cpus-online    {present, requested, failed_count, failed, wall_s, rcu_expedited,
+ *                   domains_batched?, rebuild_s?}
  *   heartbeat, workload-start  {}
  *   workload       {"index", "exit", "wall_s", "output"?, "stderr"?, "error": why or "",
  *                   "signal"?: 1..64, "oom"?: as oomkill_check() rebuilds it}

@@ -17,8 +17,10 @@ printf '{"name": "boot-warm", "topology": "4s-8c", "kernel": {"variant": "baseli
 $B/lab run "$tmp/warm.json" --out "$tmp/warm" >/dev/null 2>&1
 printf 'boot to first workload, lab kernel (baseline), %s, %s host CPUs\n' "$(uname -m)" "$(nproc)"
 # lab_boot_s: to the agent's hello; online_s: the agent bringing the CPUs held back by
-# maxcpus= online (configs/topologies/README.md, "Big guests"), part of lab_first_s.
-printf '%6s %10s %9s %10s %10s %10s %8s %10s %9s %s\n' vCPUs lab_boot_s online_s lab_first_s lab_total_s bare_first_s lab/bare qemu_rss max_gap_s outcome
+# maxcpus= online (configs/topologies/README.md, "Big guests"), part of lab_first_s;
+# online%: its share of lab_first_s; sd: "once" when the scheduler domains were built once
+# after the last CPU (guest.cpus_online.domains_batched), "each" when once per CPU.
+printf '%6s %10s %9s %7s %4s %10s %10s %10s %8s %10s %9s %s\n' vCPUs lab_boot_s online_s online% sd lab_first_s lab_total_s bare_first_s lab/bare qemu_rss max_gap_s outcome
 for v in ${BOOT_VCPUS:-8 64 128 256 512}; do
 	topo="4s-${v}c"
 	[ -f "configs/topologies/$topo.json" ] || { echo "no topology $topo" >&2; continue; }
@@ -34,6 +36,9 @@ for v in ${BOOT_VCPUS:-8 64 128 256 512}; do
 	boot=$(jq -r '.runs[0].timings.boot_s // -1' "$rep" 2>/dev/null || echo -1)
 	first=$(jq -r '.runs[0].timings.first_workload_s // -1' "$rep" 2>/dev/null || echo -1)
 	online=$(jq -r '.runs[0].guest.cpus_online.wall_s // -1' "$rep" 2>/dev/null || echo -1)
+	sd=$(jq -r '.runs[0].guest.cpus_online | if . == null then "-" elif .domains_batched then "once" else "each" end' \
+		"$rep" 2>/dev/null || echo -)
+	share=$(echo "if ($online >= 0 && $first > 0) 100 * $online / $first else -1" | bc -l)
 	bare=-1 rss=? gap=?
 	if [ "$status" = ok ]; then
 		bare=$(BARE_VERBOSE=1 BARE_TRACE="$tmp/trace-$v" lab/tests/bare-qemu.sh "$tmp/r$v" 0 3600 \
@@ -43,7 +48,7 @@ for v in ${BOOT_VCPUS:-8 64 128 256 512}; do
 		gap=$(awk 'NR > 1 && $1 - p > g {g = $1 - p} {p = $1} END {printf "%.1f", g}' "$tmp/trace-$v")
 	fi
 	ratio=$(echo "if ($bare > 0) $first / $bare else -1" | bc -l)
-	printf '%6s %10.1f %9.1f %10.1f %10.1f %10.1f %8.2f %10s %9s %s%s\n' "$v" "$boot" "$online" "$first" \
+	printf '%6s %10.1f %9.1f %6.0f%% %4s %10.1f %10.1f %10.1f %8.2f %10s %9s %s%s\n' "$v" "$boot" "$online" "$share" "$sd" "$first" \
 		"$(echo "$t1 - $t0" | bc -l)" "$bare" "$ratio" "$rss" "$gap" "$status" \
 		"$([ "$match" = true ] && echo ', observed == requested' || echo ', TOPOLOGY MISMATCH')"
 	[ $rc = 0 ] || tail -3 "$tmp/lab-$v.out" | sed 's/^/    /'

@@ -60,6 +60,15 @@ static void hostile(struct guest_log *g)
 		"{\"t\":\"cpus-online\",\"present\":8,\"requested\":6,\"failed_count\":1,"
 		"\"failed\":[{\"cpu\":9999,\"error\":\"x\"}],\"wall_s\":1,"
 		"\"rcu_expedited\":false}",
+		/* batching: one of the pair without the other; a rebuild longer than the whole */
+		"{\"t\":\"cpus-online\",\"present\":8,\"requested\":6,\"failed_count\":0,"
+		"\"failed\":[],\"wall_s\":1.0,\"rcu_expedited\":true,\"domains_batched\":true}",
+		"{\"t\":\"cpus-online\",\"present\":8,\"requested\":6,\"failed_count\":0,"
+		"\"failed\":[],\"wall_s\":1.0,\"rcu_expedited\":true,\"domains_batched\":true,"
+		"\"rebuild_s\":2.0}",
+		"{\"t\":\"cpus-online\",\"present\":8,\"requested\":6,\"failed_count\":0,"
+		"\"failed\":[],\"wall_s\":1.0,\"rcu_expedited\":true,\"domains_batched\":1,"
+		"\"rebuild_s\":0.5}",
 	};
 	unsigned before = g->bad_lines;
 	json_t *observed = g->observed;
@@ -71,6 +80,24 @@ static void hostile(struct guest_log *g)
 	tap_ok(g->observed == observed, "a bad topology does not replace the good one");
 	tap_ok(g->online && json_integer_value(json_object_get(g->online, "requested")) == 6,
 	       "a bad cpus-online line does not replace the good one");
+}
+
+/* An agent that batched the scheduler-domain rebuilds says so; the host keeps both fields. */
+static void online_batched(void)
+{
+	struct guest_log g;
+	const char *l = "{\"t\":\"cpus-online\",\"present\":512,\"requested\":510,"
+			"\"failed_count\":0,\"failed\":[],\"wall_s\":40.5,\"rcu_expedited\":true,"
+			"\"domains_batched\":true,\"rebuild_s\":1.25}";
+
+	if (!tap_ok(collect_init(&g, 1) == 0, "collect_init"))
+		return;
+	collect_line(&g, l, strlen(l), 1);
+	tap_ok(g.bad_lines == 0 && g.online &&
+		       json_is_true(json_object_get(g.online, "domains_batched")) &&
+		       json_real_value(json_object_get(g.online, "rebuild_s")) == 1.25,
+	       "cpus-online with domains_batched and rebuild_s is kept");
+	collect_free(&g);
 }
 
 static void bad_output(void)
@@ -195,6 +222,7 @@ int main(void)
 	golden(&job, &g);
 	hostile(&g);
 	bad_output();
+	online_batched();
 	healthy(&job);
 	collect_free(&g);
 	job_free(&job);

@@ -203,7 +203,7 @@ import json, sys
 t = json.loads(open(sys.argv[1]).read())
 bad = []
 for k, v in {"t": "cpus-online", "present": 7, "requested": 4, "failed_count": 1,
-             "rcu_expedited": True}.items():
+             "rcu_expedited": True, "domains_batched": False, "rebuild_s": 0}.items():
     if t.get(k) != v:
         bad.append("%s: got %r, want %r" % (k, t.get(k), v))
 if [f["cpu"] for f in t.get("failed", [])] != [5] or not t["failed"][0].get("error"):
@@ -219,6 +219,39 @@ print("\n".join(bad)); sys.exit(1 if bad else 0)
 PY
 ok $? "online: offline present CPUs written, a missing one recorded, rcu_expedited restored"
 diag "$T/why"
+# With a cgroup v1 cpuset hierarchy (the agent's /dev/cpuset; a plain file here) the root's
+# sched_load_balance is 0 while the CPUs come up and 1 again after: domains built once.
+# cpu2's online file is a FIFO: its reader looks at the balance while the agent onlines, and
+# holds the agent at cpu3 (another FIFO) until it has looked.
+O=$T/broot
+C=$O/sys/devices/system/cpu
+mkdir -p "$O/sys/kernel" "$O/dev/cpuset" "$C/cpu2" "$C/cpu3"
+echo "0-3" >"$C/present"
+echo "0-1" >"$C/online"
+mkfifo "$C/cpu2/online" "$C/cpu3/online"
+echo 1 >"$O/dev/cpuset/cpuset.sched_load_balance"
+{ read -r _ <"$C/cpu2/online"; cat "$O/dev/cpuset/cpuset.sched_load_balance" >"$T/during"
+  read -r _ <"$C/cpu3/online"; } &
+reader=$!
+timeout 30 "$AGENT" --online "$O" >"$T/online" 2>"$T/err"
+rc=$?
+wait $reader
+[ $rc = 0 ] && [ "$(cat "$T/during")" = 0 ] &&
+	[ "$(cat "$O/dev/cpuset/cpuset.sched_load_balance")" = 1 ] &&
+	python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))
+sys.exit(not (t["domains_batched"] is True and t["rebuild_s"] >= 0 and t["requested"] == 2
+              and t["failed_count"] == 0))' "$T/online"
+ok $? "online: load balancing off in the root cpuset while onlining, back on after"
+# Balancing that was already off (someone's setting) is left alone: nothing to batch.
+echo 0 >"$O/dev/cpuset/cpuset.sched_load_balance"
+rm "$C/cpu2/online" "$C/cpu3/online"
+echo 0 >"$C/cpu2/online"
+echo 0 >"$C/cpu3/online"
+"$AGENT" --online "$O" >"$T/online" 2>"$T/err" &&
+	[ "$(cat "$O/dev/cpuset/cpuset.sched_load_balance")" = 0 ] &&
+	python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))
+sys.exit(not (t["domains_batched"] is False and t["requested"] == 2))' "$T/online"
+ok $? "online: a root cpuset without load balancing is left as it was"
 "$AGENT" --online "$T/nothing-here" >"$T/online" 2>"$T/err"
 [ $? -ne 0 ] && [ ! -s "$T/online" ]
 ok $? "online: a tree without present/online lists fails and prints nothing"

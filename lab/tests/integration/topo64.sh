@@ -24,9 +24,10 @@ check "TCG: tsc=reliable on the command line" jqr '.runs[0].kernel.cmdline | tes
 check "... so the guest keeps the TSC clocksource (no HPET fallback)" bash -c "grep -q 'clocksource: Switched to clocksource tsc' $tmp/r/run-0/console.log && ! grep -q 'Marking TSC unstable' $tmp/r/run-0/console.log"
 check "TCG: serial CPU bring-up and maxcpus=2 on the command line" jqr '.runs[0].kernel.cmdline | test("(^| )cpuhp.parallel=0( |$)") and test("(^| )maxcpus=2( |$)")'
 check "... the guest booted 2 CPUs and its agent onlined the other 62" jqr '.runs[0].guest.cpus_online | .present == 64 and .requested == 62 and .failed_count == 0 and .wall_s > 0'
+check "... with load balancing off in the root cpuset meanwhile: scheduler domains built once" jqr '.runs[0].guest.cpus_online | .domains_batched == true and .rebuild_s >= 0 and .rebuild_s <= .wall_s'
 check "the memory plan is in the report" jqr '.runs[0].host.memory | .guest_mib == 4096 and (.nodes | length == 4) and .nodes[0].vcpus == 16 and .need_mib <= .host_available_mib'
 
-echo "# boot_s $(jq .runs[0].timings.boot_s "$tmp/r/report.json") first_workload_s $(jq .runs[0].timings.first_workload_s "$tmp/r/report.json") online_s $(jq .runs[0].guest.cpus_online.wall_s "$tmp/r/report.json")"
+echo "# boot_s $(jq .runs[0].timings.boot_s "$tmp/r/report.json") first_workload_s $(jq .runs[0].timings.first_workload_s "$tmp/r/report.json") online_s $(jq .runs[0].guest.cpus_online.wall_s "$tmp/r/report.json") rebuild_s $(jq .runs[0].guest.cpus_online.rebuild_s "$tmp/r/report.json")"
 no_qemu() { ! pgrep -f "guest=numalab-.*$LAB_STATE_DIR/libvirt" >/dev/null; }
 check "no qemu left" no_qemu
 finish
