@@ -75,6 +75,8 @@ it_init() {
 # no_qemu: no guest of this state dir is running (QEMU's command line names the embedded root):
 # other labs on the same host are not ours to judge.
 no_qemu() { ! pgrep -f "guest=numalab-.*$LAB_STATE_DIR/libvirt" >/dev/null; }
+# guests_of PID: how many guests the lab process PID runs now (its domains are numalab-PID-N).
+guests_of() { pgrep -fc "guest=numalab-$1-"; }
 
 # finish [STATUS]: the plan and the closing line, then exit: with STATUS when given, else 0
 # when every check passed and 1 otherwise.

@@ -64,9 +64,8 @@ $lab run lab/tests/data/jobs/icount.json --parallel 2 --out "$tmp/intr" >/dev/nu
 pid=$!
 # Interrupt once both guests are up, a few seconds into their boots: a fixed delay raced with
 # boots of the lean kernel that, on a quiet host, were nearly done by then.
-nq() { pgrep -fc "guest=numalab-.*$LAB_STATE_DIR/libvirt"; }
-for _ in $(seq 600); do [ "$(nq)" -ge 2 ] && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-echo "# $(nq) guest(s) up when interrupted"
+for _ in $(seq 600); do [ "$(guests_of "$pid")" -ge 2 ] && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+echo "# $(guests_of "$pid") guest(s) up when interrupted"
 sleep 3
 kill -INT "$pid"
 t0=$(date +%s)
