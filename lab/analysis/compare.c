@@ -102,6 +102,34 @@ static int check_timing(const struct series_set *s, size_t va, size_t vb, const 
 	return 0;
 }
 
+/* Both sides ran on hosts of one class (core/hostpool.h): a difference between two kinds of
+ * machine is not the kernel's. */
+static int check_class(const struct series_set *s, size_t va, size_t vb, const char **klass,
+		       struct lab_error *err)
+{
+	const struct series_variant *v[2] = {&s->variants[va], &s->variants[vb]};
+	const char *c[2];
+
+	for (int i = 0; i < 2; i++) {
+		_cleanup_free_ char *mix = json_dumps(v[i]->classes, JSON_COMPACT | JSON_SORT_KEYS);
+
+		c[i] = series_variant_class(v[i]);
+		if (!c[i])
+			return error_set(err, "", "%s (%s) mixes runs on hosts of different classes "
+						  "(runs per class: %s): compare runs of one class",
+					 i ? "B" : "A", v[i]->label, mix ? mix : "?");
+	}
+	if (strcmp(c[0], c[1]))
+		return error_set(err, "", "A (%s) ran on host class %s and B (%s) on %s: a "
+					  "difference between two kinds of machine is not the "
+					  "kernel's; run both sides on one class (lab run --hosts "
+					  "--host-class)",
+				 v[0]->label, c[0][0] ? c[0] : "(none: no pool)", v[1]->label,
+				 c[1][0] ? c[1] : "(none: no pool)");
+	*klass = c[0];
+	return 0;
+}
+
 /* ---- rows ----------------------------------------------------------------------------- */
 
 static void relative(struct compare_row *row, int higher)
@@ -245,7 +273,8 @@ int compare_variants(const struct series_set *s, size_t va, size_t vb, double th
 	out->threshold_pct = threshold_pct;
 	out->all_metrics = all_metrics;
 	if ((r = check_workloads(s, va, vb, err)) < 0 ||
-	    (r = check_timing(s, va, vb, &out->timing, err)) < 0)
+	    (r = check_timing(s, va, vb, &out->timing, err)) < 0 ||
+	    (r = check_class(s, va, vb, &out->host_class, err)) < 0)
 		return r;
 	out->rows = calloc(n, sizeof(*out->rows));
 	out->only_a = calloc(n, sizeof(*out->only_a));
@@ -452,6 +481,8 @@ static json_t *one_json(const struct series_set *s, const struct comparison *c)
 		      "timing", c->timing ? c->timing : "unknown", "decision",
 		      compare_decision_name(c->decision), "boots_needed",
 		      c->boots_needed ? json_integer((json_int_t)c->boots_needed) : json_null());
+	if (o && c->host_class && c->host_class[0])
+		json_object_set_new(o, "host_class", json_string(c->host_class));
 	return o;
 }
 

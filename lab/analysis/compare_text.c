@@ -170,6 +170,8 @@ static void text_one(struct strbuf *sb, const struct series_set *s, const struct
 	text_side(sb, "B", &s->variants[c->vb]);
 	strbuf_appendf(sb, "timing model: %s; threshold %g%%\n", c->timing ? c->timing : "unknown",
 		       c->threshold_pct);
+	if (c->host_class && c->host_class[0])
+		strbuf_appendf(sb, "host class: %s\n", c->host_class);
 	strbuf_append(sb, c->all_metrics ? "\nevery metric decides (--all-metrics):\n"
 					 : "\nprimary metrics (they decide):\n");
 	text_rows(sb, s, c, 1);

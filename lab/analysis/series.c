@@ -48,6 +48,7 @@ void series_free(struct series_set *s)
 		json_decref(s->variants[i].statuses);
 		json_decref(s->variants[i].workloads);
 		json_decref(s->variants[i].timings);
+		json_decref(s->variants[i].classes);
 	}
 	for (size_t i = 0; i < s->nr_groups; i++)
 		what_free(&s->groups[i]);
@@ -283,11 +284,13 @@ static long add_variant(struct series_set *s, const char *label)
 	v->statuses = json_object();
 	v->workloads = json_object();
 	v->timings = json_object();
-	if (!v->label || !v->statuses || !v->workloads || !v->timings) {
+	v->classes = json_object();
+	if (!v->label || !v->statuses || !v->workloads || !v->timings || !v->classes) {
 		free(v->label);
 		json_decref(v->statuses);
 		json_decref(v->workloads);
 		json_decref(v->timings);
+		json_decref(v->classes);
 		return -ENOMEM;
 	}
 	if (index_put(s, k, s->nr_variants) < 0)
@@ -303,7 +306,11 @@ static int count_run(struct series_set *s, size_t variant, size_t report, const 
 	const char *timing = series_run_timing(run);
 	json_int_t tc = json_integer_value(json_object_get(v->timings, timing));
 
-	if (json_object_set_new(v->timings, timing, json_integer(tc + 1)) < 0)
+	const char *klass = series_run_class(run);
+	json_int_t cc = json_integer_value(json_object_get(v->classes, klass));
+
+	if (json_object_set_new(v->timings, timing, json_integer(tc + 1)) < 0 ||
+	    json_object_set_new(v->classes, klass, json_integer(cc + 1)) < 0)
 		return -ENOMEM;
 	v->contended += json_is_true(
 		json_object_get(json_object_get(json_object_get(run, "host"), "noise"), "contended"));
@@ -570,6 +577,29 @@ const char *series_run_timing(const json_t *run)
 						     strlen(m))
 		return "unknown";
 	return m;
+}
+
+const char *series_run_class(const json_t *run)
+{
+	const char *c = json_string_value(json_object_get(json_object_get(run, "host"), "class"));
+
+	/* Only names a pool file allows (core/hostpool.h): the value becomes a key, is printed. */
+	if (!c || !c[0] || strlen(c) > 63 ||
+	    strspn(c, "abcdefghijklmnopqrstuvwxyz0123456789._-") != strlen(c))
+		return "";
+	return c;
+}
+
+const char *series_variant_class(const struct series_variant *v)
+{
+	const char *k;
+	json_t *c;
+
+	if (json_object_size(v->classes) > 1)
+		return NULL;
+	json_object_foreach(v->classes, k, c)
+		return k;
+	return "";
 }
 
 const char *series_variant_timing(const struct series_variant *v)

@@ -47,6 +47,8 @@ struct series_variant {
 	json_t *timings;       /* timing model of the runs (host.timing.model, else host.accel)
 				* -> run count; comparing or pooling two models is refused */
 	unsigned contended;    /* runs measured on a contended host (host.noise.contended) */
+	json_t *classes;       /* host class of the runs (host.class, "" without a pool) -> run
+				* count; comparing two classes is refused */
 };
 
 struct series_report {
@@ -82,6 +84,10 @@ int series_add_report(struct series_set *s, json_t *doc, const char *file, const
  * models were recorded ran "tcg" or "kvm"), else "unknown". */
 const char *series_run_timing(const json_t *run);
 /* The one timing model of variant v, or NULL when its runs mix models (or it has none). */
+/* The host class of a run (host.class), "" when it has none. */
+const char *series_run_class(const json_t *run);
+/* The one class of v's runs, NULL when they mix classes. */
+const char *series_variant_class(const struct series_variant *v);
 const char *series_variant_timing(const struct series_variant *v);
 /* A run's variant label: kernel.label (the job's name for that kernel), else kernel.variant,
  * else kernel.release, else the base name of kernel.image, else "unknown kernel".  Points

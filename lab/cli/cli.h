@@ -30,6 +30,8 @@ int cmd_compare(int argc, char **argv);
 void cmd_compare_help(void);
 int cmd_report(int argc, char **argv);
 void cmd_report_help(void);
+int cmd_hosts(int argc, char **argv);
+void cmd_hosts_help(void);
 int cmd_history(int argc, char **argv);
 void cmd_history_help(void);
 /* The clients of labd, the lab's daemon (lab/cli/labd_cli.h). */

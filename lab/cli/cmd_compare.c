@@ -49,9 +49,9 @@ void cmd_compare_help(void)
 	       "  --labels LIST    with only A: BASE,OTHER,...: the labels to compare (2..16)\n\n"
 	       "Exit status: 0 decided, no regression; 1 a regression (or B had failed runs\n"
 	       "and A none; or the lab failed); 2 bad input: unreadable reports, another\n"
-	       "schema, different workloads, topologies or timing models, or no series in\n"
-	       "common; 3 undecided: no regression seen, but a deciding metric is inconclusive\n"
-	       "or has too little data (run more boots).\n", COMPARE_DEFAULT_THRESHOLD_PCT);
+	       "schema, different workloads, topologies, timing models or host classes,\n"
+	       "or no series in common; 3 undecided: no regression seen, but a deciding\n"
+	       "metric is inconclusive or has too little data (run more boots).\n", COMPARE_DEFAULT_THRESHOLD_PCT);
 }
 
 #define MAX_LABELS 16

@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "core/runresume.h"
+#include "stage/hosts.h"
 #include "stage/jobload.h"
 #include "stage/run.h"
 #include "util/cleanup.h"
@@ -28,6 +29,7 @@ void cmd_run_help(void)
 	printf("usage: lab run JOB.json [--out DIR] [--connect URI] [--accel auto|tcg|kvm]\n"
 	       "               [--timing auto|kvm|tcg|icount] [--quiet-wait S] [--state DIR]\n"
 	       "               [--parallel N|auto] [--keep-initrd]\n"
+	       "               [--hosts HOSTS.json [--host-class CLASS] [--host-wait S]]\n"
 	       "               [--resume [--interrupted I,J]]\n\n"
 	       "Boots one libvirt guest per repetition of the job, runs its workloads inside and\n"
 	       "writes DIR/report.json (default reports/<id>/) after every run; at the end the\n"
@@ -57,6 +59,15 @@ void cmd_run_help(void)
 	       "                 ~/.local/state/numalab): libvirt root, KVM verdict cache,\n"
 	       "                 history index\n"
 	       "  --keep-initrd  keep each run's initrd.cpio (to replay a run by hand)\n"
+	       "  --hosts FILE   run on the pool of libvirt hosts FILE lists (see 'lab hosts\n"
+	       "                 --help'): the runs spread over the hosts of one class, a run\n"
+	       "                 whose host is lost is tried once more on another; --connect\n"
+	       "                 is then not used\n"
+	       "  --host-class C with --hosts: only hosts of class C (default: the class of the\n"
+	       "                 first host that is up)\n"
+	       "  --host-wait S  with --hosts: while no host of the class is up, a run waits\n"
+	       "                 up to S seconds (default 300) for one to come back, then is\n"
+	       "                 recorded as infra-error, not run\n"
 	       "  --resume       continue the report in --out DIR that an earlier `lab run` of\n"
 	       "                 this job left when it was stopped: each run it records is kept\n"
 	       "                 as it is and not run again; the others run, in order.  No\n"
@@ -108,6 +119,8 @@ struct run_args {
 	int keep_initrd;
 	int resume;
 	const char *interrupted; /* --interrupted, as given */
+	const char *hosts, *host_class;
+	double host_wait_s;
 	char state[4096];
 };
 
@@ -124,6 +137,9 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "parallel", required_argument, NULL, 'p' },
 		{ "resume", no_argument, NULL, 'R' },
 		{ "interrupted", required_argument, NULL, 'I' },
+		{ "hosts", required_argument, NULL, 'H' },
+		{ "host-class", required_argument, NULL, 'C' },
+		{ "host-wait", required_argument, NULL, 'W' },
 		{ 0 },
 	};
 	int c;
@@ -143,6 +159,20 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		case 't': a->timing = optarg; break;
 		case 'R': a->resume = 1; break;
 		case 'I': a->interrupted = optarg; break;
+		case 'H': a->hosts = optarg; break;
+		case 'C': a->host_class = optarg; break;
+		case 'W': {
+			char *end;
+
+			errno = 0;
+			a->host_wait_s = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(a->host_wait_s >= 1) ||
+			    a->host_wait_s > 86400) {
+				cli_err("run: --host-wait must be a number of seconds 1..86400");
+				return -EINVAL;
+			}
+			break;
+		}
 		case 'p': {
 			char *end;
 			long n;
@@ -183,6 +213,14 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	a->job = argv[optind];
 	if (a->interrupted && !a->resume) {
 		cli_err("run: --interrupted goes with --resume");
+		return -EINVAL;
+	}
+	if ((a->host_class || a->host_wait_s > 0) && !a->hosts) {
+		cli_err("run: --host-class and --host-wait go with --hosts");
+		return -EINVAL;
+	}
+	if (a->hosts && a->uri) {
+		cli_err("run: --hosts and --connect: the pool file names each host's URI");
 		return -EINVAL;
 	}
 	if (a->resume && !a->out) {
@@ -234,6 +272,7 @@ int cmd_run(int argc, char **argv)
 	struct run_summary sum;
 	struct run_opts o = { 0 };
 	struct runresume res = { 0 };
+	_cleanup_free_ struct hostpool *pool = NULL;
 	char sha256[65];
 	struct sigaction sa = { .sa_handler = on_signal };
 	char msg[1024];
@@ -248,6 +287,21 @@ int cmd_run(int argc, char **argv)
 	if (timing_parse(a.timing, &o.timing) < 0) {
 		cli_err("run: --timing must be auto, kvm, tcg or icount");
 		return EXIT_BAD_INPUT;
+	}
+	if (a.hosts) {
+		struct lab_error err = { 0 };
+
+		pool = calloc(1, sizeof(*pool));
+		if (!pool)
+			return EXIT_LAB_ERROR;
+		if (hosts_load_file(a.hosts, pool, &err) < 0) {
+			error_format(&err, msg, sizeof(msg));
+			cli_err("run: %s", msg);
+			return EXIT_BAD_INPUT;
+		}
+		o.pool = pool;
+		o.host_class = a.host_class;
+		o.host_wait_s = a.host_wait_s;
 	}
 	if (load_job(a.job, &job, sha256) < 0)
 		return EXIT_BAD_INPUT;

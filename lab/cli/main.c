@@ -16,6 +16,8 @@ static const struct lab_cmd commands[] = {
 	{ "compare", "A/B statistics of two kernel variants' reports", cmd_compare,
 	  cmd_compare_help },
 	{ "report", "write an HTML dashboard of reports", cmd_report, cmd_report_help },
+	{ "hosts", "the pool of libvirt hosts: state, class, capacity, what runs there", cmd_hosts,
+	  cmd_hosts_help },
 	{ "history", "the index of reports: list runs, follow series over time", cmd_history,
 	  cmd_history_help },
 	{ "bisect", "find the kernel commit that changed a job's figure", cmd_bisect,

@@ -82,8 +82,9 @@ static int spec_valid(const struct domain_spec *s)
 	    s->accel != DOMAIN_ACCEL_TCG_ICOUNT)
 		return 0;
 	if ((s->emulator && !abs_path(s->emulator)) || !abs_path(s->kernel) ||
-	    (s->initrd && !abs_path(s->initrd)) || !abs_path(s->console_path) ||
-	    !abs_path(s->results_path) || (s->disk && !abs_path(s->disk)))
+	    (s->initrd && !abs_path(s->initrd)) ||
+	    (!s->serial_streams && (!abs_path(s->console_path) || !abs_path(s->results_path))) ||
+	    (s->disk && !abs_path(s->disk)))
 		return 0;
 	return 1;
 }
@@ -96,11 +97,16 @@ static void xml_element(struct strbuf *sb, const char *indent, const char *tag, 
 	strbuf_appendf(sb, "</%s>\n", tag);
 }
 
+/* path NULL: a pty, which libvirt's console API streams to a lab on another machine. */
 static void xml_serial(struct strbuf *sb, const char *path, unsigned port)
 {
-	strbuf_append(sb, "    <serial type='file'>\n      <source path='");
-	strbuf_append_xml(sb, path);
-	strbuf_append(sb, "' append='off'/>\n");
+	if (path) {
+		strbuf_append(sb, "    <serial type='file'>\n      <source path='");
+		strbuf_append_xml(sb, path);
+		strbuf_append(sb, "' append='off'/>\n");
+	} else {
+		strbuf_append(sb, "    <serial type='pty'>\n");
+	}
 	strbuf_appendf(sb, "      <target type='isa-serial' port='%u'>\n", port);
 	strbuf_append(sb, "        <model name='isa-serial'/>\n"
 			  "      </target>\n"
@@ -228,8 +234,8 @@ int domain_xml(const struct domain_spec *spec, char **out)
 			   "  <on_crash>destroy</on_crash>\n"
 			   "  <devices>\n");
 	xml_element(&sb, "    ", "emulator", spec->emulator ? spec->emulator : DOMAIN_DEFAULT_EMULATOR);
-	xml_serial(&sb, spec->console_path, 0);
-	xml_serial(&sb, spec->results_path, 1);
+	xml_serial(&sb, spec->serial_streams ? NULL : spec->console_path, 0);
+	xml_serial(&sb, spec->serial_streams ? NULL : spec->results_path, 1);
 	if (spec->disk)
 		xml_disk(&sb, spec->disk);
 	strbuf_append(&sb, "    <controller type='usb' model='none'/>\n"

@@ -33,6 +33,8 @@ struct domain_spec {
 	const char *cmdline;      /* optional */
 	const char *console_path; /* required, absolute: ttyS0, the human console */
 	const char *results_path; /* required, absolute: ttyS1, the results channel */
+	int serial_streams;       /* both ports as ptys, read through libvirt's console streams
+				   * (a remote host, virt/relay.h); the two paths are not used */
 	const char *disk;         /* optional, absolute: a qcow2 the guest sees as /dev/vda (virtio) */
 	int iommu;                /* force the intel-iommu; it is added anyway when needed */
 };

@@ -57,6 +57,7 @@ const char *guest_end_name(enum guest_end e)
 	case GUEST_END_BOOT_SILENT: return "boot-silent";
 	case GUEST_END_CONSOLE_OVERFLOW: return "console-overflow";
 	case GUEST_END_QEMU_FAILED: return "qemu-failed";
+	case GUEST_END_HOST_LOST: return "host-lost";
 	case GUEST_END_PROGRESS_TIMEOUT: return "progress-timeout";
 	case GUEST_END_TOTAL_TIMEOUT: return "total-timeout";
 	case GUEST_END_INTERRUPTED: return "interrupted";
@@ -230,6 +231,12 @@ static enum outcome classify_stopped(const struct outcome_input *in, char *reaso
 
 enum outcome outcome_classify(const struct outcome_input *in, char *reason, size_t len)
 {
+	/* A host gone says nothing of the kernel: what reached the lab of the console is cut. */
+	if (in->end == GUEST_END_HOST_LOST) {
+		snprintf(reason, len, "the connection to the guest's host was lost: "
+			 "%s", in->start_error && in->start_error[0] ? in->start_error : "unknown");
+		return OUTCOME_INFRA_ERROR;
+	}
 	/* A broken kernel explains whatever else went wrong, so it is checked first. */
 	if (in->console && in->console->panic) {
 		snprintf(reason, len, "console: %s", in->console->signature);
@@ -279,6 +286,7 @@ enum outcome outcome_classify(const struct outcome_input *in, char *reason, size
 		snprintf(reason, len, "the guest wrote more than %u MiB to its console; the guest "
 			 "was stopped", in->console_max_mib);
 		return OUTCOME_WORKLOAD_FAILURE;
+	case GUEST_END_HOST_LOST: /* decided above */
 	case GUEST_END_QEMU_FAILED:
 		snprintf(reason, len, "QEMU exited while the guest ran, the guest never shut down "
 			 "(killed or crashed on the host; the console's last lines are in the "

@@ -26,6 +26,8 @@ enum guest_end {
 	GUEST_END_CONSOLE_OVERFLOW, /* the guest wrote more to its console than the lab keeps */
 	GUEST_END_QEMU_FAILED,      /* QEMU went away without the guest shutting down (killed or
 				     * crashed on the host: libvirt's stop event "failed") */
+	GUEST_END_HOST_LOST,        /* the connection to the guest's host died while it ran (a
+				     * remote libvirt daemon stopped, the host or network down) */
 };
 
 struct console_scan {

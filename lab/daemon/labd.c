@@ -23,6 +23,7 @@
 #include "daemon/api.h"
 #include "daemon/queue.h"
 #include "daemon/worker.h"
+#include "stage/hosts.h"
 #include "stage/run.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
@@ -37,6 +38,7 @@ struct labd_args {
 	const char *socket, *listen, *token_file, *lab;
 	double grace_s;
 	char state[PATH_MAX];
+	char hosts[PATH_MAX];  /* the pool file, "" none */
 };
 
 /* The worker's lines, on stderr: the journal under systemd. */
@@ -49,7 +51,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: labd [--state DIR] [--socket PATH] [--listen HOST:PORT --token-file FILE]\n"
-		"            [--grace S] [--lab PATH]\n\n"
+		"            [--grace S] [--lab PATH] [--hosts FILE]\n\n"
 		"The numalab daemon: a durable queue of lab jobs, run one at a time, with an\n"
 		"HTTP/JSON API ('lab submit', 'lab queue', 'lab status', 'lab cancel', 'lab logs').\n\n"
 		"  --state DIR        the lab's state directory (default as 'lab run': $LAB_STATE_DIR,\n"
@@ -61,10 +63,32 @@ static void usage(FILE *f)
 		"  --token-file FILE  'Authorization: Bearer TOKEN', TOKEN read from FILE (mode 0600)\n"
 		"  --grace S          on SIGTERM, how long the job under way may go on before it is\n"
 		"                     interrupted (default %.0f s; it continues when labd starts again)\n"
-		"  --lab PATH         the lab binary that runs jobs (default: 'lab' beside labd)\n\n"
+		"  --lab PATH         the lab binary that runs jobs (default: 'lab' beside labd)\n"
+		"  --hosts FILE       the pool of libvirt hosts jobs run on ('lab hosts --help';\n"
+		"                     default DIR/hosts.json when it exists, else this machine)\n\n"
 		"Exit status: 0 after SIGTERM/SIGINT, 1 when it cannot start (another labd holds\n"
 		"the state directory, the socket cannot be made), 2 bad arguments.\n",
 		LABD_DEFAULT_SOCKET, LABD_GROUP, LABD_DEFAULT_GRACE_S);
+}
+
+/* The pool, checked now: a bad file stops labd at start, not each job later. */
+static int check_hosts(struct labd_args *a)
+{
+	_cleanup_free_ struct hostpool *p = calloc(1, sizeof(*p));
+	_cleanup_free_ char *deflt = fs_join(a->state, "hosts.json");
+	struct lab_error err = { 0 };
+	char msg[1200];
+
+	if (!p || !deflt)
+		return -ENOMEM;
+	if (!a->hosts[0] && fs_exists(deflt))
+		snprintf(a->hosts, sizeof(a->hosts), "%s", deflt);
+	if (a->hosts[0] && hosts_load_file(a->hosts, p, &err) < 0) {
+		error_format(&err, msg, sizeof(msg));
+		fprintf(stderr, "labd: --hosts: %s\n", msg);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int parse_args(int argc, char **argv, struct labd_args *a)
@@ -74,6 +98,7 @@ static int parse_args(int argc, char **argv, struct labd_args *a)
 		{ "listen", required_argument, NULL, 'l' }, { "token-file", required_argument, NULL, 't' },
 		{ "grace", required_argument, NULL, 'g' }, { "lab", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },         { "version", no_argument, NULL, 'V' },
+		{ "hosts", required_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *state = NULL;
@@ -89,6 +114,7 @@ static int parse_args(int argc, char **argv, struct labd_args *a)
 		case 'l': a->listen = optarg; break;
 		case 't': a->token_file = optarg; break;
 		case 'b': a->lab = optarg; break;
+		case 'H': snprintf(a->hosts, sizeof(a->hosts), "%s", optarg); break;
 		case 'g':
 			a->grace_s = strtod(optarg, &end);
 			if (*end || !(a->grace_s >= 0 && a->grace_s <= 86400)) {
@@ -117,7 +143,7 @@ static int parse_args(int argc, char **argv, struct labd_args *a)
 		snprintf(a->state, sizeof(a->state), "%s", state);
 	else if (run_state_dir(a->state, sizeof(a->state)) < 0)
 		return fprintf(stderr, "labd: no state directory (--state)\n"), -EINVAL;
-	return 0;
+	return check_hosts(a);
 }
 
 /* One labd per state directory: the lock is held for labd's life. */
@@ -292,7 +318,10 @@ static int labd_start(struct labd *d)
 		return fprintf(stderr, "labd: cannot listen on %s: %s\n", d->a.listen,
 			       strerror(-d->tcp_fd)), d->tcp_fd;
 	d->w = (struct worker){ .q = d->q, .lab_exe = d->lab, .state_dir = d->a.state,
-				.grace_s = d->a.grace_s, .log = labd_log };
+				.grace_s = d->a.grace_s, .log = labd_log,
+				.hosts_file = d->a.hosts[0] ? d->a.hosts : NULL };
+	if (d->a.hosts[0])
+		fprintf(stderr, "labd: jobs run on the pool of %s\n", d->a.hosts);
 	d->ctx = (struct api_ctx){ .q = d->q, .state_dir = d->a.state, .jobs_dir = d->jobs,
 				   .lab_exe = d->lab, .version = LABD_VERSION,
 				   .current_job = worker_current, .ud = &d->w };

@@ -172,11 +172,17 @@ static void worker_run(struct worker *w, int64_t id)
 	_cleanup_free_ char *jobdir = fs_dirname(out_dir);
 	snprintf(jobfile, sizeof(jobfile), "%s/job.json", jobdir ? jobdir : ".");
 	interrupted_arg(w, id, intr, sizeof(intr));
-	char *argv[12] = { (char *)w->lab_exe, "run", jobfile, "--out", out_dir, "--state",
+	char *argv[14] = { (char *)w->lab_exe, "run", jobfile, "--out", out_dir, "--state",
 			   (char *)w->state_dir, "--resume", NULL };
+	int argc = 8;
+
 	if (intr[0]) {
-		argv[8] = "--interrupted";
-		argv[9] = intr;
+		argv[argc++] = "--interrupted";
+		argv[argc++] = intr;
+	}
+	if (w->hosts_file) {
+		argv[argc++] = "--hosts";
+		argv[argc++] = (char *)w->hosts_file;
 	}
 	struct spawn_job s = { .argv = argv, .log_fd = -1, .line = worker_on_line, .ud = w,
 			       .interrupt = &w->interrupt };

@@ -16,6 +16,7 @@ struct worker {
 	const char *state_dir;
 	double grace_s;                  /* on stop: how long the current job may go on */
 	void (*log)(const char *line);   /* labd's log (may be NULL): one line, no newline */
+	const char *hosts_file;          /* `lab run --hosts FILE`; NULL: this machine */
 	/* the rest is the worker's own */
 	pthread_t thread;
 	int started;
@@ -29,7 +30,7 @@ struct worker {
 	unsigned runs_ended;
 };
 
-/* Start the worker thread on w (its first five fields filled in). */
+/* Start the worker thread on w (its first six fields filled in). */
 int worker_start(struct worker *w);
 /* Stop taking jobs; the job under way may finish within w->grace_s, else it is interrupted
  * (it stays "running" in the queue, so the next labd continues it).  Joins the thread. */

@@ -12,6 +12,7 @@
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
+#include "util/sha256.h"
 
 int accel_mode_parse(const char *s, enum accel_mode *m)
 {
@@ -49,12 +50,32 @@ int accel_host_key(struct virt_conn *vc, char *buf, size_t len)
 	unsigned long hv = 0, lib = 0;
 	char cpu[256], qv[32];
 
-	uname(&u);
-	cpu_model(cpu, sizeof(cpu));
 	virt_versions(vc, &hv, &lib);
 	virt_version_string(hv, qv, sizeof(qv));
+	/* A remote host's kernel and CPU are what its libvirt says of them. */
+	if (vc->remote) {
+		_cleanup_free_ char *name = virConnectGetHostname(vc->conn);
+		virNodeInfo ni;
+
+		snprintf(buf, len, "%s|%s|%s|qemu-%s", vc->uri, name ? name : "?",
+			 virNodeGetInfo(vc->conn, &ni) == 0 ? ni.model : "?", qv);
+		return 0;
+	}
+	uname(&u);
+	cpu_model(cpu, sizeof(cpu));
 	snprintf(buf, len, "%s|%s|qemu-%s", u.release, cpu, qv);
 	return 0;
+}
+
+/* STATE/accel.json for this machine; a remote host's verdict beside it, named by its URI. */
+static char *cache_path(struct virt_conn *vc, const char *state_dir)
+{
+	char hex[65], name[64];
+
+	if (!vc->remote || sha256_hex(vc->uri, strlen(vc->uri), hex) < 0)
+		return fs_join(state_dir, "accel.json");
+	snprintf(name, sizeof(name), "accel-%.16s.json", hex);
+	return fs_join(state_dir, name);
 }
 
 static int cache_read(const char *path, const char *key, struct accel_verdict *v)
@@ -131,7 +152,7 @@ static int accel_probe(struct virt_conn *vc, const char *state_dir, const char *
 
 int accel_cached(struct virt_conn *vc, const char *state_dir, struct accel_verdict *v)
 {
-	_cleanup_free_ char *cache = fs_join(state_dir, "accel.json");
+	_cleanup_free_ char *cache = cache_path(vc, state_dir);
 	char key[512];
 
 	memset(v, 0, sizeof(*v));
@@ -145,7 +166,7 @@ int accel_decide(struct virt_conn *vc, const char *state_dir, const char *kernel
 		 const char *runners_dir, enum accel_mode mode, volatile sig_atomic_t *interrupt,
 		 struct accel_verdict *v)
 {
-	_cleanup_free_ char *cache = fs_join(state_dir, "accel.json");
+	_cleanup_free_ char *cache = cache_path(vc, state_dir);
 	char key[512];
 	int r;
 
@@ -156,7 +177,13 @@ int accel_decide(struct virt_conn *vc, const char *state_dir, const char *kernel
 			 v->kvm ? "kvm" : "tcg");
 		return 0;
 	}
-	if (access("/dev/kvm", R_OK | W_OK) < 0) {
+	/* A remote host's /dev/kvm is not ours to open: its libvirt says whether it offers KVM. */
+	if (vc->remote && virt_max_vcpus(vc, "kvm") <= 0) {
+		snprintf(v->reason, sizeof(v->reason), "the host offers no KVM (libvirt's domain "
+			 "capabilities for type kvm)");
+		return 0;
+	}
+	if (!vc->remote && access("/dev/kvm", R_OK | W_OK) < 0) {
 		snprintf(v->reason, sizeof(v->reason), "/dev/kvm is not usable: %s",
 			 strerror(errno));
 		return 0;

@@ -12,6 +12,8 @@
 #include "stage/kparams.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
+#include "util/spawn.h"
+#include "virt/volume.h"
 
 /* A console log larger than this is read from its end: panics are near the end. */
 #define CONSOLE_READ_MAX (16u << 20)
@@ -131,19 +133,127 @@ static int boot_files(const struct boot_params *bp, char **initrd, char **consol
 	return initramfs_write(bp->runners_dir, bp->guestjob, *initrd);
 }
 
-static int boot_xml(const struct boot_params *bp, const char *initrd, const char *console,
-		    const char *results, char **xml)
+/* Where the guest's files are on its host: on this machine the lab's own paths; on a remote
+ * host volumes of the lab's pool there (virt/volume.h). */
+struct boot_where {
+	int remote;
+	char kernel[1024], initrd[1024], disk[1024];
+	char initrd_vol[160], disk_vol[160]; /* the run's own volumes, deleted after it */
+};
+
+static json_t *upload_json(const struct volume_upload *u, const char *what)
+{
+	return json_pack("{s:s,s:I,s:b,s:f,s:s}", "volume", u->name, "bytes",
+			 (json_int_t)u->bytes, "cached", u->hit, "seconds", u->seconds, "what",
+			 what);
+}
+
+static void upload_count(struct boot_result *res, const struct volume_upload *u,
+			 const char *key, const char *what)
+{
+	if (!res->artifacts)
+		res->artifacts = json_object();
+	json_object_set_new(res->artifacts, key, upload_json(u, what));
+	res->up_s += u->seconds;
+	if (u->hit) {
+		res->hits++;
+	} else {
+		res->uploads++;
+		res->up_bytes += u->bytes;
+	}
+}
+
+/* The virtual size of a qcow2 image (its header, big-endian at offset 24). */
+static int qcow2_size(const char *path, unsigned long long *size)
+{
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	unsigned char h[32];
+
+	if (!f || fread(h, 1, sizeof(h), f) != sizeof(h) || memcmp(h, "QFI\xfb", 4))
+		return -EINVAL;
+	*size = 0;
+	for (int i = 24; i < 32; i++)
+		*size = *size << 8 | h[i];
+	return 0;
+}
+
+/* The run's files onto the remote host: the kernel and the image by content hash (cached
+ * there), the run's initramfs and disk overlay as its own volumes. */
+static int boot_stage_remote(struct virt_conn *vc, const struct boot_params *bp,
+			     const char *initrd, struct boot_where *wh, struct boot_result *res)
+{
+	struct volume_upload u;
+	unsigned long long size;
+	int r;
+
+	wh->remote = 1;
+	r = volume_pool_ensure(vc, bp->pool_dir ? bp->pool_dir : "/var/lib/numalab-pool");
+	if (r == 0)
+		r = volume_put_cached(vc, bp->kernel, NULL, "bzImage", &u);
+	if (r < 0)
+		goto fail;
+	upload_count(res, &u, "kernel", "by content hash, kept");
+	snprintf(wh->kernel, sizeof(wh->kernel), "%s", u.path);
+	snprintf(wh->initrd_vol, sizeof(wh->initrd_vol), "%s-initrd.cpio", bp->name);
+	r = volume_put(vc, initrd, wh->initrd_vol, &u);
+	if (r < 0)
+		goto fail;
+	upload_count(res, &u, "initrd", "the run's own (it carries the guest job), deleted after");
+	snprintf(wh->initrd, sizeof(wh->initrd), "%s", u.path);
+	if (!bp->disk)
+		return 0;
+	if (!bp->disk_base || (r = qcow2_size(bp->disk_base, &size)) < 0 ||
+	    (r = volume_put_cached(vc, bp->disk_base, NULL, "disk.qcow2", &u)) < 0)
+		goto fail;
+	upload_count(res, &u, "image", "by content hash, kept");
+	snprintf(wh->disk_vol, sizeof(wh->disk_vol), "%s-overlay.qcow2", bp->name);
+	r = volume_overlay(vc, wh->disk_vol, u.path, size, &u);
+	if (r < 0)
+		goto fail;
+	snprintf(wh->disk, sizeof(wh->disk), "%s", u.path);
+	return 0;
+fail:
+	if (bp->why)
+		snprintf(bp->why, bp->why_len, "staging the run's files on %s: %s", vc->uri,
+			 vc->last_error[0] ? vc->last_error : strerror(-r));
+	return r < 0 ? r : -EIO;
+}
+
+/* After a remote run: its disk back into the local overlay (the post-mortem reads it there,
+ * backed by the same image here), its own volumes deleted. */
+static void boot_unstage_remote(struct virt_conn *vc, const struct boot_params *bp,
+				const struct boot_where *wh)
+{
+	if (wh->disk_vol[0] && bp->disk && virConnectIsAlive(vc->conn) == 1 &&
+	    volume_get(vc, wh->disk_vol, bp->disk) == 0) {
+		char *argv[] = { "qemu-img", "rebase", "-u", "-F", "qcow2", "-b",
+				 (char *)bp->disk_base, (char *)bp->disk, NULL };
+		_cleanup_free_ char *out = NULL;
+		int status;
+
+		/* Its backing file is named as the remote host knows it: this machine's copy. */
+		spawn_capture(argv, 4096, 60, &out, &status);
+	}
+	if (wh->initrd_vol[0])
+		volume_delete(vc, wh->initrd_vol);
+	if (wh->disk_vol[0])
+		volume_delete(vc, wh->disk_vol);
+}
+
+static int boot_xml(const struct boot_params *bp, const struct boot_where *wh,
+		    const char *initrd, const char *console, const char *results, char **xml)
 {
 	struct domain_spec spec = {
 		.name = bp->name,
 		.topo = bp->topo,
 		.accel = bp->accel,
-		.kernel = bp->kernel,
-		.initrd = initrd,
+		.kernel = wh->remote ? wh->kernel : bp->kernel,
+		.initrd = wh->remote ? wh->initrd : initrd,
 		.cmdline = bp->cmdline,
 		.console_path = console,
 		.results_path = results,
-		.disk = bp->disk,
+		.disk = wh->remote && bp->disk ? wh->disk : bp->disk,
+		.serial_streams = wh->remote,
 	};
 	_cleanup_free_ char *path = fs_join(bp->run_dir, "domain.xml");
 	int r = domain_xml(&spec, xml);
@@ -157,6 +267,7 @@ int boot_run(struct virt_conn *vc, const struct boot_params *bp, struct boot_res
 {
 	_cleanup_free_ char *initrd = NULL, *console = NULL, *results = NULL, *xml = NULL;
 	_cleanup_free_ char *text = NULL;
+	struct boot_where wh = { 0 };
 	size_t len = 0;
 	int r;
 
@@ -167,9 +278,19 @@ int boot_run(struct virt_conn *vc, const struct boot_params *bp, struct boot_res
 	r = boot_files(bp, &initrd, &console, &results);
 	if (r < 0)
 		return r;
-	r = boot_xml(bp, initrd, console, results, &xml);
-	if (r < 0)
+	if (vc->remote) {
+		r = boot_stage_remote(vc, bp, initrd, &wh, res);
+		if (r < 0) {
+			boot_unstage_remote(vc, bp, &wh);
+			return r;
+		}
+	}
+	r = boot_xml(bp, &wh, initrd, console, results, &xml);
+	if (r < 0) {
+		if (wh.remote)
+			boot_unstage_remote(vc, bp, &wh);
 		return r;
+	}
 	struct guest_watch w = {
 		.xml = xml,
 		.name = bp->name,
@@ -189,6 +310,8 @@ int boot_run(struct virt_conn *vc, const struct boot_params *bp, struct boot_res
 		.interrupt = bp->interrupt,
 	};
 	r = guest_run(vc, &w, &res->g);
+	if (wh.remote)
+		boot_unstage_remote(vc, bp, &wh);
 	if (!bp->keep_initrd)
 		unlink(initrd); /* rebuilt per run from the runners and the job */
 	if (r < 0)
@@ -201,6 +324,8 @@ int boot_run(struct virt_conn *vc, const struct boot_params *bp, struct boot_res
 
 void boot_result_free(struct boot_result *res)
 {
+	json_decref(res->artifacts);
+	res->artifacts = NULL;
 	collect_free(&res->log);
 	console_scan_free(&res->console);
 }

@@ -22,6 +22,11 @@ struct boot_params {
 	unsigned nr_workloads;
 	size_t channel_max, console_max; /* bytes the guest may send on each (0: the most) */
 	int keep_initrd;           /* keep run_dir/initrd.cpio (benchmarks replay it) */
+	const char *pool_dir;      /* a remote host (vc->remote): the directory of the lab's
+				    * storage pool there (virt/volume.h); NULL: the default */
+	const char *disk_base;     /* a remote host: the image disk's overlay is backed by this
+				    * (uploaded once, by hash); the local overlay gets the run's
+				    * disk back after the run */
 	const char *disk;          /* boot from this image overlay (absolute, qcow2) through the
 				    * stage-1 initramfs (lab/stage/diskboot.h); NULL: initramfs */
 	char *why;                 /* when set, a lab-side failure is explained here */
@@ -33,6 +38,11 @@ struct boot_params {
 
 struct boot_result {
 	struct guest_watch_result g;
+	json_t *artifacts;         /* a remote host: {"kernel","initrd"[,"disk"]: {"volume",
+				    * "bytes","cached","seconds"}}; NULL on this machine */
+	unsigned long long up_bytes; /* bytes uploaded, uploads and cache hits, upload seconds */
+	unsigned uploads, hits;
+	double up_s;
 	struct guest_log log;
 	struct console_scan console;
 	char start_error[512];

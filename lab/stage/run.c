@@ -129,13 +129,6 @@ void run_limits_scale(const struct job *job, enum timing_model m, unsigned host_
 	l->progress_starved_s = 3.0 * l->progress_s;
 }
 
-static unsigned host_cpus_online(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n > 0 ? (unsigned)n : 1;
-}
-
 void run_progress(const struct run_ctx *c, const char *fmt, ...)
 {
 	va_list ap;
@@ -196,44 +189,6 @@ static int precision_stop(struct run_ctx *c, unsigned rounds, double elapsed_s)
 	return 1;
 }
 
-static double since(double t, double from)
-{
-	return t < 0 || from < 0 ? -1 : t - from;
-}
-
-static void fill_record(const struct run_limits *lim, const struct boot_result *res,
-			struct run_record *rec)
-{
-	char death[384];
-	int failed, missing;
-	struct outcome_input in = {
-		.end = res->g.end, .crashed = res->g.crashed, .hello = res->log.hello,
-		.done = res->log.done, .console = &res->console,
-		.boot_timeout_s = lim->boot_s, .boot_silence_s = lim->silence_s,
-		.progress_timeout_s = lim->progress_s, .total_timeout_s = lim->total_s,
-		.silence_s = res->g.silence_s, .silence_cpu_s = res->g.silence_cpu_s,
-		.start_error = res->start_error, .death = death,
-		.bad_lines = res->log.bad_lines, .long_lines = res->g.lines_dropped,
-		.channel_max_mib = lim->channel_mib, .console_max_mib = lim->console_mib,
-	};
-
-	collect_death_note(&res->log, rec->job, death, sizeof(death));
-	collect_count(&res->log, &failed, &missing);
-	in.workloads_failed = failed;
-	in.workloads_missing = missing;
-	rec->outcome = outcome_classify(&in, rec->reason, sizeof(rec->reason));
-	rec->end = res->g.end;
-	rec->log = &res->log;
-	rec->console = &res->console;
-	rec->boot_s = res->log.t_hello;
-	rec->first_workload_s = res->log.t_first_start;
-	rec->workload_s = since(res->log.t_last_end, res->log.t_first_start);
-	rec->total_s = res->g.t_end;
-	rec->shutdown_s = since(res->g.t_end, res->log.t_done);
-	rec->silence_s = res->g.silence_s;
-	rec->silence_cpu_s = res->g.silence_cpu_s;
-}
-
 /* Under c->lock: the run's JSON into c->runs in index order (runs side by side end in any
  * order), the summary counted, the report rewritten. */
 static int record_add(struct run_ctx *c, const struct run_record *rec, json_t *rj)
@@ -262,173 +217,11 @@ int run_record(struct run_ctx *c, const struct run_record *rec, json_t *rj)
 	return r;
 }
 
-/* A run whose kernel could not be built: recorded (build-failure, with the log tail in
- * kernel.build), never booted. */
-static int record_unbooted(struct run_ctx *c, struct run_record *rec, struct krun_kernel *k)
-{
-	_cleanup_json_ json_t *kextra = krun_report(k, NULL);
-	json_t *rj;
-
-	rec->outcome = k->fail;
-	snprintf(rec->reason, sizeof(rec->reason), "%s", k->reason);
-	rec->console_file[0] = '\0';
-	rec->kernel_extra = kextra;
-	rj = runreport_run_json(rec);
-	if (!rj)
-		return -ENOMEM;
-	run_progress(c, "run %u/%u: %s, not booted: %s", rec->index + 1,
-		     c->job->repeats * c->kr.n, outcome_name(rec->outcome), rec->reason);
-	return run_record(c, rec, rj);
-}
-
-/* Before a run: under a host-clock model wait (bounded) for a quiet host, since every cycle
- * another process takes shows up in the guest's timings; then sample the host.  *quiet: 1
- * quiet, 0 not quiet in time, -1 not waited for (deterministic model or waiting off). */
-static void noise_before(struct run_ctx *c, unsigned index, struct host_noise *n,
-			 double *waited, int *quiet)
-{
-	int r;
-
-	*quiet = -1;
-	if (!timing_info(c->host.timing)->deterministic && c->o->quiet_wait_s > 0) {
-		r = hostload_wait_quiet(c->o->quiet_wait_s, c->o->interrupt, waited, &n->before);
-		if (r >= 0)
-			*quiet = r;
-		if (r == 0)
-			run_progress(c, "run %u: the host did not get quiet in %.0f s (other "
-					"work is running); measuring anyway, the run is flagged",
-				     index + 1, *waited);
-		else if (r > 0 && *waited > 1.5)
-			run_progress(c, "run %u: waited %.0f s for a quiet host", index + 1,
-				     *waited);
-		if (r >= 0)
-			return;
-	}
-	hostload_sample(NULL, &n->before);
-}
-
-/* After a run: sample again and judge; the report's host.noise (NULL when /proc could not be
- * read: the report then simply lacks it). */
-static json_t *noise_after(struct run_ctx *c, struct host_noise *n, double cpu_s,
-			   double waited, int quiet)
-{
-	if (!n->before.ncpus || hostload_sample(NULL, &n->after) < 0)
-		return NULL;
-	n->own_cpu_s = cpu_s;
-	hostnoise_judge(n, sysconf(_SC_CLK_TCK));
-	(void)c;
-	return hostnoise_json(n, waited, quiet == 1);
-}
-
-/* This slot's guest is starting (on) or has stopped: every guest running now counts the others
- * beside it. */
-static void mark_booting(struct run_slot *s, int on)
-{
-	struct run_ctx *c = s->c;
-
-	pthread_mutex_lock(&c->lock);
-	s->booting = on;
-	c->booting = on ? c->booting + 1 : c->booting - 1;
-	for (unsigned i = 0; on && i < c->nslots; i++)
-		if (c->slots[i].booting && c->slots[i].at_once < c->booting)
-			c->slots[i].at_once = c->booting;
-	pthread_mutex_unlock(&c->lock);
-}
-
-static int one_run(struct run_slot *s)
-{
-	struct run_ctx *c = s->c;
-	struct krun_kernel *k = s->k;
-	unsigned index = s->index;
-	int kvm = !strcmp(c->host.accel, "kvm");
-	int online = boot_online_after(kvm, c->job->topo.vcpus, k->jk->cmdline);
-	_cleanup_free_ char *cmdline = boot_cmdline(k->image, kvm, online, k->jk->cmdline);
-	_cleanup_json_ json_t *kextra = NULL, *iextra = NULL;
-	unsigned total = c->job->repeats * c->kr.n;
-	char dir[PATH_MAX + 32], name[64], run_id[192], why[512] = "", rel[32];
-	char overlay[PATH_MAX] = "";
-	const char *disk;
-	struct run_record rec = { .index = index, .repeat = s->repeat, .job = c->job,
-				  .host = c->host, .total_s = -1, .boot_s = -1,
-				  .first_workload_s = -1, .workload_s = -1,
-				  .shutdown_s = -1 };
-	struct boot_result res = { 0 };
-	struct run_limits lim;
-	_cleanup_json_ json_t *gj = NULL, *noise_json = NULL;
-	struct host_noise noise = { .own_cpu_s = -1 };
-	double waited = 0;
-	int quiet = -1;
-	json_t *rj;
-	int r;
-
-	snprintf(rel, sizeof(rel), "run-%u", index);
-	snprintf(dir, sizeof(dir), "%s/run-%u", c->sum->out_dir, index);
-	snprintf(name, sizeof(name), "numalab-%ld-%u", (long)getpid(), index);
-	snprintf(run_id, sizeof(run_id), "%s-r%u", c->id, index);
-	snprintf(rec.console_file, sizeof(rec.console_file), "run-%u/console.log", index);
-	snprintf(rec.kernel_image, sizeof(rec.kernel_image), "%s", k->image);
-	snprintf(rec.kernel_cmdline, sizeof(rec.kernel_cmdline), "%s", cmdline ? cmdline : "");
-	/* The host's memory as this guest starts, beside the plan checked at job load. */
-	run_host_memory(&rec.host.mem_total_mib, &rec.host.mem_available_mib);
-	run_limits_get(c->job, online ? BOOT_EARLY_CPUS : c->job->topo.vcpus, &lim);
-	run_limits_scale(c->job, c->host.timing, host_cpus_online(), &lim);
-	gj = job_guestjob(c->job, k->jk, run_id, online);
-	if (!gj || !cmdline)
-		return -ENOMEM;
-	if (k->fail != OUTCOME_OK)
-		return record_unbooted(c, &rec, k);
-	disk = imgrun_before(&c->img, dir, overlay, why, sizeof(why)); /* a fresh overlay per run */
-	struct boot_params bp = {
-		.run_dir = dir, .name = name, .kernel = k->image, .cmdline = cmdline,
-		.topo = &c->job->topo, .accel = timing_info(c->host.timing)->accel,
-		.runners_dir = c->runners, .guestjob = gj, .nr_workloads = c->job->nr_workloads,
-		.channel_max = (size_t)lim.channel_mib << 20,
-		.console_max = (size_t)lim.console_mib << 20,
-		.boot_timeout_s = lim.boot_s, .boot_silence_s = lim.silence_s,
-		.progress_timeout_s = lim.progress_s, .total_timeout_s = lim.total_s,
-		.progress_min_cpu_s = lim.progress_cpu_s,
-		.progress_starved_max_s = lim.progress_starved_s,
-		.interrupt = c->o->interrupt,
-		.keep_initrd = c->o->keep_initrd, .disk = disk, .why = why, .why_len = sizeof(why),
-	};
-	noise_before(c, index, &noise, &waited, &quiet);
-	run_progress(c, "run %u/%u: booting %s, %u vCPUs, %u nodes (%s)", index + 1, total,
-		     k->jk->label, c->job->topo.vcpus, c->job->topo.nr_nodes,
-		     timing_info(c->host.timing)->name);
-	mark_booting(s, 1);
-	r = c->img.on && !disk ? -EIO : boot_run(&c->vc, &bp, &res);
-	mark_booting(s, 0);
-	rec.noise = noise_json = noise_after(c, &noise, r < 0 ? -1 : res.g.cpu_s, waited, quiet);
-	if (r < 0) {
-		rec.outcome = OUTCOME_INFRA_ERROR;
-		snprintf(rec.reason, sizeof(rec.reason), "lab error: %s", why[0] ? why : strerror(-r));
-	} else {
-		fill_record(&lim, &res, &rec);
-	}
-	if (c->img.on && rec.outcome != OUTCOME_OK && !(c->o->interrupt && *c->o->interrupt))
-		run_progress(c, "run %u/%u: %s; post-mortem of its disk with libguestfs", index + 1,
-			     total, outcome_name(rec.outcome));
-	rec.image_extra = iextra = imgrun_after(&c->img, c->job, rec.outcome,
-						c->o->interrupt && *c->o->interrupt, dir, rel,
-						overlay);
-	rec.kernel_extra = kextra = krun_report(k, &res.log);
-	pthread_mutex_lock(&c->lock);
-	rec.host.guests_at_once = s->at_once;
-	pthread_mutex_unlock(&c->lock);
-	rj = runreport_run_json(&rec);
-	boot_result_free(&res);
-	if (!rj)
-		return -ENOMEM;
-	run_progress(c, "run %u/%u: %s (%s) boot %.1f s, total %.1f s", index + 1, total,
-		     outcome_name(rec.outcome), rec.reason, rec.boot_s, rec.total_s);
-	return run_record(c, &rec, rj);
-}
-
 static void *slot_main(void *arg)
 {
 	struct run_slot *s = arg;
 	struct run_ctx *c = s->c;
-	int r = one_run(s);
+	int r = run_one(s);
 
 	pthread_mutex_lock(&c->lock);
 	s->r = r;
@@ -449,56 +242,126 @@ static void make_id(struct run_ctx *c)
 		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, c->job->name);
 }
 
-static int setup_host(struct run_ctx *c, char *msg, size_t len)
+/* KVM or TCG on host m, and with it the timing model (the KVM probe's verdict is cached per
+ * host in the state directory). */
+static int member_decide(struct run_ctx *c, struct host_member *m, char *msg, size_t len)
 {
 	enum timing_model req;
 	enum accel_mode mode;
 	struct accel_verdict v;
-	unsigned long hv = 0, lib = 0;
 	int r;
 
-	/* When its cache of QEMU's capabilities is missing or stale (a fresh state directory, a
-	 * new QEMU) libvirt probes QEMU first: 10 s here once orphaned probes are reaped
-	 * (lab/virt/reap.h), 2 min 43 s while they were left as zombies. */
-	run_progress(c, "opening libvirt");
-	r = virt_open(&c->vc, c->o->uri, c->o->state_dir);
-	if (r < 0) {
-		snprintf(msg, len, "cannot open libvirt: %s",
-			 c->vc.last_error[0] ? c->vc.last_error : strerror(-r));
-		return r;
-	}
-	virt_versions(&c->vc, &hv, &lib);
-	virt_version_string(hv, c->host.qemu_version, sizeof(c->host.qemu_version));
-	virt_version_string(lib, c->host.libvirt_version, sizeof(c->host.libvirt_version));
-	snprintf(c->host.uri, sizeof(c->host.uri), "%s", c->vc.uri);
 	/* A TCG timing model asked for needs no probe. */
 	req = c->o->timing != TIMING_AUTO ? c->o->timing : c->job->timing;
 	mode = req == TIMING_TCG || req == TIMING_ICOUNT ? ACCEL_FORCE_TCG : c->o->accel;
-	run_progress(c, "deciding KVM or TCG (cached per host after the first probe)");
-	r = accel_decide(&c->vc, c->o->state_dir, c->kernel, c->runners, mode, c->o->interrupt,
+	run_progress(c, "deciding KVM or TCG%s%s (cached per host after the first probe)",
+		     m->cfg.name[0] ? " on " : "", m->cfg.name);
+	r = accel_decide(&m->vc, c->o->state_dir, c->kernel, c->runners, mode, c->o->interrupt,
 			 &v);
 	if (r < 0) {
 		snprintf(msg, len, "KVM probe failed: %s", strerror(-r));
 		return r;
 	}
 	if (mode != c->o->accel)
-		snprintf(c->host.accel_reason, sizeof(c->host.accel_reason),
+		snprintf(m->host.accel_reason, sizeof(m->host.accel_reason),
 			 "TCG: the timing model %s runs on TCG", timing_info(req)->name);
 	else
-		snprintf(c->host.accel_reason, sizeof(c->host.accel_reason), "%s%s", v.reason,
+		snprintf(m->host.accel_reason, sizeof(m->host.accel_reason), "%s%s", v.reason,
 			 v.cached ? " (cached verdict)" : "");
 	if (req == TIMING_KVM && !v.kvm) {
 		snprintf(msg, len, "timing \"kvm\" was asked for, but KVM does not work here: %s",
-			 c->host.accel_reason);
+			 m->host.accel_reason);
 		return -ENODEV;
 	}
-	c->host.timing = timing_choose(req, v.kvm, c->job->topo.vcpus,
+	m->host.timing = timing_choose(req, v.kvm, c->job->topo.vcpus,
 				       c->job->nr_kernels > 1 || c->o->comparison,
-				       c->host.timing_reason, sizeof(c->host.timing_reason));
-	snprintf(c->host.accel, sizeof(c->host.accel), "%s",
-		 c->host.timing == TIMING_KVM ? "kvm" : "tcg");
-	run_progress(c, "accel %s: %s", c->host.accel, c->host.accel_reason);
-	run_progress(c, "timing model %s", c->host.timing_reason);
+				       m->host.timing_reason, sizeof(m->host.timing_reason));
+	snprintf(m->host.accel, sizeof(m->host.accel), "%s",
+		 m->host.timing == TIMING_KVM ? "kvm" : "tcg");
+	run_progress(c, "accel %s: %s", m->host.accel, m->host.accel_reason);
+	run_progress(c, "timing model %s", m->host.timing_reason);
+	return 0;
+}
+
+/* Whether pool member m can take this job's runs beside primary (the first that can): its
+ * class, timing model and memory; m->why says why not. */
+static int member_fits(struct run_ctx *c, struct host_member *m,
+		       const struct host_member *primary)
+{
+	struct memplan plan;
+
+	memplan_build(&c->job->topo, &plan);
+	if (primary && m->host.timing != primary->host.timing)
+		snprintf(m->why, sizeof(m->why), "its timing model is %s, the job's %s",
+			 timing_info(m->host.timing)->name, timing_info(primary->host.timing)->name);
+	else if (m->mem_mib && !memplan_fit(&plan, m->mem_mib))
+		snprintf(m->why, sizeof(m->why), "%lu MiB free, the guest needs %lu MiB",
+			 m->mem_mib, plan.need_mib);
+	else
+		return 1;
+	return 0;
+}
+
+/* Every host of the pool (or the lab's one host) opened and decided on; the job's class is
+ * --host-class, else the first usable host's, and no other class is mixed into it. */
+static int setup_host(struct run_ctx *c, char *msg, size_t len)
+{
+	struct hosts *h = &c->hosts;
+	const char *klass = c->o->host_class;
+	struct host_member *primary = NULL;
+	size_t used;
+	int r;
+
+	/* When its cache of QEMU's capabilities is missing or stale (a fresh state directory, a
+	 * new QEMU) libvirt probes QEMU first: 10 s here once orphaned probes are reaped
+	 * (lab/virt/reap.h), 2 min 43 s while they were left as zombies. */
+	r = c->o->pool ? hosts_init_pool(h, c->o->pool) : hosts_init_single(h, c->o->uri);
+	if (r < 0)
+		return r;
+	if (c->o->host_wait_s > 0)
+		h->wait_max_s = c->o->host_wait_s;
+	for (unsigned i = 0; i < h->n; i++) {
+		struct host_member *m = &h->m[i];
+
+		if (klass && strcmp(m->cfg.class_name, klass)) {
+			snprintf(m->why, sizeof(m->why), "class %s, the job runs on %s",
+				 m->cfg.class_name, klass);
+			run_progress(c, "host %s not used: %s", m->cfg.name, m->why);
+			continue;
+		}
+		run_progress(c, "opening libvirt%s%s%s%s%s", h->pool ? " on " : "", m->cfg.name,
+			     h->pool ? " (" : "", h->pool ? (m->cfg.uri[0] ? m->cfg.uri
+								   : "embedded") : "",
+			     h->pool ? ")" : "");
+		r = hosts_connect(m, c->o->state_dir);
+		if (r == 0)
+			r = member_decide(c, m, msg, len);
+		else
+			snprintf(msg, len, "%s", m->why);
+		if (r < 0 && !h->pool)
+			return r;
+		if (r < 0 || !member_fits(c, m, primary)) {
+			if (r < 0)
+				snprintf(m->why, sizeof(m->why), "%s", msg);
+			msg[0] = '\0';
+			m->up = m->up && r == 0;
+			run_progress(c, "host %s not used: %s", m->cfg.name, m->why);
+			continue;
+		}
+		m->usable = 1;
+		if (!primary) {
+			primary = m;
+			klass = m->cfg.class_name;
+		}
+	}
+	if (!primary) {
+		used = (size_t)snprintf(msg, len, "no host of the pool can run the job:");
+		for (unsigned i = 0; i < h->n && used < len; i++)
+			used += (size_t)snprintf(msg + used, len - used, " %s: %s;", h->m[i].cfg.name,
+						 h->m[i].why);
+		return -EHOSTDOWN;
+	}
+	c->host = primary->host;
 	return 0;
 }
 
@@ -547,6 +410,7 @@ static int build_image(struct run_ctx *c, char *msg, size_t len)
 	if (!c->img.on)
 		return 0;
 	run_progress(c, "image %s: %s", c->img.info.name, c->img.info.dir);
+	/* Built here, uploaded to a remote host by hash when a run there needs it. */
 	r = imgrun_build(&c->img, !strcmp(c->host.accel, "kvm"), c->o->progress,
 			 c->o->progress_ud, &err);
 	if (r < 0)
@@ -601,6 +465,33 @@ static int prepare(struct run_ctx *c, char *msg, size_t len)
 	return r < 0 ? r : build_image(c, msg, len);
 }
 
+/* A pool: one measuring guest per host under a host-clock model (a guest beside another moves
+ * its figures); under the deterministic one this machine's share as choose_parallel() found
+ * and a remote host's "guests" as its memory holds. */
+static void choose_slots(struct run_ctx *c, const struct memplan *plan)
+{
+	int det = timing_info(c->host.timing)->deterministic;
+	unsigned total = 0, runs = c->job->repeats * c->kr.n;
+
+	for (unsigned i = 0; i < c->hosts.n; i++) {
+		struct host_member *m = &c->hosts.m[i];
+		unsigned fit = m->mem_mib ? memplan_fit(plan, m->mem_mib) : 1;
+
+		if (!m->usable)
+			continue;
+		m->slots = !det ? 1 : !m->vc.remote ? c->parallel : m->cfg.guests;
+		if (m->slots > fit && fit > 0)
+			m->slots = fit;
+		if (!m->slots)
+			m->slots = 1;
+		total += m->slots;
+		run_progress(c, "host %s (class %s, %s): %u guest%s at once", m->cfg.name,
+			     m->cfg.class_name, m->cfg.uri[0] ? m->cfg.uri : "embedded", m->slots,
+			     m->slots == 1 ? "" : "s");
+	}
+	c->parallel = total < runs ? total : runs;
+}
+
 /* Guests at once: the job's or the CLI's "parallel" for the timing model now known, one per
  * free host core under auto, as many as memory holds. */
 static void choose_parallel(struct run_ctx *c)
@@ -612,8 +503,8 @@ static void choose_parallel(struct run_ctx *c)
 	unsigned free_cpus = 1, fit = 1;
 	struct memplan plan;
 
+	memplan_build(&c->job->topo, &plan);
 	if (timing_info(c->host.timing)->deterministic) {
-		memplan_build(&c->job->topo, &plan);
 		if (run_host_memory(&total, &avail) == 0)
 			fit = memplan_fit(&plan, avail);
 		if (!asked)
@@ -623,8 +514,12 @@ static void choose_parallel(struct run_ctx *c)
 				      c->job->repeats * c->kr.n, c->parallel_why,
 				      sizeof(c->parallel_why));
 	/* Said when it is news: more than one at once, or fewer than asked. */
-	if (c->parallel > 1 || asked > 1)
+	if (!c->hosts.pool && (c->parallel > 1 || asked > 1))
 		run_progress(c, "%s", c->parallel_why);
+	if (c->hosts.pool)
+		choose_slots(c, &plan);
+	else if (c->hosts.n) /* none when no kernel could be built: nothing boots */
+		c->hosts.m[0].slots = c->parallel;
 }
 
 /* Under c->lock: slots that finished are joined; *err keeps the first lab error. */
@@ -751,7 +646,6 @@ int run_job(const struct run_opts *o, const struct job *job, struct run_summary 
 	pthread_mutex_init(&c.lock, NULL);
 	pthread_mutex_init(&c.plock, NULL);
 	pthread_cond_init(&c.cond, NULL);
-	c.vc.lock_fd = -1;
 	msg[0] = '\0';
 	r = prepare(&c, msg, msglen);
 	if (r == 0) {
@@ -759,7 +653,7 @@ int run_job(const struct run_opts *o, const struct job *job, struct run_summary 
 		r = run_all(&c, msg, msglen);
 	}
 	krun_free(&c.kr);
-	virt_close(&c.vc);
+	hosts_free(&c.hosts);
 	json_decref(c.runs);
 	json_decref(c.stop);
 	free(c.runners);

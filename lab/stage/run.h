@@ -11,11 +11,18 @@
 #include "util/progress.h"
 
 struct runresume; /* core/runresume.h */
+struct hostpool;  /* core/hostpool.h */
 
 struct run_opts {
 	const char *job_file;
 	const char *out_dir;      /* NULL: reports/<id> */
 	const char *uri;          /* NULL: embedded driver under state_dir */
+	const struct hostpool *pool; /* NULL: the one host uri names; else these hosts
+				   * (core/hostpool.h), and uri is not used */
+	const char *host_class;   /* with a pool: run on hosts of this class only; NULL: the
+				   * first usable host's class */
+	double host_wait_s;       /* how long a run waits while no host of its class is up
+				   * before it is recorded as not run; 0: HOSTS_WAIT_MAX_S */
 	const char *state_dir;
 	enum accel_mode accel;
 	enum timing_model timing; /* TIMING_AUTO: the job's "timing" */

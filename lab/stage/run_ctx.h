@@ -5,6 +5,7 @@
 #include <pthread.h>
 
 #include "core/runreport.h"
+#include "stage/hosts.h"
 #include "stage/imgrun.h"
 #include "stage/krun.h"
 #include "stage/run.h"
@@ -24,8 +25,8 @@ struct run_slot {
 struct run_ctx {
 	const struct run_opts *o;
 	const struct job *job;
-	struct virt_conn vc;
-	struct run_host host;
+	struct hosts hosts;  /* where guests run (stage/hosts.h) */
+	struct run_host host; /* the first usable host's, for what the job decides once */
 	char kernel[PATH_MAX];
 	char *runners;
 	char id[128];
@@ -45,6 +46,8 @@ struct run_ctx {
 	unsigned nslots, booting;
 };
 
+/* Run slot s on a host of c->hosts and record it (lab/stage/run_one.c). */
+int run_one(struct run_slot *s);
 /* A progress line for people, whole among the threads' lines. */
 void run_progress(const struct run_ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

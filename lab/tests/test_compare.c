@@ -271,6 +271,42 @@ static void test_bad_pairs(void)
 	expect_error("mixed timing models", a, b,
 		     "B (patched) mixes runs of different timing models (runs per model: "
 		     "{\"icount\":2,\"tcg\":1})");
+	/* Host classes (a pool, core/hostpool.h): B on another class, then A mixing two. */
+	json_decref(b);
+	b = json_deep_copy(a);
+	json_array_foreach(json_object_get(b, "runs"), i, run)
+		json_object_set_new(json_object_get(run, "host"), "class", json_string("epyc-2s"));
+	expect_error("other host class", a, b,
+		     "A (base) ran on host class (none: no pool) and B (patched) on epyc-2s: a "
+		     "difference between two kinds of machine is not the kernel's");
+	json_decref(d);
+	d = json_deep_copy(b);
+	json_object_set_new(json_object_get(json_array_get(json_object_get(d, "runs"), 0), "host"),
+			    "class", json_string("xeon-4s"));
+	expect_error("mixed host classes", d, b,
+		     "A (base) mixes runs on hosts of different classes (runs per class: "
+		     "{\"epyc-2s\":2,\"xeon-4s\":1})");
+	/* One class on both sides: compared, and the class is in the comparison. */
+	{
+		struct series_set st;
+		struct comparison c;
+		struct lab_error err = { 0 };
+		_cleanup_json_ json_t *a2 = json_deep_copy(b);
+		int r = two(&st, a2, b);
+
+		json_array_foreach(json_object_get(a2, "runs"), i, run)
+			json_object_set_new(json_object_get(run, "host"), "class",
+					    json_string("epyc-2s"));
+		series_free(&st);
+		r = two(&st, a2, b);
+		if (r == 0)
+			r = compare_variants(&st, 0, 1, COMPARE_DEFAULT_THRESHOLD_PCT, 0, &c, &err);
+		tap_ok(r == 0 && c.host_class && !strcmp(c.host_class, "epyc-2s"),
+		       "one host class both sides: compared, host_class epyc-2s (%s)", err.msg);
+		if (r == 0)
+			compare_free(&c);
+		series_free(&st);
+	}
 }
 
 /* The boot is the unit: six repetitions inside one boot a side are one sample each, so a 3 %

@@ -160,22 +160,28 @@ struct golden_case {
 	int iommu;
 	const char *uuid, *emulator, *initrd, *cmdline;
 	int want_iommu; /* whether the XML must carry the intel-iommu */
+	int streams;    /* serial ports as ptys (a remote host) */
 };
 
 static const struct golden_case golden_cases[] = {
 	{"4s-8c-tcg", "4s-8c", DOMAIN_ACCEL_TCG, 0, "6f1d7c1e-3a8b-4c1e-9f5a-2b7d0e4c8a11", NULL,
 	 "/var/lib/numalab/cache/initramfs-0123abcd.cpio",
-	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0},
-	{"4s-8c-kvm", "4s-8c", DOMAIN_ACCEL_KVM, 0, NULL, "/usr/libexec/qemu-kvm", NULL, NULL, 0},
+	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 0},
+	{"4s-8c-kvm", "4s-8c", DOMAIN_ACCEL_KVM, 0, NULL, "/usr/libexec/qemu-kvm", NULL, NULL, 0, 0},
 	{"4s-8c-kvm-iommu", "4s-8c", DOMAIN_ACCEL_KVM, 1, "0123456789abcdef0123456789ABCDEF", NULL,
-	 "/var/lib/numalab/cache/initramfs-0123abcd.cpio", "console=ttyS0", 1},
+	 "/var/lib/numalab/cache/initramfs-0123abcd.cpio", "console=ttyS0", 1, 0},
 	{"4s-8c-icount", "4s-8c", DOMAIN_ACCEL_TCG_ICOUNT, 0, "6f1d7c1e-3a8b-4c1e-9f5a-2b7d0e4c8a13",
 	 NULL, "/var/lib/numalab/cache/initramfs-0123abcd.cpio",
-	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0},
+	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 0},
 	{"4s-512c-tcg-iommu", "4s-512c", DOMAIN_ACCEL_TCG, 0,
 	 "6f1d7c1e-3a8b-4c1e-9f5a-2b7d0e4c8a12", NULL,
 	 "/var/lib/numalab/cache/initramfs-0123abcd.cpio",
-	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on intremap=on", 1},
+	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on intremap=on", 1, 0},
+	/* A remote host's guest: the files are volumes of the lab's pool there, the serial
+	 * ports ptys streamed back through libvirt. */
+	{"4s-8c-tcg-remote", "4s-8c", DOMAIN_ACCEL_TCG, 0, NULL, NULL,
+	 "/var/lib/numalab-pool/run-20261130-0350-quick-r0-initrd.cpio",
+	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 1},
 };
 
 static void run_golden(const struct golden_case *c, int update)
@@ -194,6 +200,7 @@ static void run_golden(const struct golden_case *c, int update)
 		.console_path = "/var/lib/numalab/runs/20261130-0350-quick-r0/console.log",
 		.results_path = "/var/lib/numalab/runs/20261130-0350-quick-r0/results.jsonl",
 		.iommu = c->iommu,
+		.serial_streams = c->streams,
 	};
 	int r;
 

@@ -28,38 +28,14 @@ static json_t *cfg_dump(const struct nightly_cfg *c)
 			 "jobs", jobs);
 }
 
-static void cfg_cases(void)
+static json_t *cfg_dump_any(const void *c)
 {
-	_cleanup_json_dir_ struct testutil_json_dir d;
+	return cfg_dump(c);
+}
 
-	testutil_json_dir_open(&d, "lab/tests/data/nightly");
-	tap_ok(d.n > 0, "nightly data directory has cases");
-	for (int i = 0; i < d.n; i++) {
-		const char *name = d.ents[i]->d_name;
-		_cleanup_free_ char *jpath = fs_join(d.dir, name), *expected = NULL;
-		_cleanup_free_ struct nightly_cfg *c = calloc(1, sizeof(*c));
-		_cleanup_json_ json_t *j = NULL;
-		struct lab_error err = { 0 };
-		char got[1024];
-		int r;
-
-		if (!c || !(expected = testutil_read_expected(jpath, name)))
-			continue;
-		r = jsonio_load_file(jpath, TESTUTIL_MAX_FILE, &j, &err);
-		if (r == 0)
-			r = nightly_cfg_from_json(j, c, &err);
-		if (!strncmp(name, "err-", 4)) {
-			snprintf(got, sizeof(got), "%s%s%s", err.path, err.path[0] ? ": " : "",
-				 err.msg);
-			testutil_check_error(name, r, got, expected);
-			continue;
-		}
-		if (!tap_ok(r == 0, "%s: parses%s%s", name, r ? ": " : "", r ? err.msg : ""))
-			continue;
-		_cleanup_json_ json_t *have = cfg_dump(c);
-
-		testutil_check_json(name, "configuration", have, expected);
-	}
+static int cfg_parse(const json_t *j, void *c, struct lab_error *err)
+{
+	return nightly_cfg_from_json(j, c, err);
 }
 
 static void ledger_cases(void)
@@ -120,7 +96,8 @@ static void example(void)
 int main(void)
 {
 	example();
-	cfg_cases();
+	testutil_config_cases("lab/tests/data/nightly", "configuration",
+			      sizeof(struct nightly_cfg), cfg_parse, cfg_dump_any);
 	ledger_cases();
 	return tap_done();
 }

@@ -146,6 +146,46 @@ static inline void testutil_json_dir_close(struct testutil_json_dir *d)
 
 #define _cleanup_json_dir_ __attribute__((cleanup(testutil_json_dir_close)))
 
+/* A configuration parser's data-driven cases in rel: ok-NAME.json must parse to the JSON in
+ * ok-NAME.expected (what parse() filled in, as dump() writes it back), err-NAME.json must fail
+ * with the "path: reason" line in err-NAME.expected.  parse() and dump() get a zeroed struct
+ * of size bytes. */
+static inline void testutil_config_cases(const char *rel, const char *what, size_t size,
+					 int (*parse)(const json_t *j, void *c,
+						      struct lab_error *err),
+					 json_t *(*dump)(const void *c))
+{
+	_cleanup_json_dir_ struct testutil_json_dir d;
+
+	testutil_json_dir_open(&d, rel);
+	tap_ok(d.n > 0, "%s has cases", rel);
+	for (int i = 0; i < d.n; i++) {
+		const char *name = d.ents[i]->d_name;
+		_cleanup_free_ char *jpath = fs_join(d.dir, name), *expected = NULL;
+		_cleanup_free_ void *c = calloc(1, size);
+		_cleanup_json_ json_t *j = NULL, *have = NULL;
+		struct lab_error err = { 0 };
+		char got[1024];
+		int r;
+
+		if (!c || !(expected = testutil_read_expected(jpath, name)))
+			continue;
+		r = jsonio_load_file(jpath, TESTUTIL_MAX_FILE, &j, &err);
+		if (r == 0)
+			r = parse(j, c, &err);
+		if (!strncmp(name, "err-", 4)) {
+			snprintf(got, sizeof(got), "%s%s%s", err.path, err.path[0] ? ": " : "",
+				 err.msg);
+			testutil_check_error(name, r, got, expected);
+			continue;
+		}
+		if (!tap_ok(r == 0, "%s: parses%s%s", name, r ? ": " : "", r ? err.msg : ""))
+			continue;
+		have = dump(c);
+		testutil_check_json(name, what, have, expected);
+	}
+}
+
 /* got (NULL when making it failed) equals lab/tests/golden/NAME byte for byte
  * ("matches golden NAME"); with UPDATE_GOLDEN=1 in the environment it rewrites the file. */
 static inline void testutil_golden(const char *name, const char *got)

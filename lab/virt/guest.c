@@ -18,6 +18,7 @@
 #include "util/clock.h"
 #include "util/linesplit.h"
 #include "virt/guard.h"
+#include "virt/relay.h"
 #include "virt/virt.h"
 
 #define GUEST_POLL_MS 50
@@ -36,6 +37,7 @@ struct guest_state {
 	volatile int stopped;
 	volatile int crashed;
 	volatile int failed;     /* stopped with detail "failed": QEMU went away by itself */
+	volatile int destroyed;  /* stopped with detail "destroyed", and not by the lab */
 	struct linesplit split;  /* the results channel's lines, each at most max_line */
 	size_t total;
 	int got_line;
@@ -43,6 +45,8 @@ struct guest_state {
 	double cpu_last_progress; /* the guest's CPU time then, -1 unknown */
 	off_t console_size;      /* while booting: the console's size when last seen grow */
 	double t_console;
+	int relays;              /* a remote guest: its serial ports come as streams */
+	struct relay rl_console, rl_results;
 };
 
 static int guest_lifecycle(virConnectPtr c, virDomainPtr d, int event, int detail, void *ud)
@@ -61,6 +65,8 @@ static int guest_lifecycle(virConnectPtr c, virDomainPtr d, int event, int detai
 		gs->crashed = 1;
 	if (event == VIR_DOMAIN_EVENT_STOPPED && detail == VIR_DOMAIN_EVENT_STOPPED_FAILED)
 		gs->failed = 1;
+	if (event == VIR_DOMAIN_EVENT_STOPPED && detail == VIR_DOMAIN_EVENT_STOPPED_DESTROYED)
+		gs->destroyed = 1;
 	if (event == VIR_DOMAIN_EVENT_STOPPED) {
 		gs->stopped = 1;
 		if (write(gs->efd, &one, sizeof(one)) < 0) {
@@ -263,13 +269,64 @@ static void guest_await_stop_event(struct guest_state *gs)
 		poll(&pfd, 1, GUEST_POLL_MS);
 }
 
+/* A remote guest's serial ports into their local files (virt/relay.h). */
+static void guest_pump(struct guest_state *gs)
+{
+	if (!gs->relays)
+		return;
+	relay_pump(&gs->rl_console);
+	relay_pump(&gs->rl_results);
+}
+
+/* After the domain is gone: what was still on its way, until both streams end (bounded). */
+static void guest_pump_rest(struct guest_state *gs)
+{
+	for (int i = 0; gs->relays && i < GUEST_STOP_EVENT_MS / GUEST_POLL_MS; i++) {
+		guest_pump(gs);
+		if ((gs->rl_console.eof || gs->rl_console.failed) &&
+		    (gs->rl_results.eof || gs->rl_results.failed))
+			break;
+		poll(NULL, 0, GUEST_POLL_MS);
+	}
+}
+
+/* The remote daemon went away (stopped, host or network down): the guest is out of reach and
+ * libvirt's calls fail; keepalive (virt.c) notices a silent peer too. */
+static int guest_host_lost(struct virt_conn *vc, struct guest_state *gs,
+			   struct guest_watch_result *out)
+{
+	if (!vc->remote || virConnectIsAlive(vc->conn) == 1)
+		return 0;
+	out->host_lost = 1;
+	snprintf(out->error, sizeof(out->error), "%s: the libvirt connection died (%s)",
+		 vc->uri, gs->rl_results.failed || gs->rl_console.failed
+				  ? "its console streams failed" : "keepalive or socket");
+	return 1;
+}
+
+/* A remote guest the lab did not destroy that was destroyed all the same: a daemon shutting
+ * down destroys the guests tied to its connections (AUTODESTROY) and then closes them.  Lost
+ * when the connection dies within a few seconds; else someone on the host destroyed it. */
+static int guest_destroyed_by_host(struct virt_conn *vc, struct guest_state *gs,
+				   struct guest_watch_result *out)
+{
+	if (!vc->remote || !gs->destroyed)
+		return 0;
+	for (int i = 0; i < 3000 / GUEST_POLL_MS; i++) {
+		if (guest_host_lost(vc, gs, out))
+			return 1;
+		poll(NULL, 0, GUEST_POLL_MS);
+	}
+	out->end = GUEST_END_QEMU_FAILED;
+	return 0;
+}
+
 static void guest_watch_loop(struct virt_conn *vc, const struct guest_watch *w,
 			     struct guest_state *gs, double t0, struct guest_watch_result *out)
 {
 	_cleanup_close_ int fd = -1;
 	struct pollfd pfd = { .fd = gs->efd, .events = POLLIN };
 
-	(void)vc;
 	for (;;) {
 		double el;
 		enum guest_end e;
@@ -278,13 +335,20 @@ static void guest_watch_loop(struct virt_conn *vc, const struct guest_watch *w,
 		el = clock_now_s() - t0;
 		if (gs->t_cpu < 0 || el - gs->t_cpu >= GUEST_CPU_READ_S)
 			guest_read_cpu(gs, el, out);
+		guest_pump(gs);
 		if (guest_drain(gs, w, &fd, el, out) < 0) {
 			out->end = GUEST_END_CHANNEL_OVERFLOW;
+			break;
+		}
+		if (guest_host_lost(vc, gs, out)) {
+			out->end = GUEST_END_HOST_LOST;
 			break;
 		}
 		if (gs->stopped || virDomainIsActive(gs->dom) != 1) {
 			guest_await_stop_event(gs);
 			out->end = gs->failed ? GUEST_END_QEMU_FAILED : GUEST_END_STOPPED;
+			if (guest_destroyed_by_host(vc, gs, out))
+				out->end = GUEST_END_HOST_LOST;
 			break;
 		}
 		e = guest_check_timeouts(w, gs, el, out);
@@ -293,14 +357,44 @@ static void guest_watch_loop(struct virt_conn *vc, const struct guest_watch *w,
 			break;
 		}
 	}
-	guest_destroy(gs->dom);
+	if (out->end != GUEST_END_HOST_LOST)
+		guest_destroy(gs->dom);
 	out->t_end = clock_now_s() - t0;
+	guest_pump_rest(gs);
 	/* What the guest wrote before it stopped still counts. */
 	if (out->end != GUEST_END_CHANNEL_OVERFLOW &&
 	    guest_drain(gs, w, &fd, out->t_end, out) < 0)
 		out->end = GUEST_END_CHANNEL_OVERFLOW;
 	guest_silence_note(gs, out->t_end, out);
 	out->crashed = gs->crashed;
+}
+
+/* A remote guest starts paused: its serial ports are opened as streams before it runs, so
+ * not a byte of its boot is lost, then it is resumed. */
+static int guest_open_relays(struct virt_conn *vc, const struct guest_watch *w,
+			     struct guest_state *gs, struct guest_watch_result *out)
+{
+	int r;
+
+	if (!w->console_path)
+		return -EINVAL;
+	r = relay_open(vc->conn, gs->dom, "serial0", w->console_path,
+		       w->max_console, &gs->rl_console);
+	if (r == 0) {
+		r = relay_open(vc->conn, gs->dom, "serial1", w->results_path, w->max_total,
+			       &gs->rl_results);
+		if (r < 0)
+			relay_close(&gs->rl_console);
+	}
+	if (r == 0) {
+		gs->relays = 1;
+		if (virDomainResume(gs->dom) < 0)
+			r = -EIO;
+	}
+	if (r < 0)
+		snprintf(out->error, sizeof(out->error), "%s: the guest's serial ports: %s",
+			 vc->uri, virGetLastErrorMessage());
+	return r;
 }
 
 int guest_run(struct virt_conn *vc, const struct guest_watch *w,
@@ -335,7 +429,8 @@ int guest_run(struct virt_conn *vc, const struct guest_watch *w,
 	/* If the lab dies, the guest must die with it: AUTODESTROY ties it to the connection,
 	 * except with the embedded driver, which lacks it; there a guard process does it. */
 	gs.dom = virDomainCreateXML(vc->conn, w->xml,
-				    vc->embedded ? 0 : VIR_DOMAIN_START_AUTODESTROY);
+				    (vc->embedded ? 0 : VIR_DOMAIN_START_AUTODESTROY) |
+					    (vc->remote ? VIR_DOMAIN_START_PAUSED : 0));
 	if (!gs.dom) {
 		out->end = GUEST_END_START_FAILED;
 		snprintf(out->error, sizeof(out->error), "%s", virGetLastErrorMessage());
@@ -345,6 +440,12 @@ int guest_run(struct virt_conn *vc, const struct guest_watch *w,
 	if (virDomainGetUUID(gs.dom, gs.uuid) == 0)
 		gs.uuid_set = 1;
 	reaper_started = vc->embedded && guest_start_reaper(vc, gs.dom, &reaper) == 0;
+	if (vc->remote && guest_open_relays(vc, w, &gs, out) < 0) {
+		out->end = GUEST_END_START_FAILED;
+		guest_destroy(gs.dom);
+		out->t_end = clock_now_s() - t0;
+		goto cleanup;
+	}
 	guest_watch_loop(vc, w, &gs, t0, out);
 cleanup:
 	if (reaper_started) {
@@ -357,6 +458,10 @@ cleanup:
 			pthread_detach(reaper);
 	}
 	guard_release(&guard);
+	if (gs.relays) {
+		relay_close(&gs.rl_console);
+		relay_close(&gs.rl_results);
+	}
 	if (cb >= 0)
 		virConnectDomainEventDeregisterAny(vc->conn, cb);
 	if (gs.dom)

@@ -11,6 +11,7 @@
 #include <libvirt/virterror.h>
 
 #include "util/cleanup.h"
+#include "core/hostpool.h"
 #include "util/fs.h"
 
 /* Library code never prints: libvirt's default handler writes errors to stderr. */
@@ -183,6 +184,7 @@ int virt_open(struct virt_conn *vc, const char *uri, const char *state_dir)
 			goto fail;
 	} else {
 		snprintf(vc->uri, sizeof(vc->uri), "%s", uri);
+		vc->remote = hostpool_uri_remote(uri);
 	}
 	virSetErrorFunc(NULL, virt_silent_error);
 	r = virt_start_loop(vc);
@@ -196,6 +198,13 @@ int virt_open(struct virt_conn *vc, const char *uri, const char *state_dir)
 	}
 	if (vc->embedded)
 		virt_reap_leftovers(vc);
+	/* A host that goes away without closing the socket (power, network) is noticed within
+	 * about 5 x 3 s instead of at the next call's TCP timeout. */
+	if (vc->remote && virConnectSetKeepAlive(vc->conn, 5, 3) < 0) {
+		virt_save_error(vc, "keepalive");
+		r = -EIO;
+		goto fail;
+	}
 	return 0;
 fail:
 	virt_close(vc);
@@ -204,6 +213,10 @@ fail:
 
 void virt_close(struct virt_conn *vc)
 {
+	if (vc->pool) {
+		virStoragePoolFree(vc->pool);
+		vc->pool = NULL;
+	}
 	if (vc->conn) {
 		virConnectClose(vc->conn);
 		vc->conn = NULL;

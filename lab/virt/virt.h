@@ -13,6 +13,10 @@ struct virt_conn {
 	virConnectPtr conn;
 	char uri[1024];
 	int embedded;
+	int remote;                 /* another daemon over a transport (core/hostpool.h): files
+				     * travel as storage volumes (virt/volume.h), the serial ports
+				     * as console streams */
+	virStoragePoolPtr pool;     /* the lab's pool there, once volume_pool_ensure() ran */
 	char embed_root[1024];
 	int lock_fd;
 	pthread_t loop_thread;
@@ -41,7 +45,8 @@ typedef int (*guest_line_fn)(const char *line, size_t len, double t_s, void *use
 struct guest_watch {
 	const char *xml;
 	const char *name;             /* the domain's name in xml (for the guard process) */
-	const char *results_path;     /* the file the guest's results serial port writes */
+	const char *results_path;     /* the file the guest's results serial port writes (on a
+				       * remote host: the lab writes it from the port's stream) */
 	double boot_timeout_s;        /* until the first line */
 	const char *console_path;     /* the console file, watched while booting (may be NULL) */
 	double boot_silence_s;        /* before the first line, console silence this long ends
@@ -74,6 +79,7 @@ struct guest_watch_result {
 	double silence_s;    /* the longest wait between progress lines after the first (or
 			      * until the end), and the guest's CPU seconds in it (-1 unknown) */
 	double silence_cpu_s;
+	int host_lost;       /* the connection to the host died while the guest ran */
 	char error[512];
 };
 

@@ -13,10 +13,10 @@
 # and no-boot guests (guests.sh); a cached kernel truncated or altered, found by its sha256
 # and rebuilt, never booted (lab/tests/test_kernel_build.sh, on the fake kernel tree: the
 # check is the same code path for every kernel `lab run` boots).
-# Not provoked: the libvirt connection lost mid-run.  The lab opens libvirt's embedded driver
-# (qemu:///embed, checked below): the driver runs inside the lab process, there is no daemon
-# or socket whose loss the lab could outlive; QEMU going away is the loss that can happen, and
-# is the SIGKILL case.
+# The libvirt connection lost mid-run is provoked in pool.sh, where a second libvirt daemon is
+# stopped under a running guest.  Here the lab opens libvirt's embedded driver (qemu:///embed,
+# checked below): the driver runs inside the lab process, there is no daemon or socket whose
+# loss the lab could outlive; QEMU going away is the loss that can happen, the SIGKILL case.
 # The serial ports under TCG carry ~130 KB/s (measured: 64 MiB of channel flood took 8.6 min),
 # so the flood jobs lower the host's bounds with debug.channel_max_mib/console_max_mib to
 # 2 MiB (the same code path as the defaults, 64 and 32 MiB), and the long line is 2 MiB (over

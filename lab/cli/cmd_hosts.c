@@ -1,0 +1,130 @@
+/* lab hosts [--hosts FILE] [--json]: the pool of libvirt hosts, each opened and asked what it
+ * is and what of the lab runs there. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "stage/hosts.h"
+#include "stage/run.h"
+#include "util/cleanup.h"
+#include "util/fs.h"
+#include "util/jsonio.h"
+#include "util/text.h"
+
+void cmd_hosts_help(void)
+{
+	printf("usage: lab hosts [--hosts FILE] [--json] [--state DIR]\n\n"
+	       "The pool of libvirt hosts `lab run --hosts FILE` and labd run guests on: each\n"
+	       "host opened, with its state (up, down and why, or in-use: this machine's embedded\n"
+	       "driver held by a running lab or labd), class, capacity (CPUs, memory free now),\n"
+	       "the timing models its cached KVM verdict allows (none before a first run there),\n"
+	       "and the lab's guests running there.\n\n"
+	       "FILE (default STATE/hosts.json, which labd reads too):\n"
+	       "  {\"hosts\": [{\"name\": \"here\", \"uri\": \"\", \"class\": \"c2\"},\n"
+	       "             {\"name\": \"big1\", \"uri\": \"qemu+ssh://root@big1/system\",\n"
+	       "              \"class\": \"epyc\", \"pool_dir\": \"/var/lib/numalab-pool\",\n"
+	       "              \"guests\": 1, \"memory_mib\": 0, \"vcpus\": 0}]}\n"
+	       "  uri \"\" is this machine's embedded driver; any other is a libvirt URI.  A remote\n"
+	       "  host needs libvirtd (or virtqemud) with QEMU and virtlogd, nothing of numalab:\n"
+	       "  the kernel, initramfs and disk image reach it as volumes of a storage pool\n"
+	       "  \"numalab\" the lab defines at pool_dir, cached by content hash; console and\n"
+	       "  results come back as libvirt console streams.\n\n"
+	       "  --json       {\"hosts\": [...]} with keys sorted\n"
+	       "  --state DIR  state directory (default $LAB_STATE_DIR or ~/.local/state/numalab)\n\n"
+	       "Exit status: 0 every host up, 3 a host down, 2 bad arguments or pool file.\n");
+}
+
+static void print_host(const json_t *h)
+{
+	char name[64], state[16], klass[64], uri[256], why[512], qv[32];
+	const json_t *run = json_object_get(h, "running"), *v;
+	const json_t *tm = json_object_get(h, "timing_models");
+	char models[64] = "";
+	size_t i;
+
+	text_clean_copy(name, sizeof(name), json_string_value(json_object_get(h, "name")));
+	text_clean_copy(state, sizeof(state), json_string_value(json_object_get(h, "state")));
+	text_clean_copy(klass, sizeof(klass), json_string_value(json_object_get(h, "class")));
+	text_clean_copy(uri, sizeof(uri), json_string_value(json_object_get(h, "uri")));
+	text_clean_copy(why, sizeof(why), json_string_value(json_object_get(h, "why")));
+	text_clean_copy(qv, sizeof(qv), json_string_value(json_object_get(h, "qemu_version")));
+	json_array_foreach(tm, i, v)
+		snprintf(models + strlen(models), sizeof(models) - strlen(models), "%s%s",
+			 i ? "," : "", json_string_value(v));
+	printf("%-12s %-7s %-10s %4lld %9lld  %-16s %-8s %s\n", name, state, klass,
+	       (long long)json_integer_value(json_object_get(h, "cpus")),
+	       (long long)json_integer_value(json_object_get(h, "memory_mib")),
+	       models[0] ? models : "-", qv[0] ? qv : "-", uri[0] ? uri : "embedded");
+	if (why[0])
+		printf("  %s\n", why);
+	json_array_foreach(run, i, v)
+		printf("  running: %s\n", json_string_value(v));
+}
+
+int cmd_hosts(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "hosts", required_argument, NULL, 'H' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "state", required_argument, NULL, 's' },
+		{ 0 },
+	};
+	_cleanup_free_ struct hostpool *p = calloc(1, sizeof(*p));
+	_cleanup_free_ char *deflt = NULL;
+	_cleanup_json_ json_t *out = json_array();
+	struct lab_error err = { 0 };
+	const char *file = NULL;
+	char state[4096], msg[1200];
+	int json = 0, c, down = 0;
+	struct hosts h;
+
+	run_state_dir(state, sizeof(state));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'H': file = optarg; break;
+		case 'j': json = 1; break;
+		case 's': snprintf(state, sizeof(state), "%s", optarg); break;
+		default: return EXIT_BAD_INPUT;
+		}
+	}
+	if (optind != argc) {
+		cli_err("hosts: no arguments besides the options (see 'lab hosts --help')");
+		return EXIT_BAD_INPUT;
+	}
+	if (!p || !out || !(deflt = fs_join(state, "hosts.json")))
+		return EXIT_LAB_ERROR;
+	if (hosts_load_file(file ? file : deflt, p, &err) < 0) {
+		error_format(&err, msg, sizeof(msg));
+		cli_err("hosts: %s", msg);
+		return EXIT_BAD_INPUT;
+	}
+	if (hosts_init_pool(&h, p) < 0)
+		return EXIT_LAB_ERROR;
+	if (!json)
+		printf("%-12s %-7s %-10s %4s %9s  %-16s %-8s %s\n", "NAME", "STATE", "CLASS",
+		       "CPUS", "FREE_MIB", "TIMING", "QEMU", "URI");
+	for (unsigned i = 0; i < h.n; i++) {
+		json_t *j = hosts_survey(&h.m[i], state);
+
+		if (!j)
+			continue;
+		down += strcmp(json_string_value(json_object_get(j, "state")), "up") != 0;
+		if (!json)
+			print_host(j);
+		json_array_append_new(out, j);
+	}
+	hosts_free(&h);
+	if (json) {
+		_cleanup_json_ json_t *doc = json_pack("{s:O}", "hosts", out);
+		_cleanup_free_ char *text = doc ? jsonio_dumps(doc) : NULL;
+
+		if (!text)
+			return EXIT_LAB_ERROR;
+		printf("%s\n", text);
+	}
+	return down ? EXIT_RUN_FAILED : EXIT_OK;
+}
