@@ -184,6 +184,7 @@ static int boot_stage_remote(struct virt_conn *vc, const struct boot_params *bp,
 {
 	struct volume_upload u;
 	unsigned long long size;
+	char base[1024];
 	int r;
 
 	wh->remote = 1;
@@ -207,7 +208,8 @@ static int boot_stage_remote(struct virt_conn *vc, const struct boot_params *bp,
 		goto fail;
 	upload_count(res, &u, "image", "by content hash, kept");
 	snprintf(wh->disk_vol, sizeof(wh->disk_vol), "%s-overlay.qcow2", bp->name);
-	r = volume_overlay(vc, wh->disk_vol, u.path, size, &u);
+	snprintf(base, sizeof(base), "%s", u.path); /* volume_overlay() clears u first */
+	r = volume_overlay(vc, wh->disk_vol, base, size, &u);
 	if (r < 0)
 		goto fail;
 	snprintf(wh->disk, sizeof(wh->disk), "%s", u.path);
@@ -222,9 +224,9 @@ fail:
 /* After a remote run: its disk back into the local overlay (the post-mortem reads it there,
  * backed by the same image here), its own volumes deleted. */
 static void boot_unstage_remote(struct virt_conn *vc, const struct boot_params *bp,
-				const struct boot_where *wh)
+				const struct boot_where *wh, int want_disk)
 {
-	if (wh->disk_vol[0] && bp->disk && virConnectIsAlive(vc->conn) == 1 &&
+	if (want_disk && wh->disk_vol[0] && bp->disk && virConnectIsAlive(vc->conn) == 1 &&
 	    volume_get(vc, wh->disk_vol, bp->disk) == 0) {
 		char *argv[] = { "qemu-img", "rebase", "-u", "-F", "qcow2", "-b",
 				 (char *)bp->disk_base, (char *)bp->disk, NULL };
@@ -238,6 +240,16 @@ static void boot_unstage_remote(struct virt_conn *vc, const struct boot_params *
 		volume_delete(vc, wh->initrd_vol);
 	if (wh->disk_vol[0])
 		volume_delete(vc, wh->disk_vol);
+}
+
+/* Whether the guest finished with every workload reported and none failed: a disk-booted run
+ * then needs no post-mortem (stage/imgrun.h), and a remote one's disk stays there. */
+static int boot_went_well(struct boot_result *res)
+{
+	int failed = 0, missing = 0;
+
+	collect_count(&res->log, &failed, &missing);
+	return res->g.end == GUEST_END_STOPPED && res->log.done && !failed && !missing;
 }
 
 static int boot_xml(const struct boot_params *bp, const struct boot_where *wh,
@@ -281,14 +293,14 @@ int boot_run(struct virt_conn *vc, const struct boot_params *bp, struct boot_res
 	if (vc->remote) {
 		r = boot_stage_remote(vc, bp, initrd, &wh, res);
 		if (r < 0) {
-			boot_unstage_remote(vc, bp, &wh);
+			boot_unstage_remote(vc, bp, &wh, 0);
 			return r;
 		}
 	}
 	r = boot_xml(bp, &wh, initrd, console, results, &xml);
 	if (r < 0) {
 		if (wh.remote)
-			boot_unstage_remote(vc, bp, &wh);
+			boot_unstage_remote(vc, bp, &wh, 0);
 		return r;
 	}
 	struct guest_watch w = {
@@ -311,7 +323,7 @@ int boot_run(struct virt_conn *vc, const struct boot_params *bp, struct boot_res
 	};
 	r = guest_run(vc, &w, &res->g);
 	if (wh.remote)
-		boot_unstage_remote(vc, bp, &wh);
+		boot_unstage_remote(vc, bp, &wh, r == 0 && !boot_went_well(res));
 	if (!bp->keep_initrd)
 		unlink(initrd); /* rebuilt per run from the runners and the job */
 	if (r < 0)

@@ -12,8 +12,10 @@
 #     boots alone take about half an hour on 2 host cores).
 #  7. Fuzzing throughput per harness and lab run's peak RSS under a flooding guest
 #     (lab/tests/bench-reliability.sh).
+#  8. A pool host over a remote URI: artifact uploads, cache hits, the transport's cost per run
+#     (lab/tests/bench-pool.sh).
 # Usage: lab/tests/bench.sh [ROUNDS]   (default 5)
-#        BENCH_PARTS="run compare kernel image boot verdict parallel seeds bisect labd reliability" selects parts
+#        BENCH_PARTS="run compare kernel image boot verdict parallel seeds bisect labd reliability pool" selects parts
 #        (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -23,7 +25,7 @@ rounds=${1:-5}
 tmp=$(mktemp -d /tmp/numalab-bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 now() { date +%s.%N; }
-want() { case " ${BENCH_PARTS:-run compare kernel image boot verdict parallel seeds bisect labd reliability} " in *" $1 "*) return 0;; esac; return 1; }
+want() { case " ${BENCH_PARTS:-run compare kernel image boot verdict parallel seeds bisect labd reliability pool} " in *" $1 "*) return 0;; esac; return 1; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 if want run; then
@@ -98,3 +100,5 @@ if want bisect; then lab/tests/bench-bisect.sh; fi
 # (lab/tests/bench-labd.sh).
 if want labd; then lab/tests/bench-labd.sh; fi
 if want reliability; then lab/tests/bench-reliability.sh; fi
+# A pool host over a remote URI (lab/tests/bench-pool.sh).
+if want pool; then lab/tests/bench-pool.sh; fi

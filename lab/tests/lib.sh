@@ -99,3 +99,48 @@ peak_rss() {
 	done
 	echo "$hwm"
 }
+
+# A second libvirt daemon on this machine, a "remote host" reached over loopback only (the pool
+# tests, lab/tests/integration/pool.sh, and its benchmark): a session libvirtd of user nobody
+# with its configuration, run and cache directories in DIR (made nobody's; its parent must let
+# nobody through), listening on 127.0.0.1:PORT without auth.  Nothing of it is shared with a
+# system libvirtd (a root one reads and writes /etc/libvirt and /run/libvirt), and its QEMUs
+# run as nobody.  Its URI: qemu+tcp://127.0.0.1:PORT/session.
+# libvirtd2_start DIR PORT: started, and answering (else 1, its output as comments).
+libvirtd2_start() {
+	local d=$1 port=$2
+	mkdir -p "$d/cfg/libvirt" "$d/run" "$d/cache" "$d/data" "$d/pool"
+	cat >"$d/cfg/libvirt/libvirtd.conf" <<EOF
+listen_tls = 0
+listen_tcp = 1
+listen_addr = "127.0.0.1"
+tcp_port = "$port"
+auth_tcp = "none"
+log_outputs = "3:file:$d/libvirtd.log"
+EOF
+	chown -R nobody:nogroup "$d"
+	(cd "$d" && setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		env -i PATH="$PATH" HOME="$d" XDG_CONFIG_HOME="$d/cfg" XDG_RUNTIME_DIR="$d/run" \
+		XDG_CACHE_HOME="$d/cache" XDG_DATA_HOME="$d/data" \
+		libvirtd --listen --pid-file "$d/pid" >"$d/out" 2>&1 &)
+	for _ in $(seq 1 100); do
+		virsh -c "qemu+tcp://127.0.0.1:$port/session" version >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	diag "$d/out"
+	return 1
+}
+# libvirtd2_stop DIR: SIGTERM (it destroys the guests tied to its closed connections).
+libvirtd2_stop() { [ -s "$1/pid" ] && kill -TERM "$(cat "$1/pid")" 2>/dev/null; sleep 1; }
+# libvirtd2_cleanup DIR: stopped, with whatever of nobody's it left (QEMUs, its virtlogd).
+libvirtd2_cleanup() {
+	libvirtd2_stop "$1"
+	pkill -u nobody -f "guest=numalab-" 2>/dev/null
+	pkill -u nobody -x virtlogd 2>/dev/null
+}
+# free_port: a TCP port nothing listens on, from 20000 up.
+free_port() {
+	local p=$((20000 + RANDOM % 20000))
+	while ss -ltn | grep -q ":$p "; do p=$((p + 1)); done
+	echo "$p"
+}

@@ -304,21 +304,25 @@ static int guest_host_lost(struct virt_conn *vc, struct guest_state *gs,
 	return 1;
 }
 
-/* A remote guest the lab did not destroy that was destroyed all the same: a daemon shutting
- * down destroys the guests tied to its connections (AUTODESTROY) and then closes them.  Lost
- * when the connection dies within a few seconds; else someone on the host destroyed it. */
-static int guest_destroyed_by_host(struct virt_conn *vc, struct guest_state *gs,
-				   struct guest_watch_result *out)
+/* A remote guest that looks stopped without the lab stopping it: a daemon going down destroys
+ * the guests tied to its connections (AUTODESTROY) and closes them, or closes them first and
+ * its calls fail.  Lost when the connection dies within a few seconds; a guest destroyed on a
+ * host whose daemon lives on was destroyed by someone there (qemu-failed).  active: what
+ * virDomainIsActive() said (-1 an error). */
+static void guest_remote_stop(struct virt_conn *vc, struct guest_state *gs, int active,
+			      struct guest_watch_result *out)
 {
-	if (!vc->remote || !gs->destroyed)
-		return 0;
+	if (!vc->remote || (gs->stopped && !gs->destroyed && active >= 0))
+		return;
 	for (int i = 0; i < 3000 / GUEST_POLL_MS; i++) {
-		if (guest_host_lost(vc, gs, out))
-			return 1;
+		if (guest_host_lost(vc, gs, out)) {
+			out->end = GUEST_END_HOST_LOST;
+			return;
+		}
 		poll(NULL, 0, GUEST_POLL_MS);
 	}
-	out->end = GUEST_END_QEMU_FAILED;
-	return 0;
+	if (gs->destroyed)
+		out->end = GUEST_END_QEMU_FAILED;
 }
 
 static void guest_watch_loop(struct virt_conn *vc, const struct guest_watch *w,
@@ -330,6 +334,7 @@ static void guest_watch_loop(struct virt_conn *vc, const struct guest_watch *w,
 	for (;;) {
 		double el;
 		enum guest_end e;
+		int active;
 
 		poll(&pfd, 1, GUEST_POLL_MS);
 		el = clock_now_s() - t0;
@@ -344,11 +349,11 @@ static void guest_watch_loop(struct virt_conn *vc, const struct guest_watch *w,
 			out->end = GUEST_END_HOST_LOST;
 			break;
 		}
-		if (gs->stopped || virDomainIsActive(gs->dom) != 1) {
+		active = gs->stopped ? 0 : virDomainIsActive(gs->dom);
+		if (active != 1) {
 			guest_await_stop_event(gs);
 			out->end = gs->failed ? GUEST_END_QEMU_FAILED : GUEST_END_STOPPED;
-			if (guest_destroyed_by_host(vc, gs, out))
-				out->end = GUEST_END_HOST_LOST;
+			guest_remote_stop(vc, gs, active, out);
 			break;
 		}
 		e = guest_check_timeouts(w, gs, el, out);
