@@ -14,6 +14,7 @@
 #include "util/cleanup.h"
 #include "util/clock.h"
 #include "util/jsonio.h"
+#include "util/sha256.h"
 #include "virt/volume.h"
 
 int hosts_load_file(const char *path, struct hostpool *p, struct lab_error *err)
@@ -118,6 +119,27 @@ static void member_capacity(struct host_member *m)
 	m->host.mem_available_mib = avail;
 }
 
+/* "numalab-" plus, for a remote host, this machine's tag, plus "PID-". */
+static void name_prefix(const struct host_member *m, char *buf, size_t len)
+{
+	char host[256] = "", hex[65];
+
+	if (!m->vc.remote || gethostname(host, sizeof(host) - 1) < 0 ||
+	    sha256_hex(host, strlen(host), hex) < 0) {
+		snprintf(buf, len, "numalab-%ld-", (long)getpid());
+		return;
+	}
+	snprintf(buf, len, "numalab-%.8s-%ld-", hex, (long)getpid());
+}
+
+void hosts_domain_name(const struct host_member *m, unsigned index, char *buf, size_t len)
+{
+	char prefix[64];
+
+	name_prefix(m, prefix, sizeof(prefix));
+	snprintf(buf, len, "%s%u", prefix, index);
+}
+
 /* The run volumes (stage/boot.c: NAME-initrd.cpio, NAME-overlay.qcow2) a dead connection kept
  * this process from deleting. */
 static void member_drop_volumes(struct host_member *m, const char *prefix)
@@ -149,7 +171,7 @@ static void member_reap_ours(struct host_member *m)
 	char prefix[64];
 	int n;
 
-	snprintf(prefix, sizeof(prefix), "numalab-%ld-", (long)getpid());
+	name_prefix(m, prefix, sizeof(prefix));
 	n = virConnectListAllDomains(m->vc.conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
 	for (int i = 0; i < n; i++) {
 		const char *name = virDomainGetName(doms[i]);

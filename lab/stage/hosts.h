@@ -60,6 +60,10 @@ int hosts_acquire(struct hosts *h, const struct host_member *avoid, const char *
 		  size_t len);
 /* The attempt is over; lost: its connection died (the host is down from now, why says how). */
 void hosts_release(struct hosts *h, struct host_member *m, int lost, const char *why);
+/* The libvirt domain name of run index on m: numalab-PID-INDEX on this machine; on a remote
+ * host, which other labs may share, numalab-HOST-PID-INDEX (HOST: 8 hex digits of the sha256
+ * of this machine's name), so that two labs of equal PID never collide there. */
+void hosts_domain_name(const struct host_member *m, unsigned index, char *buf, size_t len);
 /* Whether m's connection died (a remote daemon gone). */
 int hosts_lost(struct host_member *m);
 /* `lab hosts`: member m opened on its own (not beside a run), as JSON: {"name","uri","class",

@@ -166,7 +166,7 @@ static int one_attempt(struct run_slot *s, struct host_member *m, json_t *attemp
 
 	snprintf(rel, sizeof(rel), "run-%u", index);
 	snprintf(dir, sizeof(dir), "%s/run-%u", c->sum->out_dir, index);
-	snprintf(name, sizeof(name), "numalab-%ld-%u", (long)getpid(), index);
+	hosts_domain_name(m, index, name, sizeof(name));
 	snprintf(run_id, sizeof(run_id), "%s-r%u", c->id, index);
 	snprintf(rec.console_file, sizeof(rec.console_file), "run-%u/console.log", index);
 	snprintf(rec.kernel_image, sizeof(rec.kernel_image), "%s", k->image);
