@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -24,14 +25,27 @@ static int vol_error(struct virt_conn *vc, const char *what, int r)
 	return r;
 }
 
+/* Runs side by side on one host (icount) stage their files at once: the pool is set up once. */
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int pool_ensure_locked(struct virt_conn *vc, const char *dir);
+
 int volume_pool_ensure(struct virt_conn *vc, const char *dir)
+{
+	int r;
+
+	pthread_mutex_lock(&pool_lock);
+	r = vc->pool ? 0 : pool_ensure_locked(vc, dir);
+	pthread_mutex_unlock(&pool_lock);
+	return r;
+}
+
+static int pool_ensure_locked(struct virt_conn *vc, const char *dir)
 {
 	struct strbuf sb = { 0 };
 	_cleanup_free_ char *xml = NULL;
 	int active;
 
-	if (vc->pool)
-		return 0;
 	vc->pool = virStoragePoolLookupByName(vc->conn, VOLUME_POOL_NAME);
 	if (!vc->pool) {
 		strbuf_append(&sb, "<pool type='dir'>\n  <name>" VOLUME_POOL_NAME "</name>\n"
