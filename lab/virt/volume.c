@@ -221,6 +221,8 @@ int volume_put_cached(struct virt_conn *vc, const char *local_path, const char *
 		sha256 = hex;
 	}
 	t0 = clock_now_s();
+	/* Another lab may have uploaded it since this connection last looked. */
+	virStoragePoolRefresh(vc->pool, 0);
 	snprintf(out->name, sizeof(out->name), "%.64s-%.64s", sha256, suffix);
 	snprintf(marker, sizeof(marker), "%s.ok", out->name);
 	for (double waited = 0;; waited += 1) {
