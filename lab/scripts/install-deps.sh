@@ -17,6 +17,9 @@ BASE_PKGS+=(libmicrohttpd-dev curl groff-base man-db systemd)
 # Tests only: clang and its libFuzzer/sanitizer runtimes build the fuzz harnesses (lab/fuzz/,
 # `make fuzz`, lab/tests/test_fuzz_smoke.sh).
 BASE_PKGS+=(clang libclang-rt-14-dev)
+# Tests only: ss finds a free loopback port for the pool test's second libvirt daemon
+# (lab/tests/lib.sh libvirtd2_start; setpriv, from util-linux, runs it as nobody).
+BASE_PKGS+=(iproute2)
 # Kernel variants (kernels/): the offline 6.12 source (in bookworm's security suite; backports
 # has it too), what a kernel build needs, ccache, patch/git for patch series and git sources,
 # libssl-dev for the lab's sha256 (libcrypto), zlib1g-dev for the static agent reading
