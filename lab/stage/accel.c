@@ -150,6 +150,21 @@ static int accel_probe(struct virt_conn *vc, const char *state_dir, const char *
 	return r;
 }
 
+int accel_kvm_offered(struct virt_conn *vc, char *why, size_t len)
+{
+	/* A remote host's /dev/kvm is not ours to open: its libvirt says whether it offers KVM. */
+	if (vc->remote && virt_max_vcpus(vc, "kvm") <= 0) {
+		snprintf(why, len, "the host offers no KVM (libvirt's domain capabilities for type "
+			 "kvm)");
+		return 0;
+	}
+	if (!vc->remote && access("/dev/kvm", R_OK | W_OK) < 0) {
+		snprintf(why, len, "/dev/kvm is not usable: %s", strerror(errno));
+		return 0;
+	}
+	return 1;
+}
+
 int accel_cached(struct virt_conn *vc, const char *state_dir, struct accel_verdict *v)
 {
 	_cleanup_free_ char *cache = cache_path(vc, state_dir);
@@ -177,17 +192,8 @@ int accel_decide(struct virt_conn *vc, const char *state_dir, const char *kernel
 			 v->kvm ? "kvm" : "tcg");
 		return 0;
 	}
-	/* A remote host's /dev/kvm is not ours to open: its libvirt says whether it offers KVM. */
-	if (vc->remote && virt_max_vcpus(vc, "kvm") <= 0) {
-		snprintf(v->reason, sizeof(v->reason), "the host offers no KVM (libvirt's domain "
-			 "capabilities for type kvm)");
+	if (!accel_kvm_offered(vc, v->reason, sizeof(v->reason)))
 		return 0;
-	}
-	if (!vc->remote && access("/dev/kvm", R_OK | W_OK) < 0) {
-		snprintf(v->reason, sizeof(v->reason), "/dev/kvm is not usable: %s",
-			 strerror(errno));
-		return 0;
-	}
 	if (!cache)
 		return -ENOMEM;
 	accel_host_key(vc, key, sizeof(key));

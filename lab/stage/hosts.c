@@ -102,11 +102,13 @@ static void member_capacity(struct host_member *m)
 	virNodeInfo info;
 	unsigned long total = 0, avail = 0;
 
-	if (virNodeGetInfo(m->vc.conn, &info) == 0)
+	int have_info = virNodeGetInfo(m->vc.conn, &info) == 0;
+
+	if (have_info)
 		m->cpus = info.cpus;
 	if (m->vc.remote) {
 		avail = remote_available_mib(&m->vc);
-		total = virNodeGetInfo(m->vc.conn, &info) == 0 ? info.memory / 1024 : 0;
+		total = have_info ? info.memory / 1024 : 0;
 	} else {
 		run_host_memory(&total, &avail);
 	}
@@ -380,8 +382,7 @@ static json_t *timing_models(struct host_member *m, const char *state_dir)
 
 	if (accel_cached(&m->vc, state_dir, &v) < 0) {
 		/* Not probed yet: KVM unknown, unless the host plainly lacks it. */
-		if (m->vc.remote ? virt_max_vcpus(&m->vc, "kvm") > 0
-				 : access("/dev/kvm", R_OK | W_OK) == 0)
+		if (accel_kvm_offered(&m->vc, v.reason, sizeof(v.reason)))
 			return a;
 		v.kvm = 0;
 	}
