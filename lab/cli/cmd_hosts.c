@@ -38,6 +38,15 @@ void cmd_hosts_help(void)
 	       "Exit status: 0 every host up, 3 a host down, 2 bad arguments or pool file.\n");
 }
 
+/* A string member for a terminal: printable characters only, "" when it is absent (a host
+ * that is down has no version, CPUs or memory). */
+static void field(const json_t *h, const char *key, char *buf, size_t len)
+{
+	const char *v = json_string_value(json_object_get(h, key));
+
+	text_clean_copy(buf, len, v ? v : "");
+}
+
 static void print_host(const json_t *h)
 {
 	char name[64], state[16], klass[64], uri[256], why[512], qv[32];
@@ -46,12 +55,12 @@ static void print_host(const json_t *h)
 	char models[64] = "";
 	size_t i;
 
-	text_clean_copy(name, sizeof(name), json_string_value(json_object_get(h, "name")));
-	text_clean_copy(state, sizeof(state), json_string_value(json_object_get(h, "state")));
-	text_clean_copy(klass, sizeof(klass), json_string_value(json_object_get(h, "class")));
-	text_clean_copy(uri, sizeof(uri), json_string_value(json_object_get(h, "uri")));
-	text_clean_copy(why, sizeof(why), json_string_value(json_object_get(h, "why")));
-	text_clean_copy(qv, sizeof(qv), json_string_value(json_object_get(h, "qemu_version")));
+	field(h, "name", name, sizeof(name));
+	field(h, "state", state, sizeof(state));
+	field(h, "class", klass, sizeof(klass));
+	field(h, "uri", uri, sizeof(uri));
+	field(h, "why", why, sizeof(why));
+	field(h, "qemu_version", qv, sizeof(qv));
 	json_array_foreach(tm, i, v)
 		snprintf(models + strlen(models), sizeof(models) - strlen(models), "%s%s",
 			 i ? "," : "", json_string_value(v));

@@ -124,6 +124,8 @@ t0=$(date +%s)
 wait $pid
 rc=$? el=$(( $(date +%s) - t0 ))
 ok "$(rc_is $rc 3)" "the only host gone: lab exits 3 (got $rc) after $el s"
+expect 3 "lab hosts with the second daemon down: exit 3" $lab hosts --hosts "$tmp/hosts.json"
+has "$T/out" "down" "... lo2 listed as down, with why"
 check "... within 60 s of the host going" test "$el" -le 60
 check "... runs without a host: infra-error, not run, the host named" \
 	jq -e '[.runs[] | select(.reason | test("^not run: no host up for [0-9]+ s: lo2"))] | length >= 1' "$tmp/r4/report.json"
