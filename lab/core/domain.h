@@ -28,6 +28,8 @@ struct domain_spec {
 	const struct topology *topo; /* required */
 	enum domain_accel accel;
 	const char *emulator;     /* absolute; NULL = DOMAIN_DEFAULT_EMULATOR */
+	const char *firmware;     /* optional, absolute: the ROM QEMU runs first (-bios), e.g.
+				   * qboot; NULL = QEMU's default (SeaBIOS) */
 	const char *kernel;       /* required, absolute */
 	const char *initrd;       /* optional, absolute */
 	const char *cmdline;      /* optional */
@@ -39,6 +41,8 @@ struct domain_spec {
 	int iommu;                /* force the intel-iommu; it is added anyway when needed */
 };
 
+/* The TCG translation buffer a TCG guest of vcpus gets, MiB (<features><tcg><tb-cache>). */
+unsigned long domain_tb_cache_mib(unsigned vcpus);
 /* Largest x86 APIC ID QEMU gives the topology (IDs are packed bit fields per level). */
 unsigned long domain_max_apic_id(const struct topology *t);
 /* Whether domain_xml adds intel-iommu (intremap+eim), the split I/O APIC and x2APIC. */

@@ -161,27 +161,32 @@ struct golden_case {
 	const char *uuid, *emulator, *initrd, *cmdline;
 	int want_iommu; /* whether the XML must carry the intel-iommu */
 	int streams;    /* serial ports as ptys (a remote host) */
+	const char *firmware; /* -bios ROM (qboot), NULL: QEMU's default */
 };
 
 static const struct golden_case golden_cases[] = {
 	{"4s-8c-tcg", "4s-8c", DOMAIN_ACCEL_TCG, 0, "6f1d7c1e-3a8b-4c1e-9f5a-2b7d0e4c8a11", NULL,
 	 "/var/lib/numalab/cache/initramfs-0123abcd.cpio",
-	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 0},
-	{"4s-8c-kvm", "4s-8c", DOMAIN_ACCEL_KVM, 0, NULL, "/usr/libexec/qemu-kvm", NULL, NULL, 0, 0},
+	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 0, NULL},
+	{"4s-8c-kvm", "4s-8c", DOMAIN_ACCEL_KVM, 0, NULL, "/usr/libexec/qemu-kvm", NULL, NULL, 0, 0, NULL},
 	{"4s-8c-kvm-iommu", "4s-8c", DOMAIN_ACCEL_KVM, 1, "0123456789abcdef0123456789ABCDEF", NULL,
-	 "/var/lib/numalab/cache/initramfs-0123abcd.cpio", "console=ttyS0", 1, 0},
+	 "/var/lib/numalab/cache/initramfs-0123abcd.cpio", "console=ttyS0", 1, 0, NULL},
 	{"4s-8c-icount", "4s-8c", DOMAIN_ACCEL_TCG_ICOUNT, 0, "6f1d7c1e-3a8b-4c1e-9f5a-2b7d0e4c8a13",
 	 NULL, "/var/lib/numalab/cache/initramfs-0123abcd.cpio",
-	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 0},
+	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 0, NULL},
 	{"4s-512c-tcg-iommu", "4s-512c", DOMAIN_ACCEL_TCG, 0,
 	 "6f1d7c1e-3a8b-4c1e-9f5a-2b7d0e4c8a12", NULL,
 	 "/var/lib/numalab/cache/initramfs-0123abcd.cpio",
-	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on intremap=on", 1, 0},
+	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on intremap=on", 1, 0, NULL},
 	/* A remote host's guest: the files are volumes of the lab's pool there, the serial
 	 * ports ptys streamed back through libvirt. */
 	{"4s-8c-tcg-remote", "4s-8c", DOMAIN_ACCEL_TCG, 0, NULL, NULL,
 	 "/var/lib/numalab-pool/run-20261130-0350-quick-r0-initrd.cpio",
-	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 1},
+	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 1, NULL},
+	/* qboot instead of SeaBIOS (lab/stage/boot.c says when). */
+	{"4s-8c-tcg-qboot", "4s-8c", DOMAIN_ACCEL_TCG, 0, NULL, NULL,
+	 "/var/lib/numalab/cache/initramfs-0123abcd.cpio",
+	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 0, "/usr/share/qemu/qboot.rom"},
 };
 
 static void run_golden(const struct golden_case *c, int update)
@@ -196,6 +201,7 @@ static void run_golden(const struct golden_case *c, int update)
 		.emulator = c->emulator,
 		.kernel = "/var/lib/numalab/cache/bzImage-6.12-0123abcd",
 		.initrd = c->initrd,
+		.firmware = c->firmware,
 		.cmdline = c->cmdline,
 		.console_path = "/var/lib/numalab/runs/20261130-0350-quick-r0/console.log",
 		.results_path = "/var/lib/numalab/runs/20261130-0350-quick-r0/results.jsonl",
@@ -297,6 +303,7 @@ static void run_refusals(void)
 		{"no kernel", good},
 		{"relative initrd path", good},
 		{"relative emulator path", good},
+		{"relative firmware path", good},
 		{"no console path", good},
 		{"no results path", good},
 		{"control character in cmdline", good},
@@ -317,6 +324,7 @@ static void run_refusals(void)
 	cases[i++].spec.kernel = NULL;
 	cases[i++].spec.initrd = "initrd.cpio";
 	cases[i++].spec.emulator = "qemu-system-x86_64";
+	cases[i++].spec.firmware = "qboot.rom";
 	cases[i++].spec.console_path = NULL;
 	cases[i++].spec.results_path = NULL;
 	cases[i++].spec.cmdline = "a\x01" "b";
