@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -56,8 +57,15 @@ static int agent_results = -1;
 __attribute__((format(printf, 1, 2))) static void agent_log(const char *fmt, ...)
 {
 	char buf[1024];
-	int n = snprintf(buf, sizeof(buf), "numalab-agent: ");
+	struct timespec ts;
 	va_list ap;
+	int n;
+
+	/* Stamped with the guest's uptime as printk.time stamps kernel lines: a console log
+	 * then tells where a boot or a stall spent its time. */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	n = snprintf(buf, sizeof(buf), "[%5lld.%06ld] numalab-agent: ", (long long)ts.tv_sec,
+		     ts.tv_nsec / 1000);
 
 	va_start(ap, fmt);
 	n += vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);

@@ -79,6 +79,18 @@ static json_t *vma_lock_counters(const char *root)
 	return o;
 }
 
+/* Whether config is the text the host expects (RT_KCONFIG_EXPECTED under root). */
+static int config_expected(const char *root, const char *config)
+{
+	_cleanup_free_ char *path = NULL, *text = NULL;
+	size_t len;
+
+	if (asprintf(&path, "%s" RT_KCONFIG_EXPECTED, root) < 0 ||
+	    fs_read_file(path, RT_KCONFIG_MAX, &text, &len) < 0)
+		return 0;
+	return len == strlen(config) && memcmp(text, config, len) == 0;
+}
+
 json_t *rt_kernel_line(const char *root)
 {
 	_cleanup_free_ char *path = NULL;
@@ -89,8 +101,13 @@ json_t *rt_kernel_line(const char *root)
 	if (asprintf(&path, "%s/proc/config.gz", root) < 0)
 		return NULL;
 	read_gz(path, &config, &why);
-	j = json_pack("{s:s, s:o, s:o}", CHANNEL_KEY_TYPE, CHANNEL_T_KERNEL, "config",
-		      config ? json_string(config) : json_null(), "vmstat", vma_lock_counters(root));
+	if (config && config_expected(root, config))
+		j = json_pack("{s:s, s:b, s:o}", CHANNEL_KEY_TYPE, CHANNEL_T_KERNEL, "config_same",
+			      1, "vmstat", vma_lock_counters(root));
+	else
+		j = json_pack("{s:s, s:o, s:o}", CHANNEL_KEY_TYPE, CHANNEL_T_KERNEL, "config",
+			      config ? json_string(config) : json_null(), "vmstat",
+			      vma_lock_counters(root));
 	free(config);
 	if (j && why)
 		json_object_set_new(j, "config_error", json_string(why));

@@ -62,6 +62,7 @@ static int on_kernel(struct guest_kernel *k, json_t *body)
 		return -ENOMEM;
 	free(k->config);
 	k->config = text;
+	k->config_same = json_is_true(json_object_get(body, "config_same"));
 	copy_str(body, "config_error", k->config_error, sizeof(k->config_error));
 	replace(&k->vm_start, json_incref(json_object_get(body, "vmstat")));
 	if (json_is_null(k->vm_start))

@@ -19,6 +19,7 @@
 struct guest_kernel {
 	int seen;               /* a kernel line arrived */
 	char *config;           /* the guest's /proc/config.gz, decompressed; NULL when none */
+	int config_same;        /* it is the build's .config the host gave the guest (not sent) */
 	char config_error[256]; /* why there is none, as the guest said */
 	json_t *vm_start;       /* {"vma_lock_success": N, ...} at boot, or NULL */
 	json_t *vm_end;         /* the same before power-off, or NULL */

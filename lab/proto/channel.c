@@ -151,13 +151,17 @@ static json_t *check_vmstat(const json_t *m, const struct channel_bounds *b)
 	return json_pack("{s:o}", "vmstat", vm ? vm : json_null());
 }
 
-/* The guest's .config: a string without NULs (its size bounded by the line's), or null. */
+/* The guest's .config: a string without NULs (its size bounded by the line's), or null; or
+ * "config_same": true, the guest's .config is the one the host put in its initramfs. */
 static json_t *check_kernel(const json_t *m, const struct channel_bounds *b)
 {
 	const json_t *cfg = json_object_get(m, "config"), *why = json_object_get(m, "config_error");
+	const json_t *same = json_object_get(m, "config_same");
 	json_t *out = check_vmstat(m, b);
 
-	if (!out || (cfg && !json_is_string(cfg) && !json_is_null(cfg)) ||
+	if (!out || (same && (!json_is_boolean(same) || (json_is_true(same) && cfg))) ||
+	    (json_is_true(same) && json_object_set_new(out, "config_same", json_true()) < 0) ||
+	    (cfg && !json_is_string(cfg) && !json_is_null(cfg)) ||
 	    (json_is_string(cfg) && strlen(json_string_value(cfg)) != json_string_length(cfg)) ||
 	    (why && !json_is_string(why)) ||
 	    json_object_set_new(out, "config", json_is_string(cfg) ? json_incref((json_t *)cfg)

@@ -24,7 +24,7 @@ BASE_PKGS+=(iproute2)
 # has it too), what a kernel build needs, ccache, patch/git for patch series and git sources,
 # libssl-dev for the lab's sha256 (libcrypto), zlib1g-dev for the static agent reading
 # /proc/config.gz.
-BASE_PKGS+=(linux-source-6.12 bison flex libelf-dev libssl-dev ccache xz-utils zlib1g-dev
+BASE_PKGS+=(linux-source-6.12 bison flex libelf-dev libssl-dev ccache xz-utils lz4 zlib1g-dev
             patch git)
 BPO_PKGS=(qemu-system-x86 libvirt-dev libvirt-daemon libvirt-daemon-driver-qemu
           libvirt-daemon-system libvirt-clients)

@@ -19,6 +19,8 @@ struct boot_params {
 	enum domain_accel accel;   /* the timing model's (lab/core/timing.h) */
 	const char *runners_dir;
 	const json_t *guestjob;
+	const char *kernel_config; /* the build's .config: the agent sends only that its own is
+				    * the same (NULL, or a disk boot: it sends its own) */
 	unsigned nr_workloads;
 	size_t channel_max, console_max; /* bytes the guest may send on each (0: the most) */
 	int keep_initrd;           /* keep run_dir/initrd.cpio (benchmarks replay it) */

@@ -66,7 +66,8 @@ static int add_runners(struct cpio_buf *cb, const char *dir)
 	return r;
 }
 
-static int build_archive(struct cpio_buf *cb, const char *runners_dir, const json_t *guestjob)
+static int build_archive(struct cpio_buf *cb, const char *runners_dir, const json_t *guestjob,
+			 const char *kernel_config)
 {
 	static const char *const dirs[] = { "dev", "proc", "sys", "tmp", "numalab", "numalab/bin" };
 	_cleanup_free_ char *job = jsonio_dumps(guestjob);
@@ -85,15 +86,20 @@ static int build_archive(struct cpio_buf *cb, const char *runners_dir, const jso
 		r = add_runners(cb, runners_dir);
 	if (r == 0)
 		r = cpio_add_file(cb, "numalab/job.json", 0644, job, strlen(job));
+	/* The build's .config, for the agent to compare its own with (runners/rt_kconfig.h). */
+	if (r == 0 && kernel_config)
+		r = cpio_add_file(cb, "numalab/kernel.config", 0644, kernel_config,
+				  strlen(kernel_config));
 	if (r == 0)
 		r = cpio_finish(cb);
 	return r;
 }
 
-int initramfs_write(const char *runners_dir, const json_t *guestjob, const char *out_path)
+int initramfs_write(const char *runners_dir, const json_t *guestjob, const char *kernel_config,
+		    const char *out_path)
 {
 	struct cpio_buf cb = { 0 };
-	int r = build_archive(&cb, runners_dir, guestjob);
+	int r = build_archive(&cb, runners_dir, guestjob, kernel_config);
 
 	if (r == 0)
 		r = fs_write_atomic(out_path, cb.data, cb.len);

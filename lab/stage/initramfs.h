@@ -7,4 +7,5 @@
 char *initramfs_runners_dir(void);
 /* Write a newc archive to out_path holding runners_dir/agent as /init, every other program of
  * runners_dir under /numalab/bin/, and guestjob as /numalab/job.json. */
-int initramfs_write(const char *runners_dir, const json_t *guestjob, const char *out_path);
+int initramfs_write(const char *runners_dir, const json_t *guestjob, const char *kernel_config,
+		    const char *out_path);

@@ -158,7 +158,9 @@ static json_t *build_json(const struct krun_kernel *k)
 static json_t *config_json(const struct krun_kernel *k, const struct guest_kernel *g,
 			   json_t **conf)
 {
-	const char *text = g && g->config ? g->config : k->build_config;
+	/* The guest said its config is the build's, which the host gave it to compare with. */
+	const char *guest = g && g->config_same ? k->build_config : g ? g->config : NULL;
+	const char *text = guest ? guest : k->build_config;
 	struct lab_error err = { 0 };
 	struct kconfig c;
 	json_t *o;
@@ -169,12 +171,12 @@ static json_t *config_json(const struct krun_kernel *k, const struct guest_kerne
 				 "guest_error", g && g->config_error[0] ? g->config_error : NULL);
 	json_decref(*conf);
 	*conf = kconfig_confounds(&c);
-	o = json_pack("{s:s,s:o,s:o,s:s?}", "source", g && g->config ? "guest" : "build",
-		      "verified", g && g->config && k->build_config
-					  ? json_boolean(!strcmp(g->config, k->build_config))
+	o = json_pack("{s:s,s:o,s:o,s:s?}", "source", guest ? "guest" : "build",
+		      "verified", guest && k->build_config
+					  ? json_boolean(!strcmp(guest, k->build_config))
 					  : json_null(),
 		      "options", kconfig_subset(&c, k->frags, k->frags ? k->v.nr_fragments : 0),
-		      "guest_error", g && !g->config && g->config_error[0] ? g->config_error : NULL);
+		      "guest_error", g && !guest && g->config_error[0] ? g->config_error : NULL);
 	kconfig_free(&c);
 	if (json_is_null(json_object_get(o, "guest_error")))
 		json_object_del(o, "guest_error"); /* only when the guest sent none */

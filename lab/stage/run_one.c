@@ -186,7 +186,8 @@ static int one_attempt(struct run_slot *s, struct host_member *m, json_t *attemp
 	struct boot_params bp = {
 		.run_dir = dir, .name = name, .kernel = k->image, .cmdline = cmdline,
 		.topo = &c->job->topo, .accel = timing_info(m->host.timing)->accel,
-		.runners_dir = c->runners, .guestjob = gj, .nr_workloads = c->job->nr_workloads,
+		.runners_dir = c->runners, .guestjob = gj, .kernel_config = k->build_config,
+		.nr_workloads = c->job->nr_workloads,
 		.channel_max = (size_t)lim.channel_mib << 20,
 		.console_max = (size_t)lim.console_mib << 20,
 		.boot_timeout_s = lim.boot_s, .boot_silence_s = lim.silence_s,

@@ -69,6 +69,10 @@ static void hostile(struct guest_log *g)
 		"{\"t\":\"cpus-online\",\"present\":8,\"requested\":6,\"failed_count\":0,"
 		"\"failed\":[],\"wall_s\":1.0,\"rcu_expedited\":true,\"domains_batched\":1,"
 		"\"rebuild_s\":0.5}",
+		/* "same as the build's config" is a boolean, and never next to a config text */
+		"{\"t\":\"kernel\",\"config_same\":\"yes\",\"vmstat\":null}",
+		"{\"t\":\"kernel\",\"config_same\":true,\"config\":\"CONFIG_A=y\\n\","
+		"\"vmstat\":null}",
 	};
 	unsigned before = g->bad_lines;
 	json_t *observed = g->observed;
@@ -80,6 +84,20 @@ static void hostile(struct guest_log *g)
 	tap_ok(g->observed == observed, "a bad topology does not replace the good one");
 	tap_ok(g->online && json_integer_value(json_object_get(g->online, "requested")) == 6,
 	       "a bad cpus-online line does not replace the good one");
+}
+
+/* A guest whose .config is the one the host gave it says only that. */
+static void config_same(void)
+{
+	struct guest_log g;
+	const char *l = "{\"t\":\"kernel\",\"config_same\":true,\"vmstat\":null}";
+
+	if (!tap_ok(collect_init(&g, 1) == 0, "collect_init"))
+		return;
+	tap_ok(collect_line(&g, l, strlen(l), 1) == 1 && g.bad_lines == 0 && g.kernel.seen &&
+		       g.kernel.config_same && !g.kernel.config,
+	       "kernel line with config_same: kept as the build's config, no text");
+	collect_free(&g);
 }
 
 /* An agent that batched the scheduler-domain rebuilds says so; the host keeps both fields. */
@@ -223,6 +241,7 @@ int main(void)
 	hostile(&g);
 	bad_output();
 	online_batched();
+	config_same();
 	healthy(&job);
 	collect_free(&g);
 	job_free(&job);

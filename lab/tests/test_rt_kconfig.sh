@@ -14,6 +14,11 @@ is() { local desc=$1 root=$2 expr=$3; line "$root" | jq -e "$expr" >/dev/null 2>
 
 mkdir -p "$tmp/full/proc" "$tmp/none/proc" "$tmp/badgz/proc" "$tmp/big/proc"
 gzip -c lab/tests/data/kconfig/baseline.config >"$tmp/full/proc/config.gz"
+# The build's .config in the initramfs (/numalab/kernel.config): the same, one byte off, none.
+mkdir -p "$tmp/same/proc" "$tmp/same/numalab" "$tmp/differs/proc" "$tmp/differs/numalab"
+for r in same differs; do cp "$tmp/full/proc/"* "$tmp/$r/proc/"; done
+cp lab/tests/data/kconfig/baseline.config "$tmp/same/numalab/kernel.config"
+{ cat lab/tests/data/kconfig/baseline.config; echo "CONFIG_EXTRA=y"; } >"$tmp/differs/numalab/kernel.config"
 printf 'nr_free_pages 1000\nvma_lock_success 12\nvma_lock_abort 1\nvma_lock_retry 2\nvma_lock_miss 0\npgfault 99\n' >"$tmp/full/proc/vmstat"
 printf 'nr_free_pages 1000\npgfault 99\n' >"$tmp/none/proc/vmstat"
 echo "not gzip" >"$tmp/badgz/proc/config.gz"
@@ -28,5 +33,7 @@ is "not gzip: null with the reason" badgz '.config == null and (.config_error | 
 is "too large: refused" big '.config == null and (.config_error | test("too large"))'
 is "one line, well under the 1 MiB channel limit" full '. != null'
 ok "$([ "$(line full | wc -l)" = 1 ] && echo 0 || echo 1)" "exactly one line"
+is "the build's .config given and equal: config_same, no text" same '.config_same == true and (has("config") | not) and .vmstat.vma_lock_success == 12'
+is "given but different: the text, whole" differs '(has("config_same") | not) and (.config | length) == '"$(wc -c <lab/tests/data/kconfig/baseline.config)"
 
 finish
