@@ -16,11 +16,11 @@ mkdir -p "$tmp/full/proc" "$tmp/none/proc" "$tmp/badgz/proc" "$tmp/big/proc"
 gzip -c lab/tests/data/kconfig/baseline.config >"$tmp/full/proc/config.gz"
 # The build's .config in the initramfs (/numalab/kernel.config): the same, one byte off, none.
 mkdir -p "$tmp/same/proc" "$tmp/same/numalab" "$tmp/differs/proc" "$tmp/differs/numalab"
-for r in same differs; do cp "$tmp/full/proc/"* "$tmp/$r/proc/"; done
 cp lab/tests/data/kconfig/baseline.config "$tmp/same/numalab/kernel.config"
 { cat lab/tests/data/kconfig/baseline.config; echo "CONFIG_EXTRA=y"; } >"$tmp/differs/numalab/kernel.config"
 printf 'nr_free_pages 1000\nvma_lock_success 12\nvma_lock_abort 1\nvma_lock_retry 2\nvma_lock_miss 0\npgfault 99\n' >"$tmp/full/proc/vmstat"
 printf 'nr_free_pages 1000\npgfault 99\n' >"$tmp/none/proc/vmstat"
+for r in same differs; do cp "$tmp/full/proc/"* "$tmp/$r/proc/"; done
 echo "not gzip" >"$tmp/badgz/proc/config.gz"
 head -c 900000 /dev/zero | tr '\0' 'x' | gzip -c >"$tmp/big/proc/config.gz"
 
