@@ -374,6 +374,52 @@ static int resolve_kernels(struct run_ctx *c, struct lab_error *err)
 	return dir ? krun_resolve(c->job, dir, &c->kr, err) : -ENOMEM;
 }
 
+/* The most tasks any workload of the job runs at once (its resolved "tasks" arrays). */
+static unsigned job_max_tasks(const struct job *job)
+{
+	unsigned most = 0;
+
+	for (unsigned i = 0; i < job->nr_workloads; i++) {
+		size_t k;
+		json_t *e;
+
+		json_array_foreach(json_object_get(job->workloads[i].params, "tasks"), k, e)
+			if (json_integer_value(e) > (json_int_t)most)
+				most = (unsigned)json_integer_value(e);
+	}
+	return most;
+}
+
+/* Multi-threaded TCG runs a thread per vCPU on the host's cores; with many more busy tasks
+ * than cores a queued spinlock's next waiter is almost never running, and the guest stalls
+ * (512 tasks on 2 cores: RCU stalls, no heartbeat, a hang; 8 did not).  Said before the
+ * first boot, for each kernel built without CONFIG_PARAVIRT, whose contended spinlocks stay
+ * queued (kernels/README.md, "virt-spinlock").  Between the two widths measured nothing is
+ * known, so the line names the ratio and leaves the decision to the user. */
+#define RUN_OVERCOMMIT_WARN_PER_CPU 64
+
+static void warn_overcommit(struct run_ctx *c)
+{
+	long host = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned tasks = job_max_tasks(c->job);
+
+	if (c->host.timing != TIMING_TCG || host < 1 ||
+	    tasks < RUN_OVERCOMMIT_WARN_PER_CPU * (unsigned long)host)
+		return;
+	for (unsigned i = 0; i < c->kr.n; i++) {
+		const struct krun_kernel *k = &c->kr.k[i];
+
+		if (!k->build_config || strstr(k->build_config, "\nCONFIG_PARAVIRT=y\n"))
+			continue;
+		run_progress(c, "warning: %s: up to %u tasks on %ld host CPU(s) under multi-threaded "
+			     "TCG, with queued spinlocks: a lock's next waiter is rarely running, and "
+			     "512 tasks on 2 host CPUs stalled (RCU stalls, then a hang); the "
+			     "virt-spinlock variant takes contended spinlocks test-and-set as Linux "
+			     "does under hypervisors (kernels/README.md, \"virt-spinlock\")",
+			     k->jk->label, tasks, host);
+	}
+}
+
 /* Variants the cache lacks are built now, with progress; the first bootable kernel probes
  * KVM. */
 static int build_kernels(struct run_ctx *c, char *msg, size_t len)
@@ -462,6 +508,8 @@ static int prepare(struct run_ctx *c, char *msg, size_t len)
 	if (!c->kernel[0])
 		return 0;
 	r = setup_host(c, msg, len);
+	if (r == 0)
+		warn_overcommit(c);
 	return r < 0 ? r : build_image(c, msg, len);
 }
 
