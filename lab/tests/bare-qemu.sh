@@ -45,18 +45,19 @@ fi
 tmp=$(mktemp -d /tmp/numalab-bare.XXXXXX)
 results="$tmp/results.jsonl"
 : >"$results"
-# Until the first workload the guest's two serial ports are FIFOs read by this shell with
-# blocking reads stamped with $EPOCHREALTIME: the reference boot shares the 2 host cores with
-# nothing but QEMU (an earlier version polled with grep, bc and date every 50 ms, and that
-# polling made the bare boot of 8 vCPUs 0.3-0.9 s slower than the lab's on this kind of host).
-# QEMU's pipe:P opens P.in and P.out; this shell holds both open read-write first, so neither
-# side's open blocks.  The console is copied to console.log by a reader in the background,
-# which also writes BARE_TRACE (host seconds and line count: where the boot's time goes).
+# Until the first workload the results port is a FIFO read by this shell with blocking reads
+# stamped with $EPOCHREALTIME: the reference boot shares the 2 host cores with nothing but
+# QEMU (an earlier version polled with grep, bc and date every 50 ms, and that polling made
+# the bare boot of 8 vCPUs 0.3-0.9 s slower than the lab's on this kind of host).  QEMU's
+# pipe:P opens P.in and P.out; this shell holds both open read-write first, so neither side's
+# open blocks.  The console stays a file: a shell reading it line by line held back a 512-vCPU
+# guest's console writes.  BARE_TRACE polls it (host seconds and line count:
+# where the boot's time goes), which costs the boot some host CPU: diagnostics, not timings.
 serial=(-serial "file:$tmp/console.log" -serial "file:$results")
 if [ "${BARE_UNTIL:-}" != poweroff ]; then
-	mkfifo "$tmp/con.in" "$tmp/con.out" "$tmp/res.in" "$tmp/res.out"
-	exec 3<>"$tmp/con.in" 4<>"$tmp/con.out" 5<>"$tmp/res.in" 6<>"$tmp/res.out"
-	serial=(-serial "pipe:$tmp/con" -serial "pipe:$tmp/res")
+	mkfifo "$tmp/res.in" "$tmp/res.out"
+	exec 5<>"$tmp/res.in" 6<>"$tmp/res.out"
+	serial=(-serial "file:$tmp/console.log" -serial "pipe:$tmp/res")
 fi
 start=$EPOCHREALTIME
 qemu-system-x86_64 "${args[@]}" -cpu "$cpu" -m "$mem" \
@@ -77,17 +78,22 @@ if [ "${BARE_UNTIL:-}" = poweroff ]; then
 	grep -q '"t":"done"' "$results" || { echo "bare-qemu: the guest did not finish its job" >&2; exit 1; }
 	exit 0
 fi
-(
-	n=0 first=
-	while IFS= read -r -u 4 line; do
-		t=$EPOCHREALTIME n=$((n + 1))
-		printf '%s\n' "$line" >>"$tmp/console.log"
-		[ -n "${BARE_TRACE:-}" ] && echo "$t $n" >>"$BARE_TRACE"
-		[ -z "$first" ] && first=$t && [ -n "${BARE_VERBOSE:-}" ] &&
-			echo "bare-qemu: first console output at $(echo "$t - $start" | bc -l) s" >&2
-	done
-) &
-conpid=$!
+if [ -n "${BARE_TRACE:-}" ]; then
+	(
+		first= last=
+		while sleep 0.05; do
+			n=0
+			[ -f "$tmp/console.log" ] && n=$(wc -l <"$tmp/console.log")
+			[ "$n" = 0 ] && continue
+			t=$EPOCHREALTIME
+			[ -n "${BARE_TRACE:-}" ] && [ "$n" != "$last" ] && echo "$t $n" >>"$BARE_TRACE"
+			last=$n
+			[ -z "$first" ] && first=$t && [ -n "${BARE_VERBOSE:-}" ] &&
+				echo "bare-qemu: first console output at $(echo "$t - $start" | bc -l) s" >&2
+		done
+	) &
+	conpid=$!
+fi
 # Each line of the results port, until the agent's first "workload-start"; read -t bounds it.
 deadline=$(echo "$start + $limit" | bc -l)
 while :; do

@@ -57,6 +57,9 @@ check "both runs ok" jqr "$r" '[.runs[].status] == ["ok", "ok"]'
 check "each run booted its own image" jqr "$r" '.runs[0].kernel.image != .runs[1].kernel.image and (.runs[0].kernel.image | endswith("/bzImage"))'
 check "the builds differ: keys differ, and the code (.text hash) where both builds recorded it" jqr "$r" '.runs[0].kernel.build.key != .runs[1].kernel.build.key and ([.runs[].kernel.build.text_sha256] | (map(. == null) | any) or .[0] != .[1])'
 check "config came from the guest and equals the build's" jqr "$r" '[.runs[].kernel.config | .source == "guest" and .verified == true] | all'
+has "$r/run-0/results.jsonl" '"config_same":true' "... said as config_same (the build's .config was in the initramfs)"
+! grep -q '"config":"' "$r/run-0/results.jsonl"
+ok $? "... and the .config not sent whole"
 check "guest config: PER_VMA_LOCK y on both (the patch changes code, not config)" jqr "$r" '[.runs[].kernel.config.options.CONFIG_PER_VMA_LOCK] == ["y", "y"]'
 check "vma_lock_* counters in /proc/vmstat on both, faults handled under per-VMA locks" jqr "$r" '[.runs[].kernel.vma_lock | .delta.vma_lock_success > 0 and (.end | has("vma_lock_retry") and has("vma_lock_abort") and has("vma_lock_miss"))] | all'
 check "no confounds" jqr "$r" '[.runs[].kernel.confounds == []] | all'
