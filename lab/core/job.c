@@ -452,3 +452,18 @@ json_t *job_guestjob(const struct job *job, const struct job_kernel *k, const ch
 	}
 	return guestjob_build(&gj);
 }
+
+unsigned job_max_tasks(const struct job *job)
+{
+	unsigned most = 0;
+
+	for (unsigned i = 0; i < job->nr_workloads; i++) {
+		size_t k;
+		json_t *e;
+
+		json_array_foreach(json_object_get(job->workloads[i].params, "tasks"), k, e)
+			if (json_integer_value(e) > (json_int_t)most)
+				most = (unsigned)json_integer_value(e);
+	}
+	return most;
+}

@@ -102,6 +102,8 @@ typedef int (*job_topology_loader)(const char *ref, void *userdata, json_t **out
 int job_from_json(const json_t *j, job_topology_loader load, void *userdata, struct job *job,
 		  struct lab_error *err);
 void job_free(struct job *job);
+/* The most tasks any workload of job runs at once (the largest of its "tasks" sweeps). */
+unsigned job_max_tasks(const struct job *job);
 /* Parse "kernel" (one) or "kernels" (an A/B list) into job->kernels (lab/core/job_kernel.c);
  * needs job->topo (an entry's "knobs" are checked against it). */
 int job_parse_kernels(const json_t *j, struct job *job, struct lab_error *err);

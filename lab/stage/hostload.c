@@ -113,17 +113,23 @@ int hostload_wait_quiet(double max_s, volatile sig_atomic_t *interrupt, double *
 	}
 }
 
+unsigned hostload_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (unsigned)n : 1;
+}
+
 unsigned hostload_free_cpus(double window_s)
 {
 	struct host_sample a, b;
 	struct timespec ts = { (time_t)window_s,
 			       (long)((window_s - (double)(time_t)window_s) * 1e9) };
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
 	if (hostload_sample(NULL, &a) < 0)
-		return n > 0 ? (unsigned)n : 1;
+		return hostload_cpus();
 	nanosleep(&ts, NULL);
 	if (hostload_sample(NULL, &b) < 0)
-		return n > 0 ? (unsigned)n : 1;
+		return hostload_cpus();
 	return hostnoise_free_cpus(&a, &b, sysconf(_SC_CLK_TCK));
 }

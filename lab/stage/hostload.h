@@ -14,6 +14,8 @@ int hostload_sample(const char *own_name, struct host_sample *s);
  * negative errno.  last gets the final sample (the run's "before"). */
 int hostload_wait_quiet(double max_s, volatile sig_atomic_t *interrupt, double *waited_s,
 			struct host_sample *last);
+/* This machine's online CPUs (at least 1). */
+unsigned hostload_cpus(void);
 /* Host cores other work leaves free, over a window of window_s seconds (hostnoise_free_cpus);
  * on a read error every online CPU counts as free. */
 unsigned hostload_free_cpus(double window_s);

@@ -374,22 +374,6 @@ static int resolve_kernels(struct run_ctx *c, struct lab_error *err)
 	return dir ? krun_resolve(c->job, dir, &c->kr, err) : -ENOMEM;
 }
 
-/* The most tasks any workload of the job runs at once (its resolved "tasks" arrays). */
-static unsigned job_max_tasks(const struct job *job)
-{
-	unsigned most = 0;
-
-	for (unsigned i = 0; i < job->nr_workloads; i++) {
-		size_t k;
-		json_t *e;
-
-		json_array_foreach(json_object_get(job->workloads[i].params, "tasks"), k, e)
-			if (json_integer_value(e) > (json_int_t)most)
-				most = (unsigned)json_integer_value(e);
-	}
-	return most;
-}
-
 /* Multi-threaded TCG runs a thread per vCPU on the host's cores; with many more busy tasks
  * than cores a queued spinlock's next waiter is almost never running, and the guest stalls
  * (512 tasks on 2 cores: RCU stalls, no heartbeat, a hang; 8 did not).  Said before the
@@ -398,20 +382,33 @@ static unsigned job_max_tasks(const struct job *job)
  * known, so the line names the ratio and leaves the decision to the user. */
 #define RUN_OVERCOMMIT_WARN_PER_CPU 64
 
+static int kernel_has_paravirt(const struct krun_kernel *k)
+{
+	struct lab_error err = { 0 };
+	struct kconfig kc;
+	const char *v;
+	int yes;
+
+	if (kconfig_parse(k->build_config, 0, &kc, &err) < 0)
+		return 0;
+	v = kconfig_get(&kc, "CONFIG_PARAVIRT");
+	yes = v && !strcmp(v, "y");
+	kconfig_free(&kc);
+	return yes;
+}
+
 static void warn_overcommit(struct run_ctx *c)
 {
-	long host = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned tasks = job_max_tasks(c->job);
+	unsigned host = hostload_cpus(), tasks = job_max_tasks(c->job);
 
-	if (c->host.timing != TIMING_TCG || host < 1 ||
-	    tasks < RUN_OVERCOMMIT_WARN_PER_CPU * (unsigned long)host)
+	if (c->host.timing != TIMING_TCG || tasks < RUN_OVERCOMMIT_WARN_PER_CPU * host)
 		return;
 	for (unsigned i = 0; i < c->kr.n; i++) {
 		const struct krun_kernel *k = &c->kr.k[i];
 
-		if (!k->build_config || strstr(k->build_config, "\nCONFIG_PARAVIRT=y\n"))
+		if (!k->build_config || kernel_has_paravirt(k))
 			continue;
-		run_progress(c, "warning: %s: up to %u tasks on %ld host CPU(s) under multi-threaded "
+		run_progress(c, "warning: %s: up to %u tasks on %u host CPU(s) under multi-threaded "
 			     "TCG, with queued spinlocks: a lock's next waiter is rarely running, and "
 			     "512 tasks on 2 host CPUs stalled (RCU stalls, then a hang); the "
 			     "virt-spinlock variant takes contended spinlocks test-and-set as Linux "

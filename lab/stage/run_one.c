@@ -17,13 +17,6 @@
 #include "stage/run_ctx.h"
 #include "util/cleanup.h"
 
-static unsigned host_cpus_online(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n > 0 ? (unsigned)n : 1;
-}
-
 static double since(double t, double from)
 {
 	return t < 0 || from < 0 ? -1 : t - from;
@@ -176,7 +169,7 @@ static int one_attempt(struct run_slot *s, struct host_member *m, json_t *attemp
 		run_host_memory(&rec.host.mem_total_mib, &rec.host.mem_available_mib);
 	run_limits_get(c->job, online ? BOOT_EARLY_CPUS : c->job->topo.vcpus, &lim);
 	run_limits_scale(c->job, m->host.timing, m->vc.remote && m->cpus ? m->cpus
-								  : host_cpus_online(), &lim);
+								  : hostload_cpus(), &lim);
 	gj = job_guestjob(c->job, k->jk, run_id, online);
 	if (!gj || !cmdline) {
 		hosts_release(&c->hosts, m, 0, NULL);

@@ -222,6 +222,27 @@ static void run_parallel(void)
 	}
 }
 
+/* The widest sweep of any workload: what lab run's overcommit warning looks at. */
+static void run_max_tasks(void)
+{
+	_cleanup_json_ json_t *j = NULL;
+	struct lab_error err = {0};
+	struct job job;
+	int r;
+
+	jsonio_load_string("{\"name\":\"x\",\"topology\":{\"sockets\":1,\"cores\":8,"
+			   "\"node_memory_mib\":512},\"kernel\":{\"image\":\"/k\"},"
+			   "\"workloads\":[{\"name\":\"pft\",\"params\":{\"tasks\":[1,4]}},"
+			   "{\"name\":\"page_fault1\",\"params\":{\"tasks\":\"per-cpu\"}},"
+			   "{\"name\":\"pft\",\"params\":{\"tasks\":[2]}}]}",
+			   &j, &err);
+	r = job_from_json(j, NULL, NULL, &job, &err);
+	tap_ok(r == 0 && job_max_tasks(&job) == 8, "job_max_tasks: [1,4], per-cpu (8), [2] -> 8 (%s)",
+	       r ? err.msg : "parsed");
+	if (r == 0)
+		job_free(&job);
+}
+
 static void run_misc(void)
 {
 	_cleanup_json_ json_t *j = NULL;
@@ -243,6 +264,7 @@ static void run_misc(void)
 	       "no loader: %s: %s", err.path, err.msg);
 	tap_ok(job_from_json(j, NULL, NULL, &job, NULL) == -EINVAL, "NULL error pointer allowed");
 	run_parallel();
+	run_max_tasks();
 }
 
 int main(void)
