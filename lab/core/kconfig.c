@@ -241,6 +241,21 @@ static const struct confound confounds[] = {
 	  "PER_VMA_LOCK_STATS depends on PER_VMA_LOCK: no vma_lock_* counters in /proc/vmstat" },
 };
 
+const char *kconfig_boot_image(const char *config_text)
+{
+	struct lab_error err = { 0 };
+	struct kconfig c;
+	const char *v;
+	int pvh;
+
+	if (!config_text || kconfig_parse(config_text, 0, &c, &err) < 0)
+		return KCONFIG_IMAGE_BZ;
+	v = kconfig_get(&c, "PVH");
+	pvh = v && !strcmp(v, "y");
+	kconfig_free(&c);
+	return pvh ? KCONFIG_IMAGE_PVH : KCONFIG_IMAGE_BZ;
+}
+
 static const char *value_or_n(const struct kconfig *c, const char *name)
 {
 	const char *v = kconfig_get(c, name);

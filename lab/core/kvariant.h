@@ -79,6 +79,14 @@ int kconfig_parse(const char *text, int strict, struct kconfig *out, struct lab_
 void kconfig_free(struct kconfig *c);
 /* Value of NAME (no CONFIG_ prefix) or NULL when the .config does not mention it. */
 const char *kconfig_get(const struct kconfig *c, const char *name);
+/* The file of a build that QEMU boots: KCONFIG_IMAGE_PVH ("vmlinux") when the final .config
+ * has the PVH entry point (CONFIG_PVH=y), else KCONFIG_IMAGE_BZ ("bzImage").  With PVH QEMU
+ * loads the ELF's segments itself and enters the kernel in protected mode, so the guest skips
+ * the bzImage's decompressor and real-mode set-up (kernels/base.config says what that saves);
+ * the kernel that runs is the same. */
+#define KCONFIG_IMAGE_PVH "vmlinux"
+#define KCONFIG_IMAGE_BZ "bzImage"
+const char *kconfig_boot_image(const char *config_text);
 /* base with every option of the fragments applied in order (a later one wins), as .config
  * text: base lines whose option a fragment sets are dropped, fragment assignments appended.
  * Caller frees *out. */

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "core/domain.h"
+#include "core/kvariant.h"
 #include "stage/diskboot.h"
 #include "stage/initramfs.h"
 #include "stage/kparams.h"
@@ -177,6 +178,16 @@ static int qcow2_size(const char *path, unsigned long long *size)
 	return 0;
 }
 
+/* The volume name's suffix for a kernel: a lab-built PVH image is the ELF vmlinux, any
+ * other kernel (a lab build without PVH, a distribution's vmlinuz) a bzImage. */
+static const char *boot_image_kind(const char *kernel)
+{
+	const char *base = strrchr(kernel, '/');
+
+	return !strcmp(base ? base + 1 : kernel, KCONFIG_IMAGE_PVH) ? KCONFIG_IMAGE_PVH
+								   : KCONFIG_IMAGE_BZ;
+}
+
 /* The run's files onto the remote host: the kernel and the image by content hash (cached
  * there), the run's initramfs and disk overlay as its own volumes. */
 static int boot_stage_remote(struct virt_conn *vc, const struct boot_params *bp,
@@ -190,7 +201,7 @@ static int boot_stage_remote(struct virt_conn *vc, const struct boot_params *bp,
 	wh->remote = 1;
 	r = volume_pool_ensure(vc, bp->pool_dir ? bp->pool_dir : "/var/lib/numalab-pool");
 	if (r == 0)
-		r = volume_put_cached(vc, bp->kernel, NULL, "bzImage", &u);
+		r = volume_put_cached(vc, bp->kernel, NULL, boot_image_kind(bp->kernel), &u);
 	if (r < 0)
 		goto fail;
 	upload_count(res, &u, "kernel", "by content hash, kept");

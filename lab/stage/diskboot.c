@@ -21,6 +21,19 @@
 #define MODULE_MAX (64u << 20)
 #define PROGRAM_MAX (64u << 20)
 
+static int elf_release(const char *kernel, char *rel, size_t rlen, char *why, size_t len)
+{
+	_cleanup_free_ char *dir = fs_dirname(kernel), *path = NULL, *text = NULL;
+
+	path = dir ? fs_join(dir, "release") : NULL;
+	if (!path || fs_read_file(path, 256, &text, NULL) < 0 || !text[0] || text[0] == '\n') {
+		snprintf(why, len, "%s: an ELF kernel without a release file beside it", kernel);
+		return -EINVAL;
+	}
+	snprintf(rel, rlen, "%.*s", (int)strcspn(text, "\n"), text);
+	return 0;
+}
+
 static int kernel_release(const char *kernel, char *rel, size_t rlen, char *why, size_t len)
 {
 	_cleanup_close_ int fd = open(kernel, O_RDONLY | O_CLOEXEC);
@@ -32,6 +45,10 @@ static int kernel_release(const char *kernel, char *rel, size_t rlen, char *why,
 		return fd < 0 ? -errno : -ENOMEM;
 	}
 	n = read(fd, head, KERNEL_HEAD);
+	/* A lab-built PVH image is the ELF vmlinux, without a bzImage's setup header: its
+	 * artifact keeps the release beside it. */
+	if (n >= 4 && !memcmp(head, "\x7f" "ELF", 4))
+		return elf_release(kernel, rel, rlen, why, len);
 	if (n < 0 || diskplan_kernel_release(head, (size_t)n, rel, rlen) < 0) {
 		snprintf(why, len, "%s: no release string in its bzImage header", kernel);
 		return -EINVAL;

@@ -1,4 +1,4 @@
-/* Kernel variants -> cached bzImage: lookup, configure, build, store (kernel.h). */
+/* Kernel variants -> cached image: lookup, configure, build, store (kernel.h). */
 #include "stage/kernel.h"
 
 #include <dirent.h>
@@ -219,7 +219,7 @@ static void copy_sha256(const json_t *j, const char *key, char out[65])
 }
 
 /* A cache hit says what a fresh build says: the .text hash from meta.json ("" for an
- * artifact stored before it was recorded, or without one), and the bzImage's own hash. */
+ * artifact stored before it was recorded, or without one), and the image's own hash. */
 static void read_text_sha256(struct kernel_artifact *a)
 {
 	_cleanup_free_ char *path = fs_join(a->dir, "meta.json");
@@ -233,7 +233,7 @@ static void read_text_sha256(struct kernel_artifact *a)
 	copy_sha256(j, "image_sha256", a->image_sha256);
 }
 
-/* A cached bzImage truncated or altered since it was stored is never booted: 1 when it
+/* A cached image truncated or altered since it was stored is never booted: 1 when it
  * matches the sha256 recorded with it (or none was recorded), else 0, said as progress. */
 static int image_intact(struct kctx *c)
 {
@@ -248,6 +248,15 @@ static int image_intact(struct kctx *c)
 	return 0;
 }
 
+/* An artifact holds the one image its build boots (kconfig_boot_image): vmlinux for a PVH
+ * build, else bzImage; one with neither yet (about to be built) is named bzImage. */
+static void set_image(struct kernel_artifact *a)
+{
+	snprintf(a->image, sizeof(a->image), "%s/%s", a->dir, KCONFIG_IMAGE_PVH);
+	if (!fs_exists(a->image))
+		snprintf(a->image, sizeof(a->image), "%s/%s", a->dir, KCONFIG_IMAGE_BZ);
+}
+
 static void fill_paths(struct kctx *c, const char *key)
 {
 	struct kernel_artifact *a = c->a;
@@ -255,7 +264,7 @@ static void fill_paths(struct kctx *c, const char *key)
 
 	snprintf(a->key, sizeof(a->key), "%s", key);
 	snprintf(a->dir, sizeof(a->dir), "%s/artifacts/%s", c->cache, key);
-	snprintf(a->image, sizeof(a->image), "%s/bzImage", a->dir);
+	set_image(a);
 	snprintf(a->config, sizeof(a->config), "%s/config", a->dir);
 	snprintf(a->log, sizeof(a->log), "%s/build.log", a->dir);
 	path = fs_join(a->dir, "release");
@@ -497,14 +506,19 @@ static json_t *meta_json(struct kctx *c, double build_s)
 /* artifacts/.tmp-KEY-PID with every file synced, then one rename. */
 static int store(struct kctx *c, const char *final, const char *log, double build_s)
 {
-	char stage[PATH_MAX + 128], f[PATH_MAX + 160], from[PATH_MAX + 160];
+	char stage[PATH_MAX + 128], f[PATH_MAX + 160], from[PATH_MAX + 160], image[PATH_MAX + 160];
 	_cleanup_free_ char *rel = NULL, *meta = NULL;
 	_cleanup_json_ json_t *mj = NULL;
+	const char *name = kconfig_boot_image(final);
 	int r;
 
-	snprintf(from, sizeof(from), "%s/arch/x86/boot/bzImage", c->obj_dir);
+	if (!strcmp(name, KCONFIG_IMAGE_PVH))
+		snprintf(from, sizeof(from), "%s/vmlinux", c->obj_dir);
+	else
+		snprintf(from, sizeof(from), "%s/arch/x86/boot/bzImage", c->obj_dir);
 	if ((r = sha256_file_hex(from, c->a->image_sha256)) < 0)
 		return kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot hash %s: %s", from, strerror(-r));
+	snprintf(image, sizeof(image), "%s", from);
 	snprintf(from, sizeof(from), "%s/include/config/kernel.release", c->obj_dir);
 	if (fs_read_file(from, 256, &rel, NULL) == 0)
 		snprintf(c->a->release, sizeof(c->a->release), "%.*s", (int)strcspn(rel, "\n"),
@@ -517,10 +531,9 @@ static int store(struct kctx *c, const char *final, const char *log, double buil
 		 (long)getpid());
 	fs_rm_rf(stage);
 	r = fs_mkdir_p(stage, 0755);
-#define STAGE(name) (snprintf(f, sizeof(f), "%s/%s", stage, name), f)
-	snprintf(from, sizeof(from), "%s/arch/x86/boot/bzImage", c->obj_dir);
+#define STAGE(file) (snprintf(f, sizeof(f), "%s/%s", stage, file), f)
 	if (r == 0)
-		r = copy_synced(from, STAGE("bzImage"));
+		r = copy_synced(image, STAGE(name));
 	if (r == 0)
 		r = write_synced(STAGE("config"), final, strlen(final));
 	if (r == 0)
@@ -536,6 +549,7 @@ static int store(struct kctx *c, const char *final, const char *log, double buil
 	if (r < 0)
 		return kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot store the artifact in %s: %s",
 				 c->a->dir, strerror(-r));
+	set_image(c->a);
 	return write_index(c);
 }
 

@@ -1,7 +1,8 @@
-/* Kernel variants -> bzImage, cached by content (kernels/README.md).
+/* Kernel variants -> a bootable image, cached by content (kernels/README.md).
  *
  * Cache directory (default /var/cache/numalab/kernels, $LAB_KERNEL_CACHE, --cache):
- *   artifacts/KEY/        bzImage, config, build.log, meta.json; KEY = sha256 of (source
+ *   artifacts/KEY/        the image (vmlinux for a PVH build, else bzImage: kconfig_boot_image),
+ *                         config, build.log, meta.json; KEY = sha256 of (source
  *                         identity, patch contents, final .config, compiler version).  Made in
  *                         artifacts/.tmp-* and renamed, so it is complete or absent.
  *   index/RECIPE.json     recipe key (source, patches, base, fragments, compiler) -> KEY: a hit
@@ -60,7 +61,7 @@ struct kernel_artifact {
 	char log[PATH_MAX + 64];     /* build log: in the artifact, or logs/ for a failed build */
 	char release[128];
 	char source_id[256];
-	char image_sha256[65];       /* of bzImage as stored; "" for an artifact stored before it
+	char image_sha256[65];       /* of the image as stored; "" for an artifact stored before it
 				      * was recorded (then not checked) */
 	char text_sha256[65];        /* of vmlinux's .text (bisection: code identical to another
 				      * build's); "" unknown: no objcopy, or an older artifact */

@@ -16,7 +16,8 @@ unsigned long kparams_lpj_from(unsigned long tsc_khz, unsigned long hz)
 	return hz ? tsc_khz * 1000 / hz : 0;
 }
 
-/* "config" beside a lab-built bzImage, or /boot/config-VER for /boot/vmlinuz-VER. */
+/* "config" beside a lab-built image (vmlinux or bzImage), or /boot/config-VER for
+ * /boot/vmlinuz-VER. */
 static char *config_path(const char *image)
 {
 	const char *base = strrchr(image, '/');

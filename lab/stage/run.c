@@ -391,7 +391,7 @@ static int kernel_has_paravirt(const struct krun_kernel *k)
 
 	if (kconfig_parse(k->build_config, 0, &kc, &err) < 0)
 		return 0;
-	v = kconfig_get(&kc, "CONFIG_PARAVIRT");
+	v = kconfig_get(&kc, "PARAVIRT");
 	yes = v && !strcmp(v, "y");
 	kconfig_free(&kc);
 	return yes;

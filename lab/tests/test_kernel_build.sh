@@ -87,6 +87,8 @@ printf -- '--- a/mm/Kconfig\n+++ b/mm/Kconfig\n@@ -5,2 +5,3 @@\n config PER_VMA_
   printf 'From 2222222222222222222222222222222222222222 Mon Sep 17 00:00:00 2001\nFrom: t <t@t>\nSubject: [PATCH 2/2] two\n\n---\n'
   cat "$tmp/v/second.patch"; printf -- '-- \n2.39.5\n'; } >"$tmp/v/series.mbox"
 variant mbox "$(url)" '["series.mbox"]' '["b.config"]'
+printf 'CONFIG_A=y\nCONFIG_PVH=y\n' >"$tmp/v/pvh.config"
+variant pvh "$(url)" '["good.patch"]' '["pvh.config"]'
 variant urlpatch2 "$(url)" "[{\"url\": \"file://$tmp/v/good.patch\", \"sha256\": \"$psha\"}, \"second.patch\"]" '["a.config"]'
 
 build one; ok "$(rc_is $? 0)" "build from a file:// tarball with a patch: exit 0"
@@ -98,6 +100,14 @@ check "meta.json names source, patch and compiler" jq -e '.variant == "one" and 
 check "an empty vmlinux: no .text sha256, and the build still succeeds" bash -c "jq -e 'has(\"text_sha256\") | not' '$(dirname "$img")/meta.json' && grep -q 'no .text hash' '$tmp/one.err' && ! grep -q '^text:' '$tmp/one.out'"
 check "the download is kept by its sha256" test -f "$tmp/cache/downloads/$sha"
 check "the patch was applied" bash -c "grep -q 'bool \"Split PTE locks\"' $tmp/cache/src/*/mm/Kconfig"
+# The image a build boots (kconfig_boot_image): its vmlinux with the PVH entry point, else
+# its bzImage; the artifact keeps that one, and `lab kernel path` names it.
+check "without CONFIG_PVH the artifact's image is the bzImage" bash -c "[ '${img##*/}' = bzImage ] && [ ! -e '$(dirname "$img")/vmlinux' ]"
+build pvh; ok "$(rc_is $? 0)" "a variant with CONFIG_PVH=y builds"
+pimg=$(sed -n 's/^image: //p' "$tmp/pvh.out")
+check "with CONFIG_PVH=y the artifact's image is the vmlinux, and no bzImage" bash -c "[ '${pimg##*/}' = vmlinux ] && [ -f '$pimg' ] && [ ! -e '$(dirname "$pimg")/bzImage' ]"
+check "meta.json records the vmlinux's sha256" bash -c "[ \"\$(jq -r .image_sha256 '$(dirname "$pimg")/meta.json')\" = \"\$(sha256sum '$pimg' | cut -d' ' -f1)\" ]"
+check "lab kernel path names the vmlinux (a cache hit)" bash -c "[ \"\$('$lab' kernel path '$tmp/v/pvh.json' 2>/dev/null)\" = '$pimg' ]"
 check "progress: fetching, applying, configuring, building" bash -c "grep -q fetching $tmp/one.err && grep -q 'applying.*good.patch' $tmp/one.err && grep -q configuring $tmp/one.err && grep -q 'building bzImage' $tmp/one.err"
 build one; ok "$(rc_is $? 0)" "second build: exit 0"
 check "second build is a cache hit" grep -q '^one: cached ' "$tmp/one.out"

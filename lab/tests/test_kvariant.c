@@ -255,6 +255,25 @@ static void parse_errors(void)
 	kconfig_free(&k);
 }
 
+/* Which file of a build boots: the vmlinux only when the final .config has PVH built in. */
+static void boot_image_cases(void)
+{
+	static const struct {
+		const char *config, *image;
+	} c[] = {
+		{ "CONFIG_PVH=y\nCONFIG_HYPERVISOR_GUEST=y\n", "vmlinux" },
+		{ "CONFIG_HYPERVISOR_GUEST=y\n# CONFIG_PVH is not set\n", "bzImage" },
+		{ "CONFIG_SMP=y\n", "bzImage" },
+		{ "CONFIG_PVH=y\n# CONFIG_PVH is not set\n", "bzImage" }, /* the later line wins */
+		{ "", "bzImage" },
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		tap_ok(!strcmp(kconfig_boot_image(c[i].config), c[i].image), "boot image %zu: %s",
+		       i, c[i].image);
+	tap_ok(!strcmp(kconfig_boot_image(NULL), "bzImage"), "boot image of no config: bzImage");
+}
+
 static void merge_golden(void)
 {
 	const char *base = "CONFIG_A=y\n# CONFIG_B is not set\nCONFIG_C=1\n# a comment\nCONFIG_D=y\n";
@@ -393,6 +412,7 @@ int main(void)
 	variant_cases();
 	parse_errors();
 	fragment_cases();
+	boot_image_cases();
 	shipped_variants();
 	merge_golden();
 	report_golden();
