@@ -47,7 +47,15 @@ for t in 1 8; do
 done
 check "no qemu left after the icount runs" no_qemu
 
-# The same guest alone: its figures match the two that ran side by side.
+# The same guest alone: its figures match the two that ran side by side.  Not to the 0 % of
+# the two side-by-side boots: those start within the same second and run identical guests
+# (their rebuild_s, vma_lock counters and faults/s agree to the last digit), while a boot
+# started later differs from them already while onlining CPUs, most likely through the
+# guest's random seed (the RTC's wall-clock time at boot; ASLR and the allocator's layout
+# follow from it).  What this compares is therefore two such layouts, beside or alone: 8
+# tasks differed by 0.03-0.68 % with the kernel before PVH and the smaller device set, and by
+# 0.68-1.61 % with it (five runs), so the 8-task limit is that of 1 task here.
+alone_limit() { echo 3.0; }
 $lab run lab/tests/data/jobs/icount-one.json --out "$tmp/alone" >/dev/null 2>"$tmp/alone.err"
 ok $? "the same guest alone (parallel 1) exits 0"
 check "it ran alone: host.guests_at_once 1" jqr "$tmp/alone" '.runs[0].host.guests_at_once == 1'
@@ -56,8 +64,8 @@ for t in 1 8; do
 		([.[0].runs[] | boot] | add / length) as $beside | (.[1].runs[0] | boot) as $alone |
 		($alone - $beside) / $beside * 100 | fabs' "$r/report.json" "$tmp/alone/report.json")
 	echo "# pft $t task(s): alone vs side by side, faults/s differ by $d %"
-	ok $(awk -v d="$d" -v l="$(limit "$t")" 'BEGIN { exit !(d < l) }' && echo 0 || echo 1) \
-		"pft $t task(s): alone and side by side differ by < $(limit "$t") % ($d %)"
+	ok $(awk -v d="$d" -v l="$(alone_limit)" 'BEGIN { exit !(d < l) }' && echo 0 || echo 1) \
+		"pft $t task(s): alone and side by side differ by < $(alone_limit) % ($d %)"
 done
 # Ctrl-C while two guests run side by side: both destroyed at once, both recorded, no QEMU left.
 $lab run lab/tests/data/jobs/icount.json --parallel 2 --out "$tmp/intr" >/dev/null 2>"$tmp/intr.err" &
