@@ -513,12 +513,11 @@ static int store(struct kctx *c, const char *final, const char *log, double buil
 	int r;
 
 	if (!strcmp(name, KCONFIG_IMAGE_PVH))
-		snprintf(from, sizeof(from), "%s/vmlinux", c->obj_dir);
+		snprintf(image, sizeof(image), "%s/vmlinux", c->obj_dir);
 	else
-		snprintf(from, sizeof(from), "%s/arch/x86/boot/bzImage", c->obj_dir);
-	if ((r = sha256_file_hex(from, c->a->image_sha256)) < 0)
-		return kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot hash %s: %s", from, strerror(-r));
-	snprintf(image, sizeof(image), "%s", from);
+		snprintf(image, sizeof(image), "%s/arch/x86/boot/bzImage", c->obj_dir);
+	if ((r = sha256_file_hex(image, c->a->image_sha256)) < 0)
+		return kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot hash %s: %s", image, strerror(-r));
 	snprintf(from, sizeof(from), "%s/include/config/kernel.release", c->obj_dir);
 	if (fs_read_file(from, 256, &rel, NULL) == 0)
 		snprintf(c->a->release, sizeof(c->a->release), "%.*s", (int)strcspn(rel, "\n"),
