@@ -38,7 +38,10 @@ check "domain XML carries -icount as QEMU command-line passthrough" \
 # threads) advances icount's clock too: boots differed by 0.18-1.97 % there; 8 tasks measure
 # ~250 ms and differed by 0.01-0.35 % (Debian's kernel; the lab's baseline, booted since, 0.05
 # and 0.14 %).  The limits follow.
-limit() { [ "$1" = 1 ] && echo 3.0 || echo 1.0; }
+# With the PVH kernel and its smaller device set, 8 tasks differ by up to 1.89 % between boots
+# that did not start within the same second (see below: the guest's random seed), the spread
+# of 1 task: one limit for both.
+limit() { echo 3.0; }
 for t in 1 8; do
 	d=$(jq -r --argjson t "$t" '[.runs[] | [.workloads[0].results[] | select(.tasks == $t) | .metrics.faults_per_s.value] | add / length] | (.[1] - .[0]) / .[0] * 100 | fabs' "$r/report.json")
 	echo "# pft $t task(s): boot-to-boot difference of faults/s $d %"
@@ -54,8 +57,8 @@ check "no qemu left after the icount runs" no_qemu
 # guest's random seed (the RTC's wall-clock time at boot; ASLR and the allocator's layout
 # follow from it).  What this compares is therefore two such layouts, beside or alone: 8
 # tasks differed by 0.03-0.68 % with the kernel before PVH and the smaller device set, and by
-# 0.68-1.61 % with it (five runs), so the 8-task limit is that of 1 task here.
-alone_limit() { echo 3.0; }
+# 0.68-1.89 % with it (six runs), and the side-by-side pair too when its boots straddle a
+# second (1.35 % once): the limit above.
 $lab run lab/tests/data/jobs/icount-one.json --out "$tmp/alone" >/dev/null 2>"$tmp/alone.err"
 ok $? "the same guest alone (parallel 1) exits 0"
 check "it ran alone: host.guests_at_once 1" jqr "$tmp/alone" '.runs[0].host.guests_at_once == 1'
@@ -64,8 +67,8 @@ for t in 1 8; do
 		([.[0].runs[] | boot] | add / length) as $beside | (.[1].runs[0] | boot) as $alone |
 		($alone - $beside) / $beside * 100 | fabs' "$r/report.json" "$tmp/alone/report.json")
 	echo "# pft $t task(s): alone vs side by side, faults/s differ by $d %"
-	ok $(awk -v d="$d" -v l="$(alone_limit)" 'BEGIN { exit !(d < l) }' && echo 0 || echo 1) \
-		"pft $t task(s): alone and side by side differ by < $(alone_limit) % ($d %)"
+	ok $(awk -v d="$d" -v l="$(limit "$t")" 'BEGIN { exit !(d < l) }' && echo 0 || echo 1) \
+		"pft $t task(s): alone and side by side differ by < $(limit "$t") % ($d %)"
 done
 # Ctrl-C while two guests run side by side: both destroyed at once, both recorded, no QEMU left.
 $lab run lab/tests/data/jobs/icount.json --parallel 2 --out "$tmp/intr" >/dev/null 2>"$tmp/intr.err" &
