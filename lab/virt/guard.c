@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -69,6 +70,9 @@ static void guard_main(int rfd, const char *needle)
 	if (rfd > 3)
 		close_range(3, (unsigned)rfd - 1, 0);
 	close_range((unsigned)rfd + 1, ~0U, 0);
+	/* A fork keeps the lab's command line: its own name at least tells `ps` and `pgrep`
+	 * (without -f) that this is the guard, not a second lab. */
+	prctl(PR_SET_NAME, "lab-guard");
 	/* A Ctrl-C reaches the whole process group; the guard must outlive the lab. */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
