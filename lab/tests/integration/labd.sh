@@ -44,15 +44,20 @@ wait_job() {
 	done
 	echo "$s"; return 1
 }
-# booting ID INDEX: until run INDEX of job ID started, then 3 s more (its guest is booting).
+# booting ID INDEX: until run INDEX of job ID started and its guest runs (a QEMU of this state
+# directory named numalab-PID-INDEX).  A fixed wait after run-started was a race: a quick.json
+# run can end within it on a quiet host, and the kill then cut the next run short instead.  A
+# run ends only after its domain is destroyed, so while its QEMU is there it is mid-run.
 booting() {
-	for _ in $(seq 300); do
+	for _ in $(seq 600); do
 		api "http://labd/v1/events?job=$1" | jq -e --argjson i "$2" \
 			'[.events[] | select(.type == "run-started" and .data.index == $i)] | length > 0' \
-			>/dev/null && break
-		sleep 0.5
+			>/dev/null && pgrep -f "guest=numalab-[0-9]*-$2,.*$state/libvirt" >/dev/null &&
+			return 0
+		sleep 0.1
 	done
-	sleep 3
+	echo "# run $2 of job $1: no guest seen within 60 s"
+	return 1
 }
 no_qemu_of() { ! pgrep -f "guest=numalab-.*$1/libvirt" >/dev/null; }
 
