@@ -64,7 +64,7 @@ FUZZ_BIN := $(patsubst lab/fuzz/%.c,$(B)/fuzz/%,$(wildcard lab/fuzz/fuzz_*.c))
 
 DEPS_STAMP := $(B)/.deps-ok
 
-.PHONY: all deps run check unit integration bench clean doctor install uninstall fuzz \
+.PHONY: all deps run check check-fresh unit integration bench clean doctor install uninstall fuzz \
 	fuzz-build fuzz-bins
 all: $(B)/lab $(B)/labd $(RUN_BINS) $(TEST_BIN)
 
@@ -114,6 +114,10 @@ doctor: all
 
 check: all
 	lab/tests/run-tests.sh
+
+# The suite as a new machine sees it: empty state, kernel and image caches (run-tests.sh --fresh).
+check-fresh: all
+	lab/tests/run-tests.sh --fresh
 
 unit: all
 	lab/tests/run-tests.sh --unit

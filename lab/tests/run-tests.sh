@@ -3,14 +3,35 @@
 # integration tests that boot real libvirt guests (lab/tests/integration/*.sh).
 # Every test prints TAP ending in "N passed, N failed"; this adds them up and ends the same way.
 #   --unit / --integration   run only that part
+#   --fresh                  as a new machine sees it (`make check-fresh`): empty state, kernel
+#                            and image caches in a new directory under FRESH_ROOT (default
+#                            /var/tmp), the page cache dropped first when root; the directory
+#                            is removed after a green run and kept, with its logs, after a red one
 set -u
 cd "$(dirname "$0")/../.."
 root=$(pwd)
 export LAB_ROOT="$root"
+mode=all fresh=
+for a in "$@"; do
+	case "$a" in
+	--unit|--integration) mode=$a ;;
+	--fresh) fresh=1 ;;
+	*) echo "usage: $0 [--unit|--integration] [--fresh]" >&2; exit 2 ;;
+	esac
+done
+if [ -n "$fresh" ]; then
+	fresh=$(mktemp -d "${FRESH_ROOT:-/var/tmp}/numalab-fresh.XXXXXX") || exit 1
+	export LAB_STATE_DIR=$fresh/state LAB_KERNEL_CACHE=$fresh/kernels \
+		LAB_IMAGE_CACHE=$fresh/images
+	mkdir -p "$LAB_STATE_DIR"
+	sync
+	[ "$(id -u)" = 0 ] && echo 3 >/proc/sys/vm/drop_caches
+	echo "fresh caches in $fresh (state, kernels, images), page cache dropped: $([ "$(id -u)" = 0 ] && echo yes || echo no)"
+fi
 # Tests share a state dir outside the checkout so the KVM verdict and libvirt's capability
 # cache survive between runs (CI clones afresh each time).
 export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
-mode=${1:-all}
+t_suite=$(date +%s)
 B=${B:-build}
 logdir=$B/test-logs
 mkdir -p "$logdir"
@@ -54,5 +75,9 @@ if [ "$mode" != "--unit" ]; then
 	fi
 fi
 [ ${#broken[@]} -gt 0 ] && echo "failing: ${broken[*]} (logs in $logdir/)"
+echo "suite wall time: $(( $(date +%s) - t_suite )) s"
+if [ -n "$fresh" ]; then
+	if [ "$failed" -eq 0 ]; then rm -rf "$fresh"; else echo "fresh caches kept in $fresh"; fi
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

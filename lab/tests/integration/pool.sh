@@ -182,7 +182,7 @@ check "... its run ran on lo2, class c2" jq -e '.runs[0].host.name == "lo2" and 
 kill -TERM $labd_pid; wait $labd_pid 2>/dev/null
 
 # 8. A disk-booted run on the remote host, post-mortem included.
-if ls /var/cache/numalab/images/debian-perf-*/disk.qcow2 ${LAB_IMAGE_CACHE:+"$LAB_IMAGE_CACHE"/debian-perf-*/disk.qcow2} >/dev/null 2>&1; then
+if ls "${LAB_IMAGE_CACHE:-/var/cache/numalab/images}"/debian-perf-*/disk.qcow2 >/dev/null 2>&1; then
 	jq --argjson t "$topo" '.topology = $t' lab/tests/data/jobs/image-panic.json >"$tmp/img.json"
 	expect 3 "a disk-image job that panics, on lo2 only" $lab run "$tmp/img.json" \
 		--hosts "$tmp/only.json" --quiet-wait 0 --out "$tmp/r8"
