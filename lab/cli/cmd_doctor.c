@@ -36,10 +36,12 @@ struct doctor {
 void cmd_doctor_help(void)
 {
 	printf("usage: lab doctor [--probe] [--state DIR]\n\n"
-	       "Checks QEMU and libvirt versions, the vCPU limits, the KVM verdict, the guest\n"
-	       "kernel, the runners, disk space, memory and packages, with a fix for each\n"
-	       "problem.  --probe boots the KVM probe guest now instead of reporting the cached\n"
-	       "verdict.  Exit status 0 when all is well, 1 otherwise.\n");
+	       "Checks QEMU and libvirt versions, the vCPU limits, what KVM the host offers and\n"
+	       "what a guest kernel needs for it, the KVM verdict, the guest kernel, the runners,\n"
+	       "disk space, memory and packages, with a fix for each problem.  --probe boots the\n"
+	       "KVM probe guest now instead of reporting the cached verdict; where KVM cannot\n"
+	       "run the lab's kernels (no /dev/kvm; kvm-pvm, for PVM guests only) there is\n"
+	       "nothing to probe and it boots none.  Exit status 0 when all is well, 1 otherwise.\n");
 }
 
 static void ok(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -110,12 +112,27 @@ static void check_virt(struct doctor *d, struct virt_conn *vc)
 		ok("vcpus", "q35 allows %d vCPUs under TCG, %d under KVM (-1: no KVM)", tcg, kvm);
 }
 
-static void check_accel(struct doctor *d, struct virt_conn *vc)
+/* What this machine's KVM offers and what a guest kernel needs for it: facts of the loaded
+ * modules, not a verdict (TCG where KVM cannot run the lab's kernels is how the lab runs). */
+static enum accel_kvm_kind check_kvm(void)
+{
+	struct accel_kvm k;
+
+	if (accel_kvm_module(ACCEL_SYS_MODULE, &k) == ACCEL_KVM_NONE) {
+		ok("kvm", "no KVM vendor module under " ACCEL_SYS_MODULE);
+		return k.kind;
+	}
+	ok("kvm", "%s", k.offers);
+	ok("kvm guest", "a kernel for it needs %s", k.guest_needs);
+	return k.kind;
+}
+
+static void check_accel(struct doctor *d, struct virt_conn *vc, enum accel_kvm_kind kind)
 {
 	_cleanup_free_ char *runners = initramfs_runners_dir();
 	_cleanup_free_ char *agent = runners ? fs_join(runners, "agent") : NULL;
 	struct accel_verdict v;
-	char kernel[4096] = "";
+	char kernel[4096] = "", why[256];
 
 	if (hostkernel_pick(HOSTKERNEL_GLOB, kernel, sizeof(kernel)) == 0)
 		ok("kernel", "%s", kernel);
@@ -126,6 +143,15 @@ static void check_accel(struct doctor *d, struct virt_conn *vc)
 		return;
 	}
 	ok("runners", "%s", runners);
+	/* No KVM for the lab's kernels: TCG, known without a probe, and --probe boots none. */
+	if (!accel_kvm_offered(vc, why, sizeof(why))) {
+		/* kvm-pvm's reason is the kvm and kvm guest lines again. */
+		if (kind == ACCEL_KVM_PVM)
+			snprintf(why, sizeof(why), "the lab's kernels are not PVM guests");
+		ok("accel", "tcg, no probe: %s%s", why,
+		   d->probe ? " (--probe boots none: it could not succeed)" : "");
+		return;
+	}
 	if (!d->probe) {
 		if (accel_cached(vc, d->state, &v) == 0)
 			ok("accel", "%s (cached: %s; re-check with --probe)", v.kvm ? "kvm" : "tcg",
@@ -194,7 +220,7 @@ int cmd_doctor(int argc, char **argv)
 		    vc.last_error[0] ? vc.last_error : strerror(-r));
 	} else {
 		check_virt(&d, &vc);
-		check_accel(&d, &vc);
+		check_accel(&d, &vc, check_kvm());
 		virt_close(&vc);
 	}
 	printf("%s\n", d.problems ? "problems found" : "all checks passed");

@@ -150,19 +150,59 @@ static int accel_probe(struct virt_conn *vc, const char *state_dir, const char *
 	return r;
 }
 
+/* KVM's vendor modules, the hardware ones first: they win when kvm_pvm is loaded beside one. */
+static const struct accel_kvm kvm_modules[] = {
+	{ ACCEL_KVM_HW, "kvm_intel", "KVM on Intel VT-x (kvm_intel)",
+	  "nothing particular: any x86-64 kernel (the probe checks the lab's)" },
+	{ ACCEL_KVM_HW, "kvm_amd", "KVM on AMD-V (kvm_amd)",
+	  "nothing particular: any x86-64 kernel (the probe checks the lab's)" },
+	{ ACCEL_KVM_PVM, "kvm_pvm", "KVM via kvm-pvm (" ACCEL_SYS_MODULE "/kvm_pvm): PVM guests only",
+	  "CONFIG_PVM_GUEST=y, from the out-of-tree PVM patches (not in mainline or Debian "
+	  "kernels)" },
+};
+
+enum accel_kvm_kind accel_kvm_module(const char *module_dir, struct accel_kvm *k)
+{
+	memset(k, 0, sizeof(*k));
+	for (size_t i = 0; i < sizeof(kvm_modules) / sizeof(kvm_modules[0]); i++) {
+		_cleanup_free_ char *dir = fs_join(module_dir, kvm_modules[i].module);
+
+		if (dir && fs_exists(dir)) {
+			*k = kvm_modules[i];
+			break;
+		}
+	}
+	return k->kind;
+}
+
+int accel_kvm_ruled_out(const char *module_dir, char *why, size_t len)
+{
+	struct accel_kvm k;
+
+	/* The lab's kernels are not PVM guests: a probe of one under kvm-pvm can only time out. */
+	if (accel_kvm_module(module_dir, &k) != ACCEL_KVM_PVM)
+		return 0;
+	snprintf(why, len, "%s; a guest kernel would need %s: TCG, no probe (--accel kvm for a "
+		 "kernel that has it)", k.offers, k.guest_needs);
+	return 1;
+}
+
 int accel_kvm_offered(struct virt_conn *vc, char *why, size_t len)
 {
-	/* A remote host's /dev/kvm is not ours to open: its libvirt says whether it offers KVM. */
-	if (vc->remote && virt_max_vcpus(vc, "kvm") <= 0) {
+	/* A remote host's /dev/kvm and modules are not ours to read: its libvirt says whether it
+	 * offers KVM, and the probe the rest. */
+	if (vc->remote) {
+		if (virt_max_vcpus(vc, "kvm") > 0)
+			return 1;
 		snprintf(why, len, "the host offers no KVM (libvirt's domain capabilities for type "
 			 "kvm)");
 		return 0;
 	}
-	if (!vc->remote && access("/dev/kvm", R_OK | W_OK) < 0) {
+	if (access("/dev/kvm", R_OK | W_OK) < 0) {
 		snprintf(why, len, "/dev/kvm is not usable: %s", strerror(errno));
 		return 0;
 	}
-	return 1;
+	return !accel_kvm_ruled_out(ACCEL_SYS_MODULE, why, len);
 }
 
 int accel_cached(struct virt_conn *vc, const char *state_dir, struct accel_verdict *v)
@@ -187,9 +227,14 @@ int accel_decide(struct virt_conn *vc, const char *state_dir, const char *kernel
 
 	memset(v, 0, sizeof(*v));
 	if (mode != ACCEL_AUTO) {
+		struct accel_kvm k;
+		int pvm = mode == ACCEL_FORCE_KVM && !vc->remote &&
+			  accel_kvm_module(ACCEL_SYS_MODULE, &k) == ACCEL_KVM_PVM;
+
 		v->kvm = mode == ACCEL_FORCE_KVM;
-		snprintf(v->reason, sizeof(v->reason), "forced by --accel=%s",
-			 v->kvm ? "kvm" : "tcg");
+		/* Asked for, so taken; but a guest that then hangs should say why. */
+		snprintf(v->reason, sizeof(v->reason), "forced by --accel=%s%s%s",
+			 v->kvm ? "kvm" : "tcg", pvm ? "; " : "", pvm ? k.offers : "");
 		return 0;
 	}
 	if (!accel_kvm_offered(vc, v->reason, sizeof(v->reason)))

@@ -149,9 +149,9 @@ static int guest_drain(struct guest_state *gs, const struct guest_watch *w, int 
 
 /* libvirt waits for a stopped QEMU to vanish by polling kill(pid, 0), and a zombie still
  * answers.  When the lab is QEMU's parent (subreaper, see virt_open) nobody else reaps it, so
- * a thread waits for it at once (the connection's reaper, virt/reap.h, only takes zombies
- * nobody waited for within a grace period); seen here: under a PID 1 that reaps lazily each guest took 1.6 s
- * longer to stop. */
+ * a thread waits for it at once (the connection's reaper, virt/reap.h, polls /proc every
+ * 100 ms; whichever takes it first, the other's wait ends); seen here: under a PID 1 that
+ * reaps lazily each guest took 1.6 s longer to stop. */
 static void *guest_reaper(void *arg)
 {
 	pid_t pid = (pid_t)(intptr_t)arg;
@@ -166,7 +166,8 @@ static int guest_start_reaper(struct virt_conn *vc, virDomainPtr dom, pthread_t 
 	char path[1200], buf[32] = "";
 	_cleanup_close_ int fd = -1;
 	ssize_t n;
-	pid_t pid, ppid;
+	struct reap_stat st;
+	pid_t pid;
 
 	snprintf(path, sizeof(path), "%s/run/qemu/%s.pid", vc->embed_root, virDomainGetName(dom));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -175,7 +176,7 @@ static int guest_start_reaper(struct virt_conn *vc, virDomainPtr dom, pthread_t 
 	n = read(fd, buf, sizeof(buf) - 1);
 	pid = n > 0 ? (pid_t)atol(buf) : 0;
 	/* Only a child of ours can be waited for; anything else is left to its parent. */
-	if (pid <= 0 || reap_proc_stat(pid, &ppid, NULL, NULL, 0) < 0 || ppid != getpid())
+	if (pid <= 0 || reap_proc_stat(pid, &st) < 0 || st.ppid != getpid())
 		return -ECHILD;
 	return -pthread_create(t, NULL, guest_reaper, (void *)(intptr_t)pid);
 }

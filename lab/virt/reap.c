@@ -14,16 +14,43 @@
 #include "util/cleanup.h"
 #include "util/clock.h"
 
-/* Often enough that libvirt's kill(pid, 0) polling sees an orphan gone soon after the grace. */
+/* Often enough that libvirt's kill(pid, 0) polling sees an orphan gone soon after it exits. */
 #define REAP_PERIOD_NS 100000000L
 
-int reap_proc_stat(pid_t pid, pid_t *ppid, char *state, char *comm, size_t len)
+int reap_stat_parse(const char *line, struct reap_stat *st)
+{
+	const char *open_paren = strchr(line, '('), *close_paren = strrchr(line, ')');
+	char *end;
+	long f[3];
+	size_t c;
+
+	/* comm may hold spaces and parentheses: it ends at the last ')'. */
+	if (!open_paren || !close_paren || close_paren < open_paren || close_paren[1] != ' ' ||
+	    !close_paren[2] || close_paren[3] != ' ')
+		return -EINVAL;
+	end = (char *)close_paren + 3;
+	for (int i = 0; i < 3; i++) { /* ppid pgrp session */
+		const char *p = end;
+
+		f[i] = strtol(p, &end, 10);
+		if (end == p)
+			return -EINVAL;
+	}
+	c = (size_t)(close_paren - open_paren - 1);
+	c = c < sizeof(st->comm) - 1 ? c : sizeof(st->comm) - 1;
+	memcpy(st->comm, open_paren + 1, c);
+	st->comm[c] = '\0';
+	st->state = close_paren[2];
+	st->ppid = (pid_t)f[0];
+	st->session = (pid_t)f[2];
+	return 0;
+}
+
+int reap_proc_stat(pid_t pid, struct reap_stat *st)
 {
 	char path[64], buf[512];
 	_cleanup_close_ int fd = -1;
-	const char *open_paren, *close_paren;
 	ssize_t n;
-	size_t c;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -33,23 +60,12 @@ int reap_proc_stat(pid_t pid, pid_t *ppid, char *state, char *comm, size_t len)
 	if (n <= 0)
 		return n < 0 ? -errno : -ENODATA;
 	buf[n] = '\0';
-	/* "pid (comm) state ppid ...": comm may hold spaces and parentheses. */
-	open_paren = strchr(buf, '(');
-	close_paren = strrchr(buf, ')');
-	if (!open_paren || !close_paren || close_paren < open_paren || close_paren[1] != ' ' ||
-	    !close_paren[2] || close_paren[3] != ' ')
-		return -EINVAL;
-	c = (size_t)(close_paren - open_paren - 1);
-	if (comm && len) {
-		c = c < len - 1 ? c : len - 1;
-		memcpy(comm, open_paren + 1, c);
-		comm[c] = '\0';
-	}
-	if (state)
-		*state = close_paren[2];
-	if (ppid)
-		*ppid = (pid_t)atol(close_paren + 4);
-	return 0;
+	return reap_stat_parse(buf, st);
+}
+
+int reap_due(const struct reap_stat *st, pid_t own_session, double zombie_s)
+{
+	return st->session != own_session || zombie_s >= REAP_GRACE_S;
 }
 
 /* How long pid has been seen as a zombie, remembering it from now on. */
@@ -72,8 +88,8 @@ unsigned reap_qemu_zombies(struct virt_reaper *rp, double now)
 	unsigned nr_was = rp->nr_seen, n = 0;
 	DIR *d = opendir("/proc");
 	struct dirent *e;
-	pid_t self = getpid(), ppid;
-	char state, comm[32];
+	pid_t self = getpid(), session = getsid(0);
+	struct reap_stat st;
 
 	if (!d)
 		return 0;
@@ -85,10 +101,10 @@ unsigned reap_qemu_zombies(struct virt_reaper *rp, double now)
 		if (!isdigit((unsigned char)e->d_name[0]))
 			continue;
 		pid = (pid_t)atol(e->d_name);
-		if (reap_proc_stat(pid, &ppid, &state, comm, sizeof(comm)) < 0 || ppid != self ||
-		    state != 'Z' || strncmp(comm, "qemu-system", 11) != 0)
+		if (reap_proc_stat(pid, &st) < 0 || st.ppid != self || st.state != 'Z' ||
+		    strncmp(st.comm, "qemu-system", 11) != 0)
 			continue;
-		if (reap_age(rp, was, nr_was, pid, now) >= REAP_GRACE_S &&
+		if (reap_due(&st, session, reap_age(rp, was, nr_was, pid, now)) &&
 		    waitpid(pid, NULL, WNOHANG) == pid) {
 			/* Gone: forget it (reap_age remembered it last). */
 			if (rp->nr_seen && rp->seen[rp->nr_seen - 1].pid == pid)

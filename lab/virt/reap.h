@@ -6,11 +6,16 @@
  * answers; nobody else reaps the lab's children, so on a fresh state directory each of the four
  * capability probes sat as a zombie for 40 s ("Failed to terminate process N with SIGKILL:
  * Device or resource busy" in libvirt's log) and opening libvirt took 2 min 43 s.  A thread
- * reaps them while the connection is open: only zombies that are children of the lab, whose
- * command is QEMU's, and that nobody waited for within REAP_GRACE_S.  The grace matters:
- * libvirt runs inside the lab, so the QEMU it forks before QEMU daemonizes itself is also
- * the lab's child, and libvirt waits for that one itself; taken first, libvirt's wait fails
- * with ECHILD and the capability probe with it (seen once when reaping at once). */
+ * reaps them while the connection is open: only zombies that are children of the lab and
+ * whose command is QEMU's.  Which ones at once is told by the session: libvirt runs inside
+ * the lab, so the QEMU it forks for a capability probe is also the lab's child, in the lab's
+ * session, and libvirt waits for that one itself; taken first, libvirt's wait fails with
+ * ECHILD and the probe with it (seen once when reaping everything at once).  QEMU's
+ * -daemonize (setsid, then fork) puts the probe that stays, and its intermediate, in a
+ * session of their own: orphans nobody waits for, reaped at once.  A zombie in the lab's
+ * session is reaped only when nobody waited for it within REAP_GRACE_S; when the probes
+ * waited that long too, each of the four cost 2.2 s, 9 s of a fresh state directory's
+ * first connection. */
 #pragma once
 #include <pthread.h>
 #include <sys/types.h>
@@ -33,13 +38,26 @@ struct virt_reaper {
 	unsigned nr_seen;
 };
 
+/* What the reaper reads of /proc/PID/stat. */
+struct reap_stat {
+	pid_t ppid;
+	pid_t session;
+	char state;
+	char comm[32];           /* cut to fit */
+};
+
 /* Start (0 or a negative errno) and stop the reaping thread. */
 int reap_start(struct virt_reaper *rp);
 void reap_stop(struct virt_reaper *rp);
+/* Whether a zombie QEMU child is reaped now: at once when it is in another session than
+ * own_session (an orphan of a QEMU that daemonized itself), else once it has been a zombie
+ * for REAP_GRACE_S. */
+int reap_due(const struct reap_stat *st, pid_t own_session, double zombie_s);
 /* One pass at time now: every zombie child of this process whose command starts with
- * "qemu-system" and that rp saw as a zombie REAP_GRACE_S or more ago is reaped; the others are
- * remembered.  Returns how many were reaped. */
+ * "qemu-system" and that reap_due() gives is reaped; the others are remembered.  Returns how
+ * many were reaped. */
 unsigned reap_qemu_zombies(struct virt_reaper *rp, double now);
-/* From /proc/PID/stat: the parent, the state letter and the command (at most len - 1 bytes).
- * 0 or a negative errno. */
-int reap_proc_stat(pid_t pid, pid_t *ppid, char *state, char *comm, size_t len);
+/* A /proc/PID/stat line, "pid (comm) state ppid pgrp session ...", into st: 0 or -EINVAL. */
+int reap_stat_parse(const char *line, struct reap_stat *st);
+/* /proc/PID/stat of pid into st: 0 or a negative errno. */
+int reap_proc_stat(pid_t pid, struct reap_stat *st);

@@ -23,6 +23,17 @@ check "fresh state dir: libvirt's capability probes are reaped (no 'Failed to te
 check "fresh state dir: every capability probe succeeded (no 'Failed to probe' in its log)" probes_ok
 check "fresh state dir: no zombie QEMU left behind" no_zombie
 check "fresh state dir: no probe QEMU left running" no_probe_left
+# A kvm-pvm host (doctor says so, from /sys/module): KVM runs PVM guests only, so the lab's
+# kernels run under TCG, decided without the 12 s KVM probe (lab/stage/accel.c).
+pvm=0
+grep -qE '^ok +kvm +KVM via kvm-pvm' "$tmp/fresh.out" && pvm=1
+if [ $pvm = 1 ]; then
+	has "$tmp/fresh.out" "CONFIG_PVM_GUEST=y" "kvm-pvm host: doctor says what a guest kernel would need"
+	$lab doctor --probe --state "$tmp/fresh" >"$tmp/pvm.out" 2>&1
+	ok $? "kvm-pvm host: doctor --probe passes (TCG here is no problem)"
+	has "$tmp/pvm.out" "--probe boots none" "... says it boots no probe"
+	check "... and boots none (no kvm-probe directory)" test ! -e "$tmp/fresh/kvm-probe"
+fi
 
 # quick.json: ok, and the guest sees what was asked for.
 $lab run configs/quick.json --out "$tmp/quick" >"$tmp/quick.out" 2>"$tmp/quick.err"
@@ -36,6 +47,7 @@ check "4 nodes, 8 CPUs seen by the guest" jqr "$r" '[.runs[0].topology.observed.
 check "distances seen by the guest" jqr "$r" '.runs[0].topology.observed.distances == .runs[0].topology.requested.distances'
 check "memory within 5% per node" jqr "$r" '[.runs[0].topology as $t | range(4) as $i | (($t.observed.nodes[$i].memory_mib - $t.requested.nodes[$i].memory_mib) | fabs) / $t.requested.nodes[$i].memory_mib <= 0.05] | all'
 check "host accel and versions recorded" jqr "$r" '.runs[0].host | (.accel == "tcg" or .accel == "kvm") and (.accel_reason | length > 0) and (.qemu_version | test("^[0-9]+\\.")) and (.libvirt_version | test("^[0-9]+\\."))'
+[ $pvm = 1 ] && check "kvm-pvm host: tcg, the reason names /sys/module/kvm_pvm and CONFIG_PVM_GUEST" jqr "$r" '.runs[0].host | .accel == "tcg" and (.accel_reason | test("/sys/module/kvm_pvm.*CONFIG_PVM_GUEST=y"))'
 check "kernel release from the guest" jqr "$r" '.runs[0].kernel.release | length > 0'
 # Every results line of a healthy run is one the host knows and accepts (lab/proto/channel.c).
 check "no results line ignored (guest.bad_lines 0)" jqr "$r" '.runs[0].guest.bad_lines == 0'
