@@ -3,12 +3,14 @@
 # qemu-system-x86_64 (same kernel, initramfs, command line, topology, and the IOMMU/x2APIC
 # devices the lab adds above 255 APIC IDs, lab/core/domain.c), and print the seconds from
 # start to the agent's first "workload-start" line on the results port, then stop QEMU
-# (BARE_UNTIL=poweroff: to QEMU's exit after the agent's "done").
+# (BARE_UNTIL=poweroff: to QEMU's exit after the agent's "done").  Prints the seconds only
+# when the guest got there (for poweroff: its "done" says ok); else says why on stderr, with
+# the console's last lines, and exits 1.  QEMU is killed on every way out.
 # Benchmarks only: the product never runs qemu by hand.
 # Usage: lab/tests/bare-qemu.sh REPORT_DIR [RUN_INDEX] [TIMEOUT_S]
 #        BARE_ACCEL_OPTS=",thread=single" appends to -accel tcg|kvm, BARE_APPEND to the kernel
 #        command line, BARE_EXTRA to QEMU's arguments (experiments); BARE_CONSOLE=FILE keeps
-#        the console log.
+#        the console log, BARE_RESULTS=FILE the results port's lines.
 set -euo pipefail
 dir=$1 idx=${2:-0} limit=${3:-3600}
 rep="$dir/report.json"
@@ -65,17 +67,40 @@ qemu-system-x86_64 "${args[@]}" -cpu "$cpu" -m "$mem" \
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline${BARE_APPEND:+ $BARE_APPEND}" \
 	"${serial[@]}" -display none -nodefaults -no-user-config -no-reboot ${BARE_EXTRA:-} &
 pid=$!
-conpid=
-trap 'kill -9 $pid $conpid 2>/dev/null; wait $conpid 2>/dev/null || :; [ -n "${BARE_CONSOLE:-}" ] && cp "$tmp/console.log" "$BARE_CONSOLE"; rm -rf "$tmp"' EXIT
-# BARE_UNTIL=poweroff: block until QEMU exits (the agent powers off after its job) and print
-# that time; no polling, so the reference costs the host nothing extra (bench.sh's ratio).
+conpid= watchdog=
+# The way out, whatever it is.  Without errexit: under `set -e` the first command that failed
+# here (kill of a QEMU that had already powered off) ended the trap with status 1, so every
+# finished poweroff replay exited 1 ("did not finish") and left its directory and its
+# watchdog's sleep behind.
+cleanup() {
+	set +e
+	kill -9 "$pid" ${conpid:+"$conpid"} ${watchdog:+"$watchdog"} 2>/dev/null
+	wait "$pid" ${conpid:+"$conpid"} ${watchdog:+"$watchdog"} 2>/dev/null
+	[ -n "${BARE_CONSOLE:-}" ] && cp "$tmp/console.log" "$BARE_CONSOLE"
+	[ -n "${BARE_RESULTS:-}" ] && cp "$results" "$BARE_RESULTS"
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+# why MESSAGE: says why the replay did not get there, with the console's last lines; exit 1.
+why() {
+	echo "bare-qemu: $*" >&2
+	tail -5 "$tmp/console.log" 2>/dev/null | tr -cd '[:print:]\n' | sed 's/^/console: /' >&2
+	exit 1
+}
+# BARE_UNTIL=poweroff: block until QEMU exits (the agent powers off after its job) or the time
+# limit, whichever comes first, and print that time; no polling, so the reference costs the
+# host nothing extra (bench-run.sh's ratio).
 if [ "${BARE_UNTIL:-}" = poweroff ]; then
-	(sleep "$limit"; kill $pid 2>/dev/null) &
+	sleep "$limit" &
 	watchdog=$!
-	wait $pid
-	echo "$EPOCHREALTIME - $start" | bc -l
-	kill $watchdog 2>/dev/null
-	grep -q '"t":"done"' "$results" || { echo "bare-qemu: the guest did not finish its job" >&2; exit 1; }
+	rc=0 who=
+	wait -n -p who "$pid" "$watchdog" || rc=$?
+	t=$(echo "$EPOCHREALTIME - $start" | bc -l)
+	[ "$who" = "$pid" ] || why "the guest did not power off within $limit s (QEMU killed)"
+	ok=$(jq -Rrn '[inputs | fromjson? | select(.t == "done") | .ok] | .[0] | select(. != null)' "$results")
+	[ -n "$ok" ] || why "QEMU exited (status $rc) and the agent never reported done"
+	[ "$ok" = true ] || why "the agent reported done with ok=$ok (a workload failed)"
+	echo "$t"
 	exit 0
 fi
 if [ -n "${BARE_TRACE:-}" ]; then
@@ -98,8 +123,7 @@ fi
 deadline=$(echo "$start + $limit" | bc -l)
 while :; do
 	if (($(echo "$EPOCHREALTIME > $deadline" | bc))); then
-		echo "bare-qemu: no workload started within $limit s" >&2
-		exit 1
+		why "no workload started within $limit s"
 	fi
 	# A second at a time: this shell holds the FIFO's write end too, so a QEMU that died
 	# would not end the read.
@@ -116,7 +140,5 @@ while :; do
 		break
 	fi
 done
-echo "bare-qemu: QEMU exited before the first workload" >&2
 sleep 0.2
-tail -5 "$tmp/console.log" >&2
-exit 1
+why "QEMU exited before the first workload"

@@ -7,9 +7,13 @@
 #     generation time, file size, and the time headless Chromium takes to load and draw it
 #     (--dump-dom wall time; ratio to the same Chromium loading an empty page, this run) and
 #     the page's own script time (data-render-ms).
+# A command that failed (lab compare's bad input, lab report's or Chromium's error, a page
+# whose script did not finish) ends the part: it says which and why, prints no figure, and
+# exits 1 (lab/tests/benchlib.sh).
 # Usage: lab/tests/bench-compare.sh [ROUNDS]   (default 5)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. lab/tests/benchlib.sh
 B=${B:-build}
 LAB=$B/lab
 PY=/usr/bin/python3
@@ -17,13 +21,13 @@ GEN="$PY lab/tests/make-reports.py"
 rounds=${1:-5}
 tmp=$(mktemp -d /tmp/numalab-bench-compare.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-now() { date +%s.%N; }
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-# timeit FILE CMD...: appends the wall seconds of CMD (output discarded) to FILE.
-timeit() {
-	local f=$1 t0 t1; shift
-	t0=$(now); "$@" >/dev/null 2>&1 || true; t1=$(now)
-	echo "$t1 - $t0" | bc -l >>"$f"
+# verdict A B [ARGS]: lab compare, its verdicts (exit 0, 1 or 3) as 0; bad input (2) and errors
+# kept.
+verdict() {
+	local rc=0
+	"$LAB" compare "$@" || rc=$?
+	case $rc in 0 | 1 | 3) return 0 ;; esac
+	return "$rc"
 }
 chrome() {
 	local profile
@@ -38,12 +42,16 @@ big=(--runs 5 --metrics 125 --tasks 1,2,4,8,16,32,64,128 --topology 4,1,32,1)
 $GEN "$tmp/A" "${big[@]}" --seed 1
 $GEN "$tmp/B" "${big[@]}" --seed 2 --factor faults_per_s=0.95
 a=$tmp/A/r-000/report.json b=$tmp/B/r-000/report.json
-series=$({ $LAB compare "$a" "$b" --json || true; } | jq '.comparisons[0].rows | length')
 : >"$tmp/text.t"; : >"$tmp/json.t"; : >"$tmp/jq.t"
+timed_ok "lab compare --json" "$tmp/cmp" verdict "$a" "$b" --json || bench_exit
+series=$(jq '.comparisons[0].rows | length' "$tmp/cmp.out")
 for ((r = 1; r <= rounds; r++)); do
-	timeit "$tmp/text.t" "$LAB" compare "$a" "$b"
-	timeit "$tmp/json.t" "$LAB" compare "$a" "$b" --json
-	timeit "$tmp/jq.t" jq empty "$a" "$b"
+	timed_ok "lab compare, round $r" "$tmp/cmp" verdict "$a" "$b" || bench_exit
+	echo "$secs" >>"$tmp/text.t"
+	timed_ok "lab compare --json, round $r" "$tmp/cmp" verdict "$a" "$b" --json || bench_exit
+	echo "$secs" >>"$tmp/json.t"
+	timed_ok "jq empty, round $r" "$tmp/cmp" jq empty "$a" "$b" || bench_exit
+	echo "$secs" >>"$tmp/jq.t"
 done
 text_m=$(median <"$tmp/text.t"); json_m=$(median <"$tmp/json.t"); jq_m=$(median <"$tmp/jq.t")
 printf 'lab compare, 2 reports x %s series (%s + %s bytes), %d rounds, medians:\n' "$series" \
@@ -60,16 +68,24 @@ $GEN "$tmp/E" --reports 50 --runs 3 --metrics 17 --variant patched --seed 4 \
 	--start 2026-09-01T12:00:00Z --step-hours 24 --factor faults_per_s=0.97
 page=$tmp/dashboard.html
 : >"$tmp/gen.t"
-for ((r = 1; r <= rounds; r++)); do timeit "$tmp/gen.t" "$LAB" report "$tmp/D" "$tmp/E" -o "$page"; done
+for ((r = 1; r <= rounds; r++)); do
+	timed_ok "lab report, round $r" "$tmp/gen" "$LAB" report "$tmp/D" "$tmp/E" -o "$page" || bench_exit
+	echo "$secs" >>"$tmp/gen.t"
+done
 printf '<!DOCTYPE html><html><head><meta charset="utf-8"><title>e</title></head><body></body></html>\n' \
 	>"$tmp/empty.html"
 : >"$tmp/page.t"; : >"$tmp/empty.t"; : >"$tmp/ms.t"
 for ((r = 1; r <= rounds; r++)); do
-	t0=$(now); chrome --dump-dom "file://$page" >"$tmp/dom" 2>/dev/null || true; t1=$(now)
-	echo "$t1 - $t0" | bc -l >>"$tmp/page.t"
-	grep -o 'data-render-ms="[0-9.]*"' "$tmp/dom" | tr -dc '0-9.\n' >>"$tmp/ms.t" || true
-	body=$(grep -o '<body[^>]*>' "$tmp/dom" | head -1)
-	timeit "$tmp/empty.t" chrome --dump-dom "file://$tmp/empty.html"
+	what="Chromium drawing the dashboard, round $r"
+	timed_ok "$what" "$tmp/dom" chrome --dump-dom "file://$page" || bench_exit
+	echo "$secs" >>"$tmp/page.t"
+	# The page's script stamps data-render-ms on <body> when it has drawn every chart.
+	ms=$(grep -o 'data-render-ms="[0-9.]*"' "$tmp/dom.out" | tr -dc '0-9.')
+	bench_num "$what" data-render-ms "$ms" || bench_exit
+	echo "$ms" >>"$tmp/ms.t"
+	body=$(grep -o '<body[^>]*>' "$tmp/dom.out" | head -1)
+	timed_ok "Chromium loading an empty page, round $r" "$tmp/empty" chrome --dump-dom "file://$tmp/empty.html" || bench_exit
+	echo "$secs" >>"$tmp/empty.t"
 done
 page_m=$(median <"$tmp/page.t"); empty_m=$(median <"$tmp/empty.t")
 printf '\nlab report, 100 reports (%s), %d rounds, medians:\n' \
@@ -82,3 +98,4 @@ printf '  chromium load + draw        %6.3f s   (%s)\n' "$page_m" "$body"
 printf '  chromium, empty page        %6.3f s\n' "$empty_m"
 printf '  ratio dashboard/empty page  %6.2f\n' "$(echo "$page_m / $empty_m" | bc -l)"
 printf '  page script (render-ms)     %6.0f ms\n' "$(median <"$tmp/ms.t")"
+bench_exit

@@ -5,28 +5,25 @@
 #  3. Boot to first workload from the disk image (stage-1 initramfs, overlay on the cached base)
 #     against the initramfs path, same topology, kernel and workload, interleaved A B A B so
 #     host drift hits both; the ratio is of medians measured in this one run (target <= 1.3).
+# A build or run that failed ends the part: it says which and why, prints no figure, and exits
+# 1 (lab/tests/benchlib.sh).
 # Usage: lab/tests/bench-image.sh [ROUNDS]   (default 5)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. lab/tests/benchlib.sh
 B=${B:-build}
 export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
 export LAB_ROOT="${LAB_ROOT:-$(pwd)}"
 rounds=${1:-5}
 tmp=$(mktemp -d /tmp/numalab-bench-image.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-now() { date +%s.%N; }
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 export LAB_IMAGE_CACHE="$tmp/cache"
-
-t0=$(now)
-$B/lab image build debian-perf >"$tmp/build.out" 2>"$tmp/build.err"
-cold=$(echo "$(now) - $t0" | bc -l)
-
+timed_ok "the cold image build" "$tmp/build" $B/lab image build debian-perf || bench_exit
+cold=$secs
 : >"$tmp/lookup.t"
 for ((r = 1; r <= rounds; r++)); do
-	t0=$(now)
-	$B/lab image build debian-perf >/dev/null 2>&1
-	echo "$(now) - $t0" | bc -l >>"$tmp/lookup.t"
+	timed_ok "the cached lookup, round $r" "$tmp/lookup" $B/lab image build debian-perf || bench_exit
+	echo "$secs" >>"$tmp/lookup.t"
 done
 
 # The same job twice: from the initramfs, and from the image.
@@ -39,9 +36,13 @@ for ((r = 1; r <= rounds; r++)); do
 	for kind in i d; do
 		job="$tmp/initramfs.json"
 		[ "$kind" = d ] && job="$tmp/image.json"
-		$B/lab run "$job" --out "$tmp/r$r$kind" >/dev/null 2>&1 || echo "warning: run $r$kind failed" >&2
-		jq -r '.runs[0].timings.first_workload_s' "$tmp/r$r$kind/report.json" >>"$tmp/first-$kind.t"
-		jq -r '.runs[0].timings.boot_s' "$tmp/r$r$kind/report.json" >>"$tmp/boot-$kind.t"
+		what="lab run $(basename "$job" .json), round $r"
+		lab_run "$tmp/r$r$kind" "$what" "$job" || bench_exit
+		first=$(jq -r '.runs[0].timings.first_workload_s' "$tmp/r$r$kind/report.json")
+		boot=$(jq -r '.runs[0].timings.boot_s' "$tmp/r$r$kind/report.json")
+		bench_num "$what" first_workload_s "$first" && bench_num "$what" boot_s "$boot" || bench_exit
+		echo "$first" >>"$tmp/first-$kind.t"
+		echo "$boot" >>"$tmp/boot-$kind.t"
 	done
 	printf 'round %d: first workload after %.2f s (initramfs), %.2f s (disk image)\n' "$r" \
 		"$(tail -1 "$tmp/first-i.t")" "$(tail -1 "$tmp/first-d.t")"
@@ -54,3 +55,4 @@ printf '  boot -> agent hello, initramfs / disk image  %7.2f s / %.2f s\n' "$(me
 printf '  boot -> first workload, initramfs            %7.2f s\n' "$fi_m"
 printf '  boot -> first workload, disk image           %7.2f s\n' "$fd_m"
 printf '  ratio disk image / initramfs                 %7.3f   (target <= 1.3)\n' "$(echo "$fd_m / $fi_m" | bc -l)"
+bench_exit

@@ -3,16 +3,18 @@
 # 1000 jobs (target <= 50 ms), labd's idle CPU over a minute (target ~0), and a job through
 # labd against `lab run` of the same job (target <= 1.02x).  The 1000 submissions run through
 # a stand-in for `lab run` (labd --lab), so that the queue, not the guests, is measured.
-# Figures, not verdicts: nothing here passes or fails.
+# Figures, not verdicts: nothing here passes or fails.  But a request labd refused, stand-in
+# jobs that never drained, or a real job that failed (through labd or lab run) ends the part:
+# it says which and why, prints no figure, and exits 1 (lab/tests/benchlib.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. lab/tests/benchlib.sh
 B=${B:-build}
 export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
 tmp=$(mktemp -d /tmp/numalab-bench-labd.XXXXXX)
 sock=$tmp/labd.sock
 pid=
 trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; rm -rf "$tmp"' EXIT
-now() { date +%s.%N; }
 start_labd() {
 	$B/labd --socket "$sock" "$@" 2>>"$tmp/labd.log" & pid=$!
 	for _ in $(seq 100); do [ -S "$sock" ] && return 0; sleep 0.1; done
@@ -29,23 +31,36 @@ start_labd --state "$tmp/s1" --lab "$fake"
 jq -c . configs/quick.json >"$tmp/job.json"
 : >"$tmp/lat"
 for i in $(seq 1000); do
-	curl -s -o /dev/null -w '%{time_total}\n' --unix-socket "$sock" --data-binary @"$tmp/job.json" \
-		http://labd/v1/jobs >>"$tmp/lat"
+	curl -s -o /dev/null -w '%{http_code} %{time_total}\n' --unix-socket "$sock" --data-binary @"$tmp/job.json" \
+		http://labd/v1/jobs >>"$tmp/lat" || true
 done
+# Every submission answered 201 (queued), else no latency figure.
+refused=$(awk '$1 != 201' "$tmp/lat" | wc -l)
+if [ "$refused" != 0 ]; then
+	bench_fail "the 1000 submissions" \
+		"$refused not queued (HTTP status $(awk '$1 != 201 {print $1}' "$tmp/lat" | sort -u | paste -sd' '))"
+	bench_exit
+fi
+cut -d' ' -f2 "$tmp/lat" >"$tmp/lat.s"
+mv "$tmp/lat.s" "$tmp/lat"
 p50=$(pct 50 <"$tmp/lat"); p99=$(pct 99 <"$tmp/lat")
 : >"$tmp/list"
 for i in $(seq 20); do
-	curl -s -o "$tmp/list.json" -w '%{time_total}\n' --unix-socket "$sock" 'http://labd/v1/jobs?limit=1000' >>"$tmp/list"
+	curl -sf -o "$tmp/list.json" -w '%{time_total}\n' --unix-socket "$sock" 'http://labd/v1/jobs?limit=1000' >>"$tmp/list" ||
+		{ bench_fail "listing the jobs" "curl exit $?"; bench_exit; }
 done
 listed=$(jq '.jobs | length' "$tmp/list.json")
 list_m=$(pct 50 <"$tmp/list")
 # Idle: every job done, nothing queued; labd's CPU time over 60 s from /proc.
 t0=$(now)
+left='?'
 for _ in $(seq 1200); do
-	[ "$(curl -s --unix-socket "$sock" http://labd/v1/health | jq '.counts.queued + .counts.running')" = 0 ] && break
+	left=$(curl -s --unix-socket "$sock" http://labd/v1/health | jq '.counts.queued + .counts.running' || echo '?')
+	[ "$left" = 0 ] && break
 	sleep 0.5
 done
 drain=$(echo "$(now) - $t0" | bc -l)
+[ "$left" = 0 ] || { bench_fail "the stand-in jobs" "$left still queued or running after 600 s"; bench_exit; }
 tck=$(getconf CLK_TCK)
 c0=$(awk '{print $14 + $15}' /proc/$pid/stat); sleep 60; c1=$(awk '{print $14 + $15}' /proc/$pid/stat)
 idle=$(echo "($c1 - $c0) / $tck" | bc -l)
@@ -55,12 +70,13 @@ stop_labd
 start_labd --state "$LAB_STATE_DIR"
 : >"$tmp/direct"; : >"$tmp/viad"
 for r in 1 2 3; do
-	t0=$(now); $B/lab run configs/quick.json --out "$tmp/d$r" >/dev/null 2>&1 || true; t1=$(now)
-	echo "$t1 - $t0" | bc -l >>"$tmp/direct"
+	lab_run "$tmp/d$r" "lab run of quick.json, round $r" configs/quick.json || bench_exit
+	echo "$secs" >>"$tmp/direct"
 	# lab submit --wait long-polls the events: polling in a loop would load the host it
-	# measures on (13 % of it with curl and jq every 0.2 s).
-	t0=$(now); $B/lab submit configs/quick.json --wait --socket "$sock" >/dev/null 2>&1 || true; t1=$(now)
-	echo "$t1 - $t0" | bc -l >>"$tmp/viad"
+	# measures on (13 % of it with curl and jq every 0.2 s).  Exit 0: every run ok.
+	timed_ok "quick.json through labd (lab submit --wait), round $r" "$tmp/s$r" \
+		$B/lab submit configs/quick.json --wait --socket "$sock" || bench_exit
+	echo "$secs" >>"$tmp/viad"
 done
 stop_labd
 d=$(pct 50 <"$tmp/direct"); v=$(pct 50 <"$tmp/viad")
@@ -70,3 +86,4 @@ printf '  list %s jobs                       median %.2f ms (target <= 50 ms)\n'
 printf '  1000 stand-in jobs run to the end %.1f s after the last submission\n' "$drain"
 printf '  idle CPU over 60 s                    %.3f s\n' "$idle"
 printf '  quick.json: lab run %.2f s, via labd %.2f s (medians of 3, alternated): ratio %.3f (target <= 1.02)\n' "$d" "$v" "$(echo "$v / $d" | bc -l)"
+bench_exit

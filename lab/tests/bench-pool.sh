@@ -8,9 +8,11 @@
 #    as a ratio (same job, same machine: the difference is what the transport costs).
 # POOL_REPS (default 3) runs each way.  Over loopback the upload is bounded by the daemon and
 # the disk, not a network: a real remote host's upload is the kernel's size over its link.
+# Runs that did not all end ok end the part: it says which and why, prints no figure, and
+# exits 1 (lab/tests/benchlib.sh).
 set -u
-cd "$(dirname "$0")/../.."
-. lab/tests/lib.sh
+cd "$(dirname "$0")/../.." || exit 1
+. lab/tests/benchlib.sh
 lab=${B:-build}/lab
 reps=${POOL_REPS:-3}
 tmp=$(mktemp -d /tmp/numalab-bench-pool.XXXXXX)
@@ -20,7 +22,7 @@ ld=$tmp/ld2
 port=$(free_port)
 uri="qemu+tcp://127.0.0.1:$port/session"
 trap 'libvirtd2_cleanup "$ld"; [ -n "${BENCH_KEEP:-}" ] || rm -rf "$tmp"' EXIT
-libvirtd2_start "$ld" "$port" || { echo "pool: the second libvirt daemon did not start"; exit 1; }
+libvirtd2_start "$ld" "$port" || { bench_fail "the second libvirt daemon" "it did not start"; bench_exit; }
 jq -n --arg uri "$uri" --arg dir "$ld/pool" \
 	'{hosts: [{name: "lo2", uri: $uri, class: "bench", pool_dir: $dir}]}' >"$tmp/remote.json"
 jq -n --argjson r "$reps" '{name: "bench-pool", topology: "4s-8c",
@@ -32,32 +34,27 @@ echo '{"hosts": [{"name": "here", "uri": "", "class": "bench"}]}' >"$tmp/local.j
 $lab hosts --hosts "$tmp/local.json" >/dev/null 2>&1
 $lab hosts --hosts "$tmp/remote.json" >/dev/null 2>&1
 
-# timed NAME ARGS...: lab run ARGS; "WALL_S CPU_S" into $tmp/t.NAME, CPU_S the lab process's
-# own (utime+stime from /proc, last read before it exited; its QEMUs, children of the lab
-# under the embedded driver, are not counted).
-timed() {
-	local name=$1 t0 pid cpu=0 v tck
+# run_cpu NAME ARGS...: lab run ARGS --out $tmp/NAME; "WALL_S CPU_S" into $tmp/t.NAME, CPU_S
+# the lab process's own (utime+stime from /proc, last read before it exited; its QEMUs,
+# children of the lab under the embedded driver, are not counted).  Runs that failed end the
+# part.
+run_cpu() {
+	local name=$1 t0 pid cpu=0 v tck rc=0
 	shift
 	tck=$(getconf CLK_TCK)
 	t0=$(date +%s.%N)
-	$lab run "$@" >"$tmp/$name.log" 2>&1 &
+	$lab run "$@" --out "$tmp/$name" >"$tmp/$name.log" 2>&1 &
 	pid=$!
 	while kill -0 $pid 2>/dev/null; do
 		v=$(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null) && [ -n "$v" ] && cpu=$v
 		sleep 0.2
 	done
-	wait $pid
+	wait $pid || rc=$?
+	lab_ok "$rc" "$tmp/$name" "the $name runs" "$tmp/$name.log" || bench_exit
 	echo "$(echo "$(date +%s.%N) - $t0" | bc) $(echo "scale=2; $cpu / $tck" | bc)" >"$tmp/t.$name"
 }
-timed remote "$tmp/job.json" --hosts "$tmp/remote.json" --quiet-wait 0 --out "$tmp/remote"
-timed local "$tmp/job.json" --quiet-wait 0 --out "$tmp/local"
-for s in remote local; do
-	if ! jq -e '.status == "ok"' "$tmp/$s/report.json" >/dev/null 2>&1; then
-		echo "pool: the $s runs did not all end ok:"
-		tail -5 "$tmp/$s.log"
-		exit 1
-	fi
-done
+run_cpu remote "$tmp/job.json" --hosts "$tmp/remote.json" --quiet-wait 0
+run_cpu local "$tmp/job.json" --quiet-wait 0
 jq -r --slurpfile tr <(tr ' ' '\n' <"$tmp/t.remote" | jq -s .) \
 	--slurpfile tl <(tr ' ' '\n' <"$tmp/t.local" | jq -s .) --argjson n "$reps" '
 	[.runs[].host.artifacts] as $a
@@ -73,3 +70,4 @@ jq -r --slurpfile tr <(tr ' ' '\n' <"$tmp/t.remote" | jq -s .) \
 	"pool: wall per run, remote host \($tr[0][0] / $n * 10 | round / 10) s, embedded driver \($tl[0][0] / $n * 10 | round / 10) s: remote/local = \($tr[0][0] / $tl[0][0] * 100 | round / 100)",
 	"pool: the lab process'"'"'s own CPU per run (its QEMUs not counted), remote \($tr[0][1] / $n * 100 | round / 100) s, local \($tl[0][1] / $n * 100 | round / 100) s"
 	' "$tmp/remote/report.json"
+bench_exit

@@ -7,10 +7,13 @@
 #   003 configs/seeds/003-mmap-contention-4s-8c.json baseline vs no-per-vma-lock
 # For memscale it also prints where each side's time went (setup, the touching, teardown), so
 # that time spent outside the measured window shows.  Needs the three variants built (the
-# first run builds what the cache lacks: ~20 min each on 2 cores).
+# first run builds what the cache lacks: ~20 min each on 2 cores).  A seed's run with a boot
+# that did not end ok, or its comparison called bad input (exit 2), is said instead of its
+# figures; the part goes on with the others and exits 1 (lab/tests/benchlib.sh).
 # Usage: lab/tests/bench-seeds.sh   (MODELS="icount tcg" SEEDS="000 002 003" OUT=DIR keeps reports)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. lab/tests/benchlib.sh
 B=${B:-build}
 LAB=$B/lab
 export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
@@ -20,7 +23,6 @@ tmp=$(mktemp -d /tmp/numalab-bench-seeds.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 [ -n "$out" ] || out=$tmp
 mkdir -p "$out"
-now() { date +%s.%N; }
 
 claim() {
 	case $1 in
@@ -39,14 +41,19 @@ for s in $seeds; do
 		rm -rf "$d"
 		wait_s=0
 		[ "$m" = icount ] || wait_s=60
-		t0=$(now)
-		$LAB run "$job" --timing "$m" --quiet-wait "$wait_s" --out "$d" >/dev/null 2>"$d.err" ||
-			{ echo "  warning: $m run did not end ok:"; tail -3 "$d.err" | sed 's/^/    /'; }
-		t1=$(now)
+		if ! lab_run "$d" "seed $s under $m" "$job" --timing "$m" --quiet-wait "$wait_s"; then
+			echo "  $m: figures left out (a run failed, above)"
+			continue
+		fi
 		rc=0
 		$LAB compare "$d" --json >"$d.cmp.json" 2>"$d.cmp.err" || rc=$?
-		printf '  %s: %.0f s, %s boots, %s contended; lab compare exit %d\n' "$m" "$(echo "$t1 - $t0" | bc -l)" \
-			"$(jq '[.runs[] | select(.status == "ok")] | length' "$d/report.json" 2>/dev/null || echo 0)" \
+		case $rc in 0 | 1 | 3) ;; *)
+			bench_fail "lab compare of seed $s under $m" "exit $rc: $(head -1 "$d.cmp.err")"
+			echo "  $m: figures left out (the comparison failed, above)"
+			continue ;;
+		esac
+		printf '  %s: %.0f s, %s boots, %s contended; lab compare exit %d\n' "$m" "$secs" \
+			"$(jq '.runs | length' "$d/report.json")" \
 			"$(jq '[.runs[] | select(.host.noise.contended)] | length' "$d/report.json" 2>/dev/null || echo '?')" "$rc"
 		jq -r 'def r2: if . == null then "-" else (. * 100 | round / 100 | tostring) end;
 			.comparisons[].rows[] | select(.primary) |
@@ -60,3 +67,4 @@ for s in $seeds; do
 			"$d/report.json" 2>/dev/null || true
 	done
 done
+bench_exit

@@ -13,10 +13,14 @@
 #  3. Boots and wall time per verdict: the boots `lab compare` says a decision needs at the
 #     between-boot spread measured, and the seconds a boot took.
 # The splits are drawn from one pool per model, so comparisons share boots: they are not
-# independent trials, and the rates are estimates from this one run.
+# independent trials, and the rates are estimates from this one run.  A boot that did not end
+# ok, or a comparison `lab compare` calls bad input (exit 2), fails the model: it says which and
+# why, prints none of that model's figures, and the part exits 1 after the other models
+# (lab/tests/benchlib.sh).
 # Usage: lab/tests/bench-verdict.sh   (BOOTS=12 M=3 M_DETECT=5 COMPARISONS=20 MODELS="icount tcg")
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. lab/tests/benchlib.sh
 B=${B:-build}
 LAB=$B/lab
 export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
@@ -42,25 +46,20 @@ start_load() {
 stop_load() { [ -n "$load_pid" ] && kill -- -"$load_pid" 2>/dev/null; wait "$load_pid" 2>/dev/null || true; load_pid=; }
 
 # pool JOB MODEL N DIR: N boots of JOB in one `lab run` (under icount several at once, as many
-# as the host's free cores allow), split into one single-boot report per boot, DIR/r-i; a boot
-# that did not end ok is left out (and said).  Prints the wall seconds per boot.
+# as the host's free cores allow), split into one single-boot report per boot, DIR/r-i; the
+# wall seconds per boot in $per.  Returns 1 (said: which boots failed and why) unless every
+# boot ended ok.
 pool() {
-	local job=$1 model=$2 n=$3 dir=$4 i t0 t1
+	local job=$1 model=$2 n=$3 dir=$4 i
 	mkdir -p "$dir"
 	jq --argjson n "$n" '.repeats = $n' "$job" >"$dir/job.json"
-	t0=$(date +%s.%N)
-	$LAB run "$dir/job.json" --timing "$model" --quiet-wait 0 --out "$dir/all" >/dev/null 2>"$dir/all.err" ||
-		{ echo "warning: $n boots of $job under $model did not all end ok:" >&2; tail -3 "$dir/all.err" >&2; }
-	t1=$(date +%s.%N)
+	lab_run "$dir/all" "$n boots of $job under $model" "$dir/job.json" --timing "$model" --quiet-wait 0 ||
+		return 1
 	for ((i = 0; i < n; i++)); do
-		if [ "$(jq -r --argjson i "$i" '.runs[] | select(.index == $i) | .status' "$dir/all/report.json" 2>/dev/null)" = ok ]; then
-			mkdir -p "$dir/r-$i"
-			jq --argjson i "$i" '.runs |= map(select(.index == $i))' "$dir/all/report.json" >"$dir/r-$i/report.json"
-		else
-			echo "warning: boot $i of $job under $model is left out: $(jq -r --argjson i "$i" '.runs[] | select(.index == $i) | "\(.status): \(.reason)"' "$dir/all/report.json" 2>/dev/null)" >&2
-		fi
+		mkdir -p "$dir/r-$i"
+		jq --argjson i "$i" '.runs |= map(select(.index == $i))' "$dir/all/report.json" >"$dir/r-$i/report.json"
 	done
-	echo "($t1 - $t0) / $n" | bc -l
+	per=$(echo "$secs / $n" | bc -l)
 }
 
 # splits SEED NA NB K M: K lines "a1 a2 ..|b1 b2 .." of M distinct indexes from each pool (the
@@ -80,20 +79,27 @@ for _ in range(k):
 PYEOF
 }
 
-# judge DIR_A DIR_B SPLITS OUT: runs lab compare per split; prints "n0 n1 n3 n2" counts.
+# judge DIR_A DIR_B SPLITS OUT: runs lab compare per split; the counts of its exit statuses in
+# n0, n1 and n3.  Returns 1 (said: which split and why) when a comparison was bad input (2).
 judge() {
-	local da=$1 db=$2 sp=$3 out=$4 line a b i rc c0=0 c1=0 c2=0 c3=0 k=0
+	local da=$1 db=$2 sp=$3 out=$4 line a b i rc k=0 bad=0
+	n0=0 n1=0 n3=0
 	while IFS= read -r line; do
 		a=${line%|*} b=${line#*|}
 		rm -rf "$tmp/A" "$tmp/B"; mkdir -p "$tmp/A" "$tmp/B"
-		# A boot that wrote no report (it failed to start) is left out of the split.
-		for i in $a; do [ -e "$da/r-$i/report.json" ] && ln -s "$da/r-$i" "$tmp/A/r-$i"; done
-		for i in $b; do [ -e "$db/r-$i/report.json" ] && ln -s "$db/r-$i" "$tmp/B/r-$i"; done
-		set +e; $LAB compare "$tmp/A" "$tmp/B" --json >"$out.$k.json" 2>"$out.$k.err"; rc=$?; set -e
-		case $rc in 0) c0=$((c0 + 1));; 1) c1=$((c1 + 1));; 3) c3=$((c3 + 1));; *) c2=$((c2 + 1));; esac
+		for i in $a; do ln -s "$da/r-$i" "$tmp/A/r-$i"; done
+		for i in $b; do ln -s "$db/r-$i" "$tmp/B/r-$i"; done
+		rc=0
+		$LAB compare "$tmp/A" "$tmp/B" --json >"$out.$k.json" 2>"$out.$k.err" || rc=$?
+		case $rc in
+		0) n0=$((n0 + 1)) ;;
+		1) n1=$((n1 + 1)) ;;
+		3) n3=$((n3 + 1)) ;;
+		*) bench_fail "lab compare of split $k ($a against $b)" "exit $rc: $(head -1 "$out.$k.err")"; bad=1 ;;
+		esac
 		k=$((k + 1))
 	done <"$sp"
-	echo "$c0 $c1 $c3 $c2"
+	return "$bad"
 }
 
 # The primary rows of the comparisons in OUT.*.json: mean change and between-boot CV (A side).
@@ -123,26 +129,33 @@ PYEOF
 }
 
 echo "verdict benchmark: $boots boots a model, $nc A/A comparisons of $m+$m boots, $nc detection comparisons of $md+$md"
-$LAB kernel build baseline bench-anon-fault-cost >/dev/null
+$LAB kernel build baseline bench-anon-fault-cost >/dev/null ||
+	{ bench_fail "lab kernel build baseline bench-anon-fault-cost" "see its errors above"; bench_exit; }
+# model MODEL: the A/A (and under icount the detection) figures of MODEL; returns 1 at the
+# first failed boot or bad comparison, its figures left out.
+model() {
+	local model=$1 t0
+	t0=$(date +%s)
+	pool configs/bench/verdict-aa.json "$model" "$boots" "$tmp/$model-aa" || return 1
+	splits 1 "$boots" 0 "$nc" "$m" >"$tmp/$model-aa.splits"
+	judge "$tmp/$model-aa" "$tmp/$model-aa" "$tmp/$model-aa.splits" "$tmp/$model-aa.cmp" || return 1
+	printf '%s A/A (%d boots, %.1f s a boot, %d s in all):\n' "$model" "$boots" "$per" $(( $(date +%s) - t0 ))
+	printf '  %d comparisons: %d false regressions (exit 1), %d undecided (exit 3), %d no change (exit 0)\n' "$nc" "$n1" "$n3" "$n0"
+	effect "$tmp/$model-aa.cmp"
+	[ "$model" = icount ] || return 0
+	t0=$(date +%s)
+	pool configs/bench/verdict-cost.json "$model" "$boots" "$tmp/$model-cost" || return 1
+	splits 2 "$boots" "$boots" "$nc" "$md" >"$tmp/$model-cost.splits"
+	judge "$tmp/$model-aa" "$tmp/$model-cost" "$tmp/$model-cost.splits" "$tmp/$model-cost.cmp" || return 1
+	printf '%s detection, bench-anon-fault-cost vs baseline (%d boots, %.1f s a boot, %d s):\n' "$model" "$boots" "$per" $(( $(date +%s) - t0 ))
+	printf '  %d comparisons of %d+%d boots: %d detected (exit 1), %d undecided, %d no change\n' "$nc" "$md" "$md" "$n1" "$n3" "$n0"
+	effect "$tmp/$model-cost.cmp"
+}
 for model in $models; do
 	echo
 	[ "$model" = tcg ] && { echo "tcg: starting a kernel build beside the guests"; start_load; }
 	[ "$model" = icount ] && [ -n "${ICOUNT_LOAD:-1}" ] && { echo "icount: starting a kernel build beside the guests"; start_load; }
-	t0=$(date +%s)
-	per=$(pool configs/bench/verdict-aa.json "$model" "$boots" "$tmp/$model-aa")
-	splits 1 "$boots" 0 "$nc" "$m" >"$tmp/$model-aa.splits"
-	read -r n0 n1 n3 n2 < <(judge "$tmp/$model-aa" "$tmp/$model-aa" "$tmp/$model-aa.splits" "$tmp/$model-aa.cmp")
-	printf '%s A/A (%d boots, %.1f s a boot, %d s in all):\n' "$model" "$boots" "$per" $(( $(date +%s) - t0 ))
-	printf '  %d comparisons: %d false regressions (exit 1), %d undecided (exit 3), %d no change (exit 0), %d bad input\n' "$nc" "$n1" "$n3" "$n0" "$n2"
-	effect "$tmp/$model-aa.cmp"
-	if [ "$model" = icount ]; then
-		t0=$(date +%s)
-		per=$(pool configs/bench/verdict-cost.json "$model" "$boots" "$tmp/$model-cost")
-		splits 2 "$boots" "$boots" "$nc" "$md" >"$tmp/$model-cost.splits"
-		read -r n0 n1 n3 n2 < <(judge "$tmp/$model-aa" "$tmp/$model-cost" "$tmp/$model-cost.splits" "$tmp/$model-cost.cmp")
-		printf '%s detection, bench-anon-fault-cost vs baseline (%d boots, %.1f s a boot, %d s):\n' "$model" "$boots" "$per" $(( $(date +%s) - t0 ))
-		printf '  %d comparisons of %d+%d boots: %d detected (exit 1), %d undecided, %d no change, %d bad input\n' "$nc" "$md" "$md" "$n1" "$n3" "$n0" "$n2"
-		effect "$tmp/$model-cost.cmp"
-	fi
+	model "$model" || echo "$model: figures left out (a run failed, above)"
 	stop_load
 done
+bench_exit
