@@ -106,6 +106,7 @@ s=$(wait_job "$id" 300)
 check "it ran to the end: done ($s)" test "$s" = done
 api "http://labd/v1/jobs/$id/report" >"$tmp/quick.json"
 check "its report through the API: status ok, one run" jq -e '.status == "ok" and (.runs | length == 1)' "$tmp/quick.json"
+jq -r '"# its run took \(.runs[0].timings.total_s) s (the kills below wait for a guest, not a delay)"' "$tmp/quick.json"
 api "http://labd/v1/events?job=$id" >"$tmp/ev.json"
 check "events: accepted, started, run-started, run-ended ok, done" jq -e '[.events[].type] as $t | ($t | index("accepted")) < ($t | index("started")) and ($t | index("run-started")) < ($t | index("run-ended")) and $t[-1] == "done" and ([.events[] | select(.type == "run-ended")][0].data.status == "ok")' "$tmp/ev.json"
 last=$(jq .last "$tmp/ev.json")
