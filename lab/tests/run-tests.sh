@@ -37,6 +37,9 @@ logdir=$B/test-logs
 mkdir -p "$logdir"
 
 passed=0 failed=0 broken=()
+# Seconds per test file, for comparing a cold run with a warm one (the closing notes quote it).
+times=$logdir/times.tsv
+printf 'test\tseconds\tpassed\tfailed\n' >"$times"
 run_one() {
 	local name=$1; shift
 	local log="$logdir/$name.log" start end p f
@@ -50,6 +53,7 @@ run_one() {
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
 	passed=$((passed + p)); failed=$((failed + f))
 	printf '%-40s %3d passed, %d failed  (%ds)\n' "$name" "$p" "$f" $((end - start))
+	printf '%s\t%d\t%d\t%d\n' "$name" $((end - start)) "$p" "$f" >>"$times"
 	if [ "$f" -ne 0 ]; then
 		broken+=("$name")
 		grep -aE '^not ok|^#' "$log" | head -40 | sed 's/^/    /'
