@@ -57,7 +57,7 @@ if [ -n "$from" ]; then
 		extract "$t" "$d/report.json" $(ls "$from/r-$t-nokaslr/report.json" 2>/dev/null) \
 			>"$tmp/m-$t.json"
 	done
-	jq -s --arg how "lab/tests/bench-memfit.sh --from DIR: the reports of BENCH_KEEP=DIR lab/tests/bench-memfit.sh runs" \
+	jq -s --arg how "BENCH_KEEP=DIR [MEMFIT_BOOTS=...] lab/tests/bench-memfit.sh OUT.json, once or more (each boot below says its status, kernel release and whether KASLR was on), then lab/tests/bench-memfit.sh --from DIR OUT.json" \
 		'{how: $how, topologies: .}' "$tmp"/m-*.json >"$out"
 	exit
 fi
