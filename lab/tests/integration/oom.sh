@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Integration: memory that cannot fit is refused before booting, and an OOM kill that still
-# happens in a guest is named in the report (lab/core/memfit.c, lab/proto/oomkill.c,
-# runners/rt_kmsg.c).  One real guest (TCG).  TAP; ends with "N passed, N failed".
+# Integration: memory that cannot fit is refused before booting, a job that fits runs, and an
+# OOM kill that still happens in a guest is named in the report (lab/core/memfit.c,
+# lab/proto/oomkill.c, runners/rt_kmsg.c).  Two real guests (TCG).  TAP; ends with "N passed,
+# N failed".
 set -u
 cd "$(dirname "$0")/../../.."
 . lab/tests/lib.sh
@@ -77,5 +78,26 @@ $lab report "$r" -o "$tmp/dash.html" >/dev/null 2>&1
 ok $? "lab report writes a dashboard of it"
 has "$tmp/dash.html" "killed by SIGKILL (signal 9)" "the dashboard names the signal"
 has "$tmp/dash.html" "Out of memory: Killed process" "... and shows the OOM killer's lines"
+check "no qemu left" no_qemu
+
+# (c) Issue 28's job, refused before the check was measured: one node of 1 CPU and 256 MiB,
+# page_fault1 at its default 128 MiB (lab/tests/data/memfit/issue-28.json, the unit test's
+# case).  It loads, boots and runs to the end with no OOM kill; the report has what the guest
+# held of the node when the workload started, and where the kernel image was.
+start=$(date +%s)
+$lab run lab/tests/data/memfit/issue-28.json --quiet-wait 0 --out "$tmp/i28" >"$tmp/i28.out" \
+	2>"$tmp/i28.err"
+rc=$? el=$(( $(date +%s) - start ))
+echo "# issue 28's job: exit $rc in ${el}s"
+ok "$(rc_is $rc 0)" "issue 28's job loads, boots and runs (exit 0, got $rc)"
+explain_runs "$tmp/i28"
+check "... page_fault1 ran to the end: no signal, no OOM kill" jqr "$tmp/i28" \
+	'.runs[0].status == "ok" and (.runs[0].workloads[0] | .status == "ok" and (has("oom") | not) and (has("signal") | not))'
+check "... the node's memory at the start and the kernel image's node are in the report" \
+	jqr "$tmp/i28" '.runs[0].topology.observed.kernel_node == 0 and (.runs[0].workloads[0].start_memory | length == 1 and .[0].free_kib > 131072)'
+check "... and the report validates against the schema" \
+	/usr/bin/python3 lab/tests/validate-reports.py "$tmp/i28/report.json"
+jq -r '.runs[0].workloads[0].start_memory[0] | "# node 0 at the start: free \(.free_kib) KiB, pcp \(.pcp_kib), kept \(.kept_kib), used \(.used_kib)"' \
+	"$tmp/i28/report.json"
 check "no qemu left" no_qemu
 finish
