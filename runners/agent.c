@@ -488,6 +488,22 @@ static int agent_report(size_t idx, const char *name, int status, double wall,
 	return !why && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+/* "workload-start", with each node's memory as the workload finds it: what the guest itself
+ * holds there, which lab/core/memfit.c reserves for it (its calibration data come from these
+ * lines).  A node list that cannot be read is left out, the workload run all the same. */
+static json_t *agent_start_line(size_t idx, const char *name)
+{
+	json_t *nodes = NULL;
+	int r = rt_node_memory_json("", &nodes);
+
+	if (r < 0)
+		agent_log("workload %zu (%s): cannot read the nodes' memory: %s", idx, name,
+			  strerror(-r));
+	agent_log("workload %zu (%s): starting", idx, name);
+	return json_pack("{s:s, s:I, s:s, s:o*}", CHANNEL_KEY_TYPE, CHANNEL_T_WORKLOAD_START,
+			 "index", (json_int_t)idx, "name", name, "nodes", nodes);
+}
+
 /* Runs workload idx; returns 1 when it succeeded with a JSON result. */
 static int agent_run_workload(const struct agent_job *job, size_t idx)
 {
@@ -498,9 +514,7 @@ static int agent_run_workload(const struct agent_job *job, size_t idx)
 	double wall = 0;
 	pid_t pid = -1;
 
-	agent_emit(json_pack("{s:s, s:I, s:s}", CHANNEL_KEY_TYPE, CHANNEL_T_WORKLOAD_START,
-			     "index", (json_int_t)idx, "name", w->name));
-	agent_log("workload %zu (%s): starting", idx, w->name);
+	agent_emit(agent_start_line(idx, w->name));
 	r = rt_argv_build(BIN_DIR, w->name, w->params, &argv);
 	snprintf(perf_out, sizeof(perf_out), RT_DISK_OUT "/perf-stat-%zu.csv", idx);
 	kmsg = rt_kmsg_open(); /* what the kernel says from here on: the OOM killer's lines */
@@ -712,6 +726,9 @@ int main(int argc, char **argv)
 					   ? line : NULL);
 	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "--kernel"))
 		return agent_print(rt_kernel_line(argc == 3 ? argv[2] : ""));
+	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "--memory"))
+		return agent_print(rt_node_memory_json(argc == 3 ? argv[2] : "", &line) == 0 ? line
+											    : NULL);
 	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "--topology"))
 		return agent_print(rt_topology_json(argc == 3 ? argv[2] : "", &line) == 0 ? line
 											 : NULL);
@@ -719,6 +736,8 @@ int main(int argc, char **argv)
 		"usage: agent --check-job FILE   validate a guest job, print each runner's argv\n"
 		"       agent --topology [ROOT]  print the topology line for this machine (or for\n"
 		"                                a fake tree ROOT/sys, ROOT/proc)\n"
+		"       agent --memory [ROOT]    print the nodes' memory as a workload-start line\n"
+		"                                carries it (free, used, kept from a bound task)\n"
 		"       agent --kernel [ROOT]    print the kernel line (.config, vma_lock counters)\n"
 		"       agent --knobs ROOT FILE  apply FILE's knobs under a fake tree ROOT (never /)\n"
 		"       agent --online ROOT      online ROOT's offline CPUs (a fake tree, never /)\n"

@@ -56,6 +56,16 @@ int rt_argv_build(const char *bin_dir, const char *name, const json_t *params, c
 void rt_argv_free(char **argv);
 
 /* The "topology" results line ({"t":"topology", ...}, PROTOCOL.md): nodes with cpus, present and
- * managed memory, the distance matrix and the online CPUs, as the running kernel sees them.
+ * managed memory, the distance matrix, the online CPUs and the node that holds the kernel
+ * image, as the running kernel sees them.
  * root prefixes /sys and /proc paths ("" for the real ones; tests pass a fake tree). */
 int rt_topology_json(const char *root, json_t **out);
+
+/* Each node's memory as the next workload finds it, for the "workload-start" line
+ * (PROTOCOL.md): [{"id", "free_kib", "used_kib", "pcp_kib", "kept_kib"}], MemFree and MemUsed
+ * of the node's meminfo; of the used, the free pages on the CPUs' lists (the pagesets' counts
+ * in /proc/zoneinfo), which the allocator drains before the OOM killer runs; and of the free
+ * memory what a user allocation bound to the node cannot take: per zone its min watermark
+ * plus its lowmem reserve against the highest zone, at most the zone's free pages.  root as
+ * for rt_topology_json(). */
+int rt_node_memory_json(const char *root, json_t **out);

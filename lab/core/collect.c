@@ -18,10 +18,12 @@ int collect_init(struct guest_log *g, unsigned nr_workloads)
 	g->nr_workloads = nr_workloads;
 	g->t_hello = g->t_first_start = g->t_last_end = g->t_done = -1;
 	g->workloads = json_array();
-	if (!g->workloads)
+	g->start_memory = json_array();
+	if (!g->workloads || !g->start_memory)
 		return -ENOMEM;
 	for (unsigned i = 0; i < nr_workloads; i++)
-		if (json_array_append_new(g->workloads, json_null()) < 0)
+		if (json_array_append_new(g->workloads, json_null()) < 0 ||
+		    json_array_append_new(g->start_memory, json_null()) < 0)
 			return -ENOMEM;
 	return 0;
 }
@@ -30,9 +32,10 @@ void collect_free(struct guest_log *g)
 {
 	json_decref(g->observed);
 	json_decref(g->workloads);
+	json_decref(g->start_memory);
 	json_decref(g->knobs);
 	json_decref(g->online);
-	g->observed = g->workloads = g->knobs = g->online = NULL;
+	g->observed = g->workloads = g->start_memory = g->knobs = g->online = NULL;
 	free(g->kernel.config);
 	json_decref(g->kernel.vm_start);
 	json_decref(g->kernel.vm_end);
@@ -110,6 +113,11 @@ static int dispatch(struct guest_log *g, const struct channel_msg *m, double t)
 	case CHANNEL_WORKLOAD_START:
 		if (g->t_first_start < 0)
 			g->t_first_start = t;
+		if (json_object_get(body, "nodes") &&
+		    json_array_set(g->start_memory,
+				   (size_t)json_integer_value(json_object_get(body, "index")),
+				   json_object_get(body, "nodes")) < 0)
+			return -ENOMEM;
 		return 0;
 	case CHANNEL_WORKLOAD:
 		return on_workload(g, body, t);

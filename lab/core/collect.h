@@ -32,6 +32,9 @@ struct guest_log {
 	char release[128];
 	json_t *observed;        /* topology in report shape, or NULL */
 	json_t *workloads;       /* array indexed by workload index; null until reported */
+	json_t *start_memory;    /* the same: each node's memory as the workload started
+				  * ([{id, free_kib, used_kib, pcp_kib, kept_kib}]), null until
+				  * then */
 	json_t *knobs;           /* the "knobs" line, rebuilt from checked fields, or NULL */
 	json_t *online;          /* the "cpus-online" line, rebuilt from checked fields, or NULL */
 	struct guest_kernel kernel;

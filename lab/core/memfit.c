@@ -1,29 +1,51 @@
 #include "core/memfit.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "core/memplan.h"
 #include "util/jsonpath.h"
 
-/* Where the guest's own share of a node comes from (TCG boots of configs/topologies/4s-8c
- * with the host's Debian 6.1 kernel; the nodes' MemTotal as the agent's topology line reports
- * it, "managed_mib", and the OOM killer's report of node 0 on the console):
- * - every node's MemTotal is 9-10 MiB short of its 512 MiB: the struct page array, 1/64 of
- *   the node, and the firmware's holes (MEMFIT_STRUCT_PAGE_DIV);
- * - one node, a different one from boot to boot (KASLR), is 53 MiB short: the kernel image
- *   and what the boot allocates beside it, 44 MiB more.  Any node can be that one, so every
- *   node keeps MEMFIT_KERNEL_MIB (48) for it;
- * - what the running guest holds on a node is memplan's minimum, 64 MiB + 1 MiB per vCPU
- *   there.  Measured on node 0 when the OOM killer struck (issue 18's job: page_fault2, 2
- *   tasks of 128 MiB bound there): 24 MiB the kernel keeps free (the min watermark, raised
- *   for THP), 10 MiB the initramfs's files, 27 MiB slab, stacks and page tables: 61 MiB;
- * - MEMFIT_MARGIN_MIB (16) for what varies.
- * Together 138 MiB of a 512 MiB node with 2 vCPUs, against 71 MiB measured on node 0 of that
- * guest (115 when the kernel image is there too).  page_fault2 was killed holding 221 MiB of
- * private copies and as much of its files on node 0, 441 MiB: this check asks 513 + 138 MiB
- * there and refuses it, while 2 tasks of page_fault1 or page_fault3 (257 + 138 MiB) ran to
- * the end in the same guest and pass. */
+/* Where the guest's own share of a node comes from (memfit.h names the parts).  Measured with
+ * lab/tests/bench-memfit.sh: TCG boots of the host's Debian 6.1 kernel on the shipped
+ * topologies and two small ones (lab/tests/data/memfit/topologies/), several with KASLR and
+ * one with nokaslr each.  As each workload starts the agent reads what a task bound to each
+ * node could still take there (runners/PROTOCOL.md, workload-start); the node's memory less
+ * that is what the guest holds of it.  The figures are lab/tests/data/memfit/measured/;
+ * lab/tests/test_memfit.c checks that no node of any boot held more than the reserve less
+ * MEMFIT_MARGIN_MIB, and that where the kernel image was, the reserve is at most 10 MiB above
+ * the most held there.  From the figures (MiB; "held" at the later of the two starts):
+ * - MemTotal falls short of each node by 1/64 of it (struct pages) and about 1/4 per vCPU on
+ *   it (per-CPU areas), of the node with the first MiB by 1-2 more (the firmware's);
+ * - the kernel keeps its min watermark free: 25 of each 512 MiB node of 4s-8c, 28 of the
+ *   larger nodes (with THP 22 MiB for each of the guest's 5 zones, at most 5 % of its memory,
+ *   spread by size), 2.4 of the 256 MiB guest, which has no THP; the node of the DMA zone
+ *   keeps 2-5 more, the DMA zone's reserve against the zone above (1/256 of it);
+ * - a node with neither the kernel image, the boot nor the bounce buffer held 40 with 2 vCPUs
+ *   (4s-8c), 69 with 16 (4s-64c), 87 with 32 (4s-128c), 144 with 64 (4s-256c): beside the
+ *   parts above, 5.5 and 1.25 per vCPU on it (slab, stacks, per-CPU data); the free pages
+ *   on the CPUs' lists (up to 1 MiB a CPU) are not counted, the allocator drains them;
+ * - the node KASLR loads the kernel image on holds 42-44 more; in 4s-8c each node was that
+ *   node in some boot;
+ * - the node of CPUs 0 and 1 holds 29 more with 8 vCPUs, 35 with 128, 48 with 256: the
+ *   initramfs's files (12) and what the boot allocates there, some of it for each CPU; with
+ *   the two CPUs on two nodes (2n-2c-384) either got 9 to 23 of it;
+ * - the node with the end of the RAM holds 3 more with 64 vCPUs, 5 with 128, 10 with 256;
+ * - with RAM above 4 GiB (a guest of 2816 MiB or more: q35 puts what is beyond 2 GiB there),
+ *   the node with the RAM just below 2 GiB holds the 64 MiB bounce buffer (swiotlb at
+ *   1946-2014 MiB: node 1 of 4s-64c and 4s-128c, node 0 of 4s-256c);
+ * - a bound task gets the rest: page_fault1 bound to the node of 1n-1c-256, whose guest held
+ *   89 there, ran with 166 MiB and was OOM-killed with 168; on node 0 of 4s-8c with the
+ *   kernel image (held 112) it ran with 394 and was killed with 398.
+ * MEMFIT_MARGIN_MIB (16) is for what a workload's start cannot show: the runner itself (1-2
+ * MiB in those runs), each task's kernel memory (stack and task struct, some 30 KiB a task:
+ * 512 tasks would take most of it, on the node the runner forks them from) and kernels other
+ * than the one measured.  Jobs that fill the nodes to the reserve ran: pft with 2 processes
+ * of 186 MiB a node on 4s-8c (nokaslr: node 0 needs 510 of 512) and 16 of 51 MiB a node on
+ * 4s-64c.  The check used to keep 64 + 1 per vCPU + 1/64 + 48 + 16 of every node: by the
+ * measurement too little on the 1 GiB nodes of 4s-64c and 4s-128c (160 and 176 where node 1
+ * held 172 and 194), too much on small guests (issue 28's job, page_fault1 at 128 MiB on one
+ * node of 1 CPU and 256 MiB, was refused and runs). */
 
 /* The footprints, from the runners (runners/PROTOCOL.md, configs/README.md):
  * - pft: each task's object (memory_mib, or memory_mib / tasks with memory_split) is touched
@@ -115,22 +137,126 @@ static unsigned long pool_mib(const struct job *job, const json_t *knobs, unsign
 	return (unsigned long)(pages * MEMFIT_HUGEPAGE_KIB >> 10);
 }
 
+/* q35 (lab/core/domain.c) lays the guest's RAM out node after node from address 0; with at
+ * least MEMFIT_Q35_HIGH_FROM_MIB of it, the first MEMFIT_Q35_LOW_MIB lie below 4 GiB and the
+ * rest above.  The kernel's zones: DMA (the first 16 MiB), DMA32 (the rest below 4 GiB),
+ * Normal (above). */
+#define MEMFIT_Q35_HIGH_FROM_MIB 2816ul
+#define MEMFIT_Q35_LOW_MIB 2048ul
+#define MEMFIT_DMA_MIB 16ul
+
+struct node_span {
+	unsigned long start, end; /* MiB of the guest's RAM, in the order q35 lays it out */
+};
+
+static unsigned long low_mib(unsigned long total)
+{
+	return total >= MEMFIT_Q35_HIGH_FROM_MIB ? MEMFIT_Q35_LOW_MIB : total;
+}
+
+static unsigned node_zones(struct node_span s, unsigned long low)
+{
+	unsigned long dma32_start = s.start > MEMFIT_DMA_MIB ? s.start : MEMFIT_DMA_MIB;
+
+	return (s.start < MEMFIT_DMA_MIB) + (dma32_start < (s.end < low ? s.end : low)) +
+	       (s.end > low);
+}
+
+/* Whether the guest runs with THP: the kernel turns it off below 512 MiB of memory
+ * (mm/huge_memory.c) unless a knob turns it on (thp_enabled, any mthp_enabled size). */
+static int thp_on(unsigned long total_mib, const json_t *knobs)
+{
+	const json_t *thp = json_object_get(knobs, "thp_enabled"), *v;
+	const char *size;
+
+	if (total_mib >= 512 || (json_is_string(thp) && strcmp(json_string_value(thp), "never")))
+		return 1;
+	json_object_foreach((json_t *)json_object_get(knobs, "mthp_enabled"), size, v)
+		if (json_is_string(v) && strcmp(json_string_value(v), "never"))
+			return 1;
+	return 0;
+}
+
+/* The min watermarks, KiB: min_free_kbytes, sqrt(16 x the memory in KiB), at most 256 MiB
+ * (mm/page_alloc.c), which THP raises to 11 pageblocks (22 MiB) per zone below Movable, at
+ * most 5 % of the memory (mm/khugepaged.c).  The kernel spreads it over the zones by their
+ * size. */
+static unsigned long long watermark_kib(unsigned zones, unsigned long total_mib, int thp)
+{
+	unsigned long long total_kib = (unsigned long long)total_mib << 10;
+	unsigned long long huge = 22ull * 1024 * zones;
+	unsigned long long dflt = (unsigned long long)sqrt(16.0 * (double)total_kib);
+
+	if (huge > total_kib / 20)
+		huge = total_kib / 20;
+	if (dflt > 256ull * 1024)
+		dflt = 256ull * 1024;
+	return thp && huge > dflt ? huge : dflt;
+}
+
+/* What the guest holds of node i, KiB (memfit.h, and above): wm is all the nodes' min
+ * watermarks; the boot ran on the nodes of CPUs 0 and 1, cpu0 and cpu1. */
+static unsigned long long node_kib(const struct topology *t, const struct node_span *span,
+				   unsigned i, unsigned long long wm, int cpu0, int cpu1)
+{
+	unsigned long total = span[t->nr_nodes - 1].end, low = low_mib(total);
+	unsigned long long mem = t->nodes[i].memory_mib, kib = (mem << 10) / MEMFIT_STRUCT_PAGE_DIV;
+	unsigned zones = node_zones(span[i], low);
+
+	kib += wm * mem / total;
+	/* Each lower zone keeps 1/256 of the zones above it on the node from them. */
+	kib += (zones > 1 ? zones - 1 : 0) * (mem << 10) / 256;
+	if (span[i].start < MEMFIT_DMA_MIB)
+		kib += MEMFIT_FIRMWARE_MIB << 10;
+	kib += MEMFIT_NODE_KIB + (unsigned long long)MEMFIT_VCPU_KIB * t->nodes[i].nr_cpus;
+	kib += MEMFIT_KERNEL_MIB << 10;
+	if ((int)i == cpu0 || (int)i == cpu1)
+		kib += ((cpu0 == cpu1 || cpu1 < 0 ? MEMFIT_BOOT_MIB : MEMFIT_BOOT_ONE_MIB) << 10) +
+		       (unsigned long long)MEMFIT_BOOT_VCPU_KIB * t->vcpus;
+	if (total > low && span[i].end > low - MEMFIT_SWIOTLB_WINDOW_MIB && span[i].start < low)
+		kib += MEMFIT_SWIOTLB_MIB << 10;
+	if (span[i].end == total)
+		kib += (unsigned long long)MEMFIT_TOP_VCPU_KIB * t->vcpus;
+	return kib;
+}
+
+/* The guest's own share of each node and the margin, MiB. */
+static void guest_share(const struct topology *t, const json_t *knobs, unsigned long *guest_mib)
+{
+	unsigned n = t->nr_nodes < TOPO_MAX_NODES ? t->nr_nodes : TOPO_MAX_NODES, zones = 0;
+	unsigned long total = topology_memory_mib(t), start = 0;
+	unsigned short node_of[TOPO_MAX_VCPUS];
+	unsigned ncpus = cpu_nodes(t, node_of);
+	int cpu0 = ncpus > 0 ? node_of[0] : -1, cpu1 = ncpus > 1 ? node_of[1] : -1;
+	struct node_span span[TOPO_MAX_NODES];
+	unsigned long long wm;
+
+	for (unsigned i = 0; i < n; i++) {
+		span[i] = (struct node_span){start, start + t->nodes[i].memory_mib};
+		start = span[i].end;
+		zones += node_zones(span[i], low_mib(total));
+	}
+	wm = watermark_kib(zones, total, thp_on(total, knobs));
+	for (unsigned i = 0; i < n; i++)
+		guest_mib[i] = (unsigned long)div_up(node_kib(t, span, i, wm, cpu0, cpu1), 1024) +
+			       MEMFIT_MARGIN_MIB;
+}
+
 static void build_nodes(const struct job *job, const json_t *knobs, struct memfit *m)
 {
-	struct memplan plan;
+	unsigned long guest[TOPO_MAX_NODES];
 	unsigned mem_nodes = 0;
 
-	memplan_build(&job->topo, &plan);
-	for (unsigned i = 0; i < plan.nr_nodes; i++)
-		mem_nodes += plan.nodes[i].memory_mib > 0;
-	m->nr_nodes = plan.nr_nodes;
-	for (unsigned i = 0; i < plan.nr_nodes; i++) {
+	m->nr_nodes = job->topo.nr_nodes < TOPO_MAX_NODES ? job->topo.nr_nodes : TOPO_MAX_NODES;
+	guest_share(&job->topo, knobs, guest);
+	for (unsigned i = 0; i < m->nr_nodes; i++)
+		mem_nodes += job->topo.nodes[i].memory_mib > 0;
+	for (unsigned i = 0; i < m->nr_nodes; i++) {
 		struct memfit_node *n = &m->nodes[i];
 
-		n->id = plan.nodes[i].id;
-		n->memory_mib = plan.nodes[i].memory_mib;
-		n->guest_mib = plan.nodes[i].min_mib + n->memory_mib / MEMFIT_STRUCT_PAGE_DIV +
-			       MEMFIT_KERNEL_MIB + MEMFIT_MARGIN_MIB;
+		n->id = job->topo.nodes[i].id;
+		n->memory_mib = job->topo.nodes[i].memory_mib;
+		n->guest_mib = guest[i];
 		n->pool_mib = pool_mib(job, knobs, i, mem_nodes);
 		n->worst = -1;
 	}
@@ -232,19 +358,22 @@ static int node_error(const struct job *job, const struct memfit *m, unsigned i,
 	if (n->worst < 0)
 		return error_set(err, m->pool_path,
 				 "the huge page pool does not fit on node %u: %lu MiB of huge pages "
-				 "beside the guest's own %lu MiB need %lu MiB of its %lu%s", n->id,
-				 n->pool_mib, n->guest_mib, node_need_mib(n), n->memory_mib, others);
+				 "beside the guest's own %lu MiB and a margin of %lu need %lu MiB of its "
+				 "%lu%s", n->id, n->pool_mib, n->guest_mib - MEMFIT_MARGIN_MIB,
+				 MEMFIT_MARGIN_MIB, node_need_mib(n), n->memory_mib, others);
 	w = &job->workloads[n->worst];
 	foot = memfit_task_kib(w, n->worst_tasks, &bound);
 	snprintf(path, sizeof(path), "workloads[%d].params.memory_mib", n->worst);
 	return error_set(err, path,
 			 "%s with %u tasks binds %lu MiB to node %u (%llu task(s) there x %lu MiB%s), "
 			 "more than fits: node %u needs %lu MiB of its %lu (that + the guest's own "
-			 "%lu + huge pages %lu)%s; use a smaller memory_mib or fewer tasks per node",
+			 "%lu + a margin of %lu + huge pages %lu)%s; use a smaller memory_mib or fewer "
+			 "tasks per node",
 			 w->name, n->worst_tasks, mib_up(n->bound_kib), n->id,
 			 foot ? n->bound_kib / foot : 0, mib_up(foot),
 			 !strcmp(w->name, "page_fault2") ? ", its file and its private copy" : "",
-			 n->id, node_need_mib(n), n->memory_mib, n->guest_mib, n->pool_mib, others);
+			 n->id, node_need_mib(n), n->memory_mib, n->guest_mib - MEMFIT_MARGIN_MIB,
+			 MEMFIT_MARGIN_MIB, n->pool_mib, others);
 }
 
 /* What all nodes have left for memory that may go anywhere. */
@@ -277,12 +406,14 @@ int memfit_check(const struct job *job, const struct memfit *m, struct lab_error
 	snprintf(path, sizeof(path), "workloads[%d].params.memory_mib", m->spill_worst);
 	return error_set(err, path,
 			 "%s with %u tasks needs %lu MiB (membind \"%s\": any node), more than the "
-			 "guest has left: %lu MiB on %u node(s) after the guest's own %lu and huge "
-			 "pages %lu; use a smaller memory_mib or fewer tasks",
+			 "guest has left: %lu MiB on %u node(s) after the guest's own %lu, a margin "
+			 "of %lu on each node and huge pages %lu; use a smaller memory_mib or fewer "
+			 "tasks",
 			 job->workloads[m->spill_worst].name, m->spill_tasks, mib_up(m->spill_kib),
 			 json_string_value(json_object_get(job->workloads[m->spill_worst].params,
 							   "membind")),
-			 left, m->nr_nodes, guest, pool);
+			 left, m->nr_nodes, guest - m->nr_nodes * MEMFIT_MARGIN_MIB, MEMFIT_MARGIN_MIB,
+			 pool);
 }
 
 json_t *memfit_to_json(const struct memfit *m)

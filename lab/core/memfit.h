@@ -2,10 +2,10 @@
  * loaded, before anything boots.  A workload whose tasks bind their memory to their CPU's node
  * (membind "bind", the default) can only use that node: when the node is full the guest's OOM
  * killer kills the workload (constraint MEMORY_POLICY) even though other nodes are empty.  So
- * for each node: what the guest itself needs there (memplan's per-node minimum plus what the
- * kernel keeps out of the allocator), the huge page pool the job's knobs put there, and the
- * most any one workload binds there (workloads run one after another, each task count of a
- * sweep after the other) must fit in the node's memory.  Memory that is not node-bound
+ * for each node: what the guest itself holds there (measured, below) and a margin, the huge
+ * page pool the job's knobs put there, and the most any one workload binds there (workloads
+ * run one after another, each task count of a sweep after the other) must fit in the node's
+ * memory.  Memory that is not node-bound
  * (membind "local", "interleave", "none") may spill to any node: it must fit in what all nodes
  * have left.  Pure: the footprints come from how each runner maps and touches its memory
  * (the runners, memfit.c says which). */
@@ -16,20 +16,43 @@
 #include "util/jsonpath.h"
 #include "util/error.h"
 
-/* Kept out of the allocator on every node beside memplan's minimum: the struct page array
- * (64 bytes per 4 KiB page, 1/64 of the node) and the kernel image with what is allocated
- * beside it at boot, on whichever node KASLR loads it (memfit.c says how it was measured). */
+/* The guest's own share of each node: what a task bound there cannot have before any workload
+ * runs.  Measured (lab/tests/data/memfit/measured/, made by lab/tests/bench-memfit.sh; memfit.c
+ * says what each part is and where it lies), it is per node:
+ * - the struct page array, 1/MEMFIT_STRUCT_PAGE_DIV of the node;
+ * - the min watermark the kernel keeps free, and the lowmem reserves of its lower zones
+ *   (computed, memfit.c); on the node with the first MiB of RAM, MEMFIT_FIRMWARE_MIB that
+ *   the firmware keeps;
+ * - MEMFIT_NODE_KIB, and MEMFIT_VCPU_KIB per vCPU on the node;
+ * - MEMFIT_KERNEL_MIB: the kernel image, on whichever node KASLR loads it, so on every node;
+ * - MEMFIT_BOOT_MIB and MEMFIT_BOOT_VCPU_KIB per vCPU of the guest on the node of CPUs 0 and
+ *   1, which run the boot: the initramfs's files and what the boot allocates there; when the
+ *   two are on two nodes, up to MEMFIT_BOOT_ONE_MIB of the first on either;
+ * - MEMFIT_SWIOTLB_MIB on the nodes within MEMFIT_SWIOTLB_WINDOW_MIB below the end of the RAM
+ *   under 4 GiB, when the guest has RAM above 4 GiB: the DMA bounce buffer;
+ * - on the node with the end of the RAM, MEMFIT_TOP_VCPU_KIB per vCPU of the guest: what the
+ *   boot allocates for every CPU from the top of the memory;
+ * - MEMFIT_MARGIN_MIB for what the measurements cannot show: the workload's own kernel
+ *   memory beyond its pages (tasks, stacks, slab) and other kernels' sizes. */
 #define MEMFIT_STRUCT_PAGE_DIV 64ul
-#define MEMFIT_KERNEL_MIB 48ul
-/* What varies from boot to boot and kernel to kernel beyond that (the initramfs's files grow
- * with the runners, slab with the tasks): about 15 % of the guest's share. */
+#define MEMFIT_FIRMWARE_MIB 2ul
+#define MEMFIT_NODE_KIB 5632ul
+#define MEMFIT_VCPU_KIB 1280ul
+#define MEMFIT_KERNEL_MIB 44ul
+#define MEMFIT_BOOT_MIB 30ul
+#define MEMFIT_BOOT_VCPU_KIB 78ul
+#define MEMFIT_BOOT_ONE_MIB 24ul
+#define MEMFIT_SWIOTLB_MIB 64ul
+#define MEMFIT_SWIOTLB_WINDOW_MIB 160ul
+#define MEMFIT_TOP_VCPU_KIB 40ul
 #define MEMFIT_MARGIN_MIB 16ul
 #define MEMFIT_HUGEPAGE_KIB 2048ul
 
 struct memfit_node {
 	unsigned id;
 	unsigned long memory_mib; /* the topology's */
-	unsigned long guest_mib;  /* what the guest needs there before any workload */
+	unsigned long guest_mib;  /* what the guest holds there before any workload, and the
+				   * margin (MEMFIT_MARGIN_MIB) */
 	unsigned long pool_mib;   /* huge page pool the knobs ask for there */
 	unsigned long bound_kib;  /* the most one workload binds there */
 	int worst;                /* that workload's index, -1 when none binds here */

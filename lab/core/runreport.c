@@ -56,7 +56,9 @@ static void death_json(json_t *w, const json_t *got)
 		json_object_set(w, "oom", json_object_get(got, "oom"));
 }
 
-static json_t *workload_json(const struct job_workload *jw, const json_t *got)
+/* start: each node's memory as the workload started (the channel checked it), or NULL. */
+static json_t *workload_json(const struct job_workload *jw, const json_t *got,
+			     const json_t *start)
 {
 	const char *err = json_string_value(json_object_get(got, "error"));
 	json_t *out = json_object_get(got, "output");
@@ -77,6 +79,8 @@ static json_t *workload_json(const struct job_workload *jw, const json_t *got)
 	json_object_set_new(w, "results", results ? json_incref(results) : json_array());
 	if (err && err[0])
 		json_object_set_new(w, "error", json_string(err));
+	if (json_is_array(start))
+		json_object_set(w, "start_memory", (json_t *)start);
 	death_json(w, got);
 	if (json_is_object(json_object_get(out, "perf_stat")))
 		json_object_set_new(w, "perf_stat", perf_stat_json(json_object_get(out, "perf_stat")));
@@ -89,8 +93,9 @@ static json_t *workloads_json(const struct run_record *r)
 
 	for (unsigned i = 0; arr && i < r->job->nr_workloads; i++) {
 		json_t *got = r->log ? json_array_get(r->log->workloads, i) : NULL;
+		json_t *start = r->log ? json_array_get(r->log->start_memory, i) : NULL;
 
-		json_array_append_new(arr, workload_json(&r->job->workloads[i], got));
+		json_array_append_new(arr, workload_json(&r->job->workloads[i], got, start));
 	}
 	return arr;
 }

@@ -86,6 +86,7 @@ static json_t *check_topology(const json_t *m, const struct channel_bounds *b)
 	_cleanup_json_ json_t *out_nodes = json_array();
 	size_t i, n;
 	json_t *node, *row;
+	long id;
 
 	if (!json_is_array(nodes) || !json_is_array(dist) || !out_nodes)
 		return NULL;
@@ -93,7 +94,7 @@ static json_t *check_topology(const json_t *m, const struct channel_bounds *b)
 	if (n == 0 || n > b->max_nodes || json_array_size(dist) != n)
 		return NULL;
 	json_array_foreach(nodes, i, node) {
-		long id, mem, managed = 0;
+		long mem, managed = 0;
 		json_t *cpus = json_object_get(node, "cpus");
 
 		if (get_int(node, "id", 0, (long)b->max_nodes - 1, &id) < 0 ||
@@ -109,7 +110,58 @@ static json_t *check_topology(const json_t *m, const struct channel_bounds *b)
 	json_array_foreach(dist, i, row)
 		if (!valid_int_array(row, n, 0, 255) || json_array_size(row) != n)
 			return NULL;
+	/* Optional: the node that holds the kernel image; left out when not one of the nodes. */
+	if (get_int(m, "kernel_node", 0, (long)b->max_nodes - 1, &id) == 0)
+		json_array_foreach(out_nodes, i, node)
+			if (json_integer_value(json_object_get(node, "id")) == id)
+				return json_pack("{s:O,s:O,s:I}", "nodes", out_nodes, "distances",
+						 dist, "kernel_node", (json_int_t)id);
 	return json_pack("{s:O,s:O}", "nodes", out_nodes, "distances", dist);
+}
+
+/* ---- workload-start ------------------------------------------------------------------------ */
+
+/* A node's memory in KiB: at most 1 PiB (a topology node has at most 16 TiB). */
+#define MAX_NODE_KIB (1L << 40)
+
+/* Each node's memory as the workload found it: ids in range and ascending (so each once),
+ * the figures bounded; any failure drops the list (the line is kept: it places the start). */
+static json_t *start_nodes(const json_t *nodes, const struct channel_bounds *b)
+{
+	_cleanup_json_ json_t *out = json_array();
+	long last = -1;
+	size_t i;
+	json_t *n;
+
+	if (!out || !json_is_array(nodes) || json_array_size(nodes) > b->max_nodes)
+		return NULL;
+	json_array_foreach(nodes, i, n) {
+		long id, free_kib, used_kib, pcp_kib, kept_kib;
+
+		if (!json_is_object(n) || json_object_size(n) != 5 ||
+		    get_int(n, "id", last + 1, (long)b->max_nodes - 1, &id) < 0 ||
+		    get_int(n, "free_kib", 0, MAX_NODE_KIB, &free_kib) < 0 ||
+		    get_int(n, "used_kib", 0, MAX_NODE_KIB, &used_kib) < 0 ||
+		    get_int(n, "pcp_kib", 0, used_kib, &pcp_kib) < 0 ||
+		    get_int(n, "kept_kib", 0, free_kib, &kept_kib) < 0 ||
+		    json_array_append_new(out, json_pack("{s:I,s:I,s:I,s:I,s:I}", "id",
+				(json_int_t)id, "free_kib", (json_int_t)free_kib, "used_kib",
+				(json_int_t)used_kib, "pcp_kib", (json_int_t)pcp_kib, "kept_kib",
+				(json_int_t)kept_kib)) < 0)
+			return NULL;
+		last = id;
+	}
+	return TAKE_PTR(out);
+}
+
+static json_t *check_workload_start(const json_t *m, const struct channel_bounds *b)
+{
+	long idx;
+
+	if (get_int(m, "index", 0, (long)b->nr_workloads - 1, &idx) < 0)
+		return NULL;
+	return json_pack("{s:I,s:o*}", "index", (json_int_t)idx, "nodes",
+			 start_nodes(json_object_get(m, "nodes"), b));
 }
 
 /* ---- kernel, vmstat ------------------------------------------------------------------------ */
@@ -371,7 +423,7 @@ static const struct {
 	[CHANNEL_KNOBS] = {CHANNEL_T_KNOBS, check_knobs},
 	[CHANNEL_CPUS_ONLINE] = {CHANNEL_T_CPUS_ONLINE, check_online},
 	[CHANNEL_HEARTBEAT] = {CHANNEL_T_HEARTBEAT, check_nothing},
-	[CHANNEL_WORKLOAD_START] = {CHANNEL_T_WORKLOAD_START, check_nothing},
+	[CHANNEL_WORKLOAD_START] = {CHANNEL_T_WORKLOAD_START, check_workload_start},
 	[CHANNEL_WORKLOAD] = {CHANNEL_T_WORKLOAD, check_workload},
 	[CHANNEL_ERROR] = {CHANNEL_T_ERROR, check_error},
 	[CHANNEL_VMSTAT] = {CHANNEL_T_VMSTAT, check_vmstat},

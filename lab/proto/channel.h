@@ -52,12 +52,15 @@ struct channel_bounds {
 /* A checked line.  body holds only checked fields (a new reference, never NULL after a 0
  * return), per type:
  *   hello          {"agent"?: s, "release"?: s}
- *   topology       {"nodes": [{id, cpus, memory_mib, managed_mib}], "distances": [[..]]}
+ *   topology       {"nodes": [{id, cpus, memory_mib, managed_mib}], "distances": [[..]],
+ *                   "kernel_node"?: the index of the node that holds the kernel image}
  *   kernel         {"config": s|null, "config_error"?: s, "vmstat": COUNTERS|null}
  *   knobs          {"ok": b, "knobs": [ENTRY], "error"?: s}
  *   cpus-online    {present, requested, failed_count, failed, wall_s, rcu_expedited,
  *                   domains_batched?, rebuild_s?}
- *   heartbeat, workload-start  {}
+ *   heartbeat      {}
+ *   workload-start {"index", "nodes"?: [{id, free_kib, used_kib, pcp_kib, kept_kib}]} (the
+ *                  list is left out when it fails its checks)
  *   workload       {"index", "exit", "wall_s", "output"?, "stderr"?, "error": why or "",
  *                   "signal"?: 1..64, "oom"?: as oomkill_check() rebuilds it}
  *   error          {"msg"?: s}

@@ -73,6 +73,9 @@ static void hostile(struct guest_log *g)
 		"{\"t\":\"kernel\",\"config_same\":\"yes\",\"vmstat\":null}",
 		"{\"t\":\"kernel\",\"config_same\":true,\"config\":\"CONFIG_A=y\\n\","
 		"\"vmstat\":null}",
+		/* a start that cannot be placed: no index, or beyond the job's workloads */
+		"{\"t\":\"workload-start\",\"name\":\"pft\"}",
+		"{\"t\":\"workload-start\",\"index\":7,\"name\":\"pft\"}",
 	};
 	unsigned before = g->bad_lines;
 	json_t *observed = g->observed;
@@ -84,6 +87,79 @@ static void hostile(struct guest_log *g)
 	tap_ok(g->observed == observed, "a bad topology does not replace the good one");
 	tap_ok(g->online && json_integer_value(json_object_get(g->online, "requested")) == 6,
 	       "a bad cpus-online line does not replace the good one");
+}
+
+/* Each node's memory at a workload's start: kept when every node passes its checks, the
+ * whole list dropped (the start kept) when one does not. */
+static void start_memory(void)
+{
+	static const char *const bad[] = {
+		"[{\"id\":0,\"free_kib\":-1,\"used_kib\":0,\"pcp_kib\":0,\"kept_kib\":0}]",
+		"[{\"id\":0,\"free_kib\":10,\"used_kib\":0,\"pcp_kib\":0,\"kept_kib\":11}]",
+		"[{\"id\":0,\"free_kib\":10,\"used_kib\":4,\"pcp_kib\":5,\"kept_kib\":1}]",
+		"[{\"id\":1,\"free_kib\":1,\"used_kib\":1,\"pcp_kib\":0,\"kept_kib\":0},"
+		"{\"id\":0,\"free_kib\":1,\"used_kib\":1,\"pcp_kib\":0,\"kept_kib\":0}]",
+		"[{\"id\":64,\"free_kib\":1,\"used_kib\":1,\"pcp_kib\":0,\"kept_kib\":0}]",
+		"[{\"id\":0,\"free_kib\":1,\"used_kib\":1,\"pcp_kib\":0,\"kept_kib\":0,"
+		"\"x\":1}]",
+		"[{\"id\":0,\"free_kib\":1,\"used_kib\":1,\"kept_kib\":0}]",
+		"[{\"id\":0,\"free_kib\":1,\"used_kib\":2199023255553,\"pcp_kib\":0,"
+		"\"kept_kib\":0}]",
+		"{\"id\":0}",
+	};
+	const char *good = "{\"t\":\"workload-start\",\"index\":1,\"name\":\"pft\",\"nodes\":"
+			   "[{\"id\":0,\"free_kib\":477776,\"used_kib\":36612,\"pcp_kib\":1180,"
+			   "\"kept_kib\":27540},{\"id\":2,\"free_kib\":0,\"used_kib\":524288,"
+			   "\"pcp_kib\":0,\"kept_kib\":0}]}";
+	struct guest_log g;
+	json_t *got;
+
+	if (!tap_ok(collect_init(&g, 2) == 0, "collect_init"))
+		return;
+	tap_ok(collect_line(&g, good, strlen(good), 1) == 1 && g.bad_lines == 0,
+	       "workload-start with the nodes' memory is progress");
+	got = json_array_get(g.start_memory, 1);
+	tap_ok(json_array_size(got) == 2 && json_is_null(json_array_get(g.start_memory, 0)) &&
+		       json_integer_value(json_object_get(json_array_get(got, 0), "kept_kib")) ==
+			       27540,
+	       "... kept for workload 1, none for workload 0");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char line[512];
+
+		snprintf(line, sizeof(line), "{\"t\":\"workload-start\",\"index\":0,\"nodes\":%s}",
+			 bad[i]);
+		tap_ok(collect_line(&g, line, strlen(line), 2) == 1 && g.bad_lines == 0 &&
+			       json_is_null(json_array_get(g.start_memory, 0)),
+		       "a start whose nodes fail their checks is kept without them: %s", bad[i]);
+	}
+	collect_free(&g);
+}
+
+/* The node with the kernel image: kept when it is one of the reported nodes. */
+static void kernel_node(void)
+{
+	static const struct {
+		const char *value;
+		int kept;
+	} c[] = {{"1", 1}, {"0", 1}, {"2", 0}, {"-1", 0}, {"\"1\"", 0}};
+	struct guest_log g;
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char line[256];
+		json_t *kn;
+
+		snprintf(line, sizeof(line), "{\"t\":\"topology\",\"nodes\":[{\"id\":0,\"cpus\":[0],"
+			 "\"memory_mib\":5},{\"id\":1,\"cpus\":[1],\"memory_mib\":5}],"
+			 "\"distances\":[[10,20],[20,10]],\"kernel_node\":%s}", c[i].value);
+		if (collect_init(&g, 1) < 0)
+			return;
+		kn = collect_line(&g, line, strlen(line), 1) == 1
+			     ? json_object_get(g.observed, "kernel_node") : NULL;
+		tap_ok(g.observed && (c[i].kept ? json_is_integer(kn) : !kn),
+		       "topology with kernel_node %s: the topology kept, the node %s", c[i].value,
+		       c[i].kept ? "too" : "left out");
+		collect_free(&g);
+	}
 }
 
 /* A guest whose .config is the one the host gave it says only that. */
@@ -216,6 +292,11 @@ static void healthy(const struct job *job)
 	tap_ok(json_integer_value(json_object_get(json_object_get(run, "guest"), "bad_lines")) ==
 			       0 && json_object_get(json_object_get(run, "guest"), "bad_lines"),
 	       "the report says guest.bad_lines 0");
+	tap_ok(json_equal(json_object_get(json_array_get(json_object_get(run, "workloads"), 0),
+					  "start_memory"),
+			  json_array_get(g.start_memory, 0)) &&
+		       json_array_size(json_array_get(g.start_memory, 0)) == 4,
+	       "the workload's start_memory in the report: the 4 nodes as the guest sent them");
 	collect_free(&g);
 }
 
@@ -241,6 +322,8 @@ int main(void)
 	hostile(&g);
 	bad_output();
 	online_batched();
+	start_memory();
+	kernel_node();
 	config_same();
 	healthy(&job);
 	collect_free(&g);

@@ -28,6 +28,15 @@ valid "schema is valid draft 2020-12 and the run goldens validate" \
 	$V --run lab/tests/golden/report-run-*.json
 valid "committed reports validate (real and synthetic)" $V lab/tests/data/compare/*.json
 
+# The nodes' memory at a workload's start and the kernel image's node (agents since them).
+jq '.runs[0].workloads[0].start_memory = [{"id": 0, "free_kib": 477776, "used_kib": 36612,
+	"pcp_kib": 1180, "kept_kib": 27540}] | .runs[0].topology.observed.kernel_node = 0' "$real" \
+	>"$T/mem.json"
+valid "a report with start_memory and kernel_node validates" $V "$T/mem.json"
+invalid "start_memory without pcp_kib" \
+	'.runs[0].workloads[0].start_memory = [{"id": 0, "free_kib": 1, "used_kib": 1, "kept_kib": 0}]' \
+	"'pcp_kib' is a required property"
+invalid "a negative kernel_node" '.runs[0].topology.observed.kernel_node = -1' "observed: .*\\(oneOf\\)"
 invalid "another schema version" '.schema = "numalab.report/2"' 'schema: .* was expected'
 invalid "an unknown run key" '.runs[0].color = "red"' "Additional properties are not allowed \\('color'"
 invalid "an unknown status" '.runs[0].status = "fine"' "runs\\[0\\]\\.status: 'fine' is not one of"

@@ -164,13 +164,22 @@ Node 0, zone      DMA32
   pages free     1
         present  $p0a
         present_early_pages 99999
+        spanned  1000
         managed  1
+  start_pfn:           1
 Node 0, zone   Normal
         present  $p0b
+        spanned  1000
+  start_pfn:           1001
 Node 1, zone   Normal
         present  $p1
+        spanned  1000
         managed  1
+  start_pfn:           2001
 EOF
+# The kernel image in page frame 2500: node 1's (2001..3000).
+printf '00001000-0009fbff : System RAM\n%x-%x : System RAM\n  %x-%x : Kernel code\n' \
+	$((PS * 1001)) $((PS * 3001 - 1)) $((PS * 2500)) $((PS * 2600 - 1)) >"$F/proc/iomem"
 "$AGENT" --topology "$F" >"$T/topo" 2>"$T/err"
 ok $? "agent --topology on a fake tree exits 0"
 python3 - "$T/topo" >"$T/why" 2>&1 <<'PY'
@@ -178,13 +187,81 @@ import json, sys
 t = json.loads(open(sys.argv[1]).read())
 want = {"t": "topology", "online_cpus": [0, 1, 2, 4], "distances": [[10, 21], [21, 10]],
         "nodes": [{"id": 0, "cpus": [0, 1], "memory_mib": 1024, "managed_mib": 1022},
-                  {"id": 1, "cpus": [2, 4], "memory_mib": 257, "managed_mib": 513}]}
+                  {"id": 1, "cpus": [2, 4], "memory_mib": 257, "managed_mib": 513}],
+        "kernel_node": 1}
 if t != want:
     print("got  %s\nwant %s" % (json.dumps(t, sort_keys=True), json.dumps(want, sort_keys=True)))
     sys.exit(1)
 PY
-ok $? "topology: cpulists, distances, present MiB rounded to nearest, MemTotal in MiB"
+ok $? "topology: cpulists, distances, present MiB rounded to nearest, MemTotal in MiB, the kernel's node"
 diag "$T/why"
+# Addresses hidden (a reader without CAP_SYS_ADMIN sees zeros): no kernel_node.
+sed -i 's/^ *[0-9a-f]*-[0-9a-f]* : Kernel code/  00000000-00000000 : Kernel code/' "$F/proc/iomem"
+"$AGENT" --topology "$F" >"$T/topo" 2>"$T/err" &&
+	python3 -c 'import json,sys; sys.exit("kernel_node" in json.load(open(sys.argv[1])))' "$T/topo"
+ok $? "topology: no kernel_node when /proc/iomem hides the addresses"
+
+# The nodes' memory at a workload's start on a fake tree: MemFree and MemUsed as they are;
+# pcp, the counts of the CPUs' pagesets (52 + 11 pages); kept, per zone its min watermark plus
+# its largest lowmem reserve, at most its free pages (node 0's DMA zone all of its 3840 free,
+# DMA32 8017 + 3328; node 1's empty Movable nothing).
+M=$T/mroot
+mkdir -p "$M/proc" "$M/sys/devices/system/node/node0" "$M/sys/devices/system/node/node1"
+printf 'Node 0 MemTotal:  3200000 kB\nNode 0 MemFree:   3105928 kB\nNode 0 MemUsed:    94072 kB\n' \
+	>"$M/sys/devices/system/node/node0/meminfo"
+printf 'Node 1 MemTotal:     1000 kB\nNode 1 MemFree:        400 kB\nNode 1 MemUsed:        600 kB\n' \
+	>"$M/sys/devices/system/node/node1/meminfo"
+cat >"$M/proc/zoneinfo" <<EOF
+Node 0, zone      DMA
+  pages free     3840
+        boost    0
+        min      39
+        low      48
+        present  3998
+        protection: (0, 3018, 6346, 6346, 6346)
+Node 0, zone    DMA32
+  pages free     772692
+        min      8017
+        protection: (0, 0, 3328, 3328, 3328)
+      nr_free_pages 772692
+  pagesets
+    cpu: 0
+              count: 52
+              high:  378
+              batch: 63
+  vm stats threshold: 24
+    cpu: 1
+              count: 11
+              high:  378
+              batch: 63
+Node 1, zone   Normal
+  per-node stats
+      nr_inactive_anon 5
+  pages free     100
+        min      30
+        protection: (0, 0, 0, 0, 0)
+Node 1, zone  Movable
+  pages free     0
+        min      32
+        protection: (0, 0, 0, 0, 0)
+EOF
+"$AGENT" --memory "$M" >"$T/mem" 2>"$T/err"
+ok $? "agent --memory on a fake tree exits 0"
+python3 - "$T/mem" "$PS" >"$T/why" 2>&1 <<'PY'
+import json, sys
+got, kib = json.loads(open(sys.argv[1]).read()), int(sys.argv[2]) // 1024
+want = [{"id": 0, "free_kib": 3105928, "used_kib": 94072, "pcp_kib": 63 * kib,
+         "kept_kib": (3840 + 8017 + 3328) * kib},
+        {"id": 1, "free_kib": 400, "used_kib": 600, "pcp_kib": 0, "kept_kib": 30 * kib}]
+if got != want:
+    print("got  %s\nwant %s" % (json.dumps(got, sort_keys=True), json.dumps(want, sort_keys=True)))
+    sys.exit(1)
+PY
+ok $? "memory: MemFree, MemUsed, the CPUs' lists; kept = min + lowmem reserve per zone, at most its free pages"
+diag "$T/why"
+"$AGENT" --memory "$F" >"$T/mem" 2>"$T/err"
+[ $? -ne 0 ] && [ ! -s "$T/mem" ]
+ok $? "memory: a node without MemUsed in its meminfo fails and prints nothing"
 
 # Onlining on a fake tree: every present CPU not online gets "1" in its online file, in
 # order; one without an online file is a recorded failure; rcu_expedited is restored.
