@@ -81,7 +81,9 @@ fi
 [ ${#broken[@]} -gt 0 ] && echo "failing: ${broken[*]} (logs in $logdir/)"
 echo "suite wall time: $(( $(date +%s) - t_suite )) s"
 if [ -n "$fresh" ]; then
-	if [ "$failed" -eq 0 ]; then rm -rf "$fresh"; else echo "fresh caches kept in $fresh"; fi
+	# A cold suite's kernel cache and ccache are some hundred thousand files: minutes to remove.
+	if [ "$failed" -eq 0 ]; then echo "removing the fresh caches in $fresh"; rm -rf "$fresh"
+	else echo "fresh caches kept in $fresh"; fi
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
