@@ -48,15 +48,23 @@ wait_job() {
 # directory named numalab-PID-INDEX).  A fixed wait after run-started was a race: a quick.json
 # run can end within it on a quiet host, and the kill then cut the next run short instead.  A
 # run ends only after its domain is destroyed, so while its QEMU is there it is mid-run.
+# The wait ends when that happens; its bound only keeps a broken labd from hanging the test.
+# It was 600 polls (nominally 60 s): in a cold suite on a loaded host, run 0 of the 3-run job
+# took longer than that, the kill came during run 0 instead of run 1, and checks 30 and 32
+# failed.  The bound is now the wall time of section 3's run (the same guest on this host,
+# now) times three for the runs before INDEX, plus two minutes.
+wait_limit=600
 booting() {
-	for _ in $(seq 600); do
+	local end=$((SECONDS + wait_limit))
+
+	while ((SECONDS < end)); do
 		api "http://labd/v1/events?job=$1" | jq -e --argjson i "$2" \
 			'[.events[] | select(.type == "run-started" and .data.index == $i)] | length > 0' \
 			>/dev/null && pgrep -f "guest=numalab-[0-9]*-$2,.*$state/libvirt" >/dev/null &&
 			return 0
 		sleep 0.1
 	done
-	echo "# run $2 of job $1: no guest seen within 60 s"
+	echo "# run $2 of job $1: no guest seen within $wait_limit s"
 	return 1
 }
 no_qemu_of() { ! pgrep -f "guest=numalab-.*$1/libvirt" >/dev/null; }
@@ -107,6 +115,7 @@ check "it ran to the end: done ($s)" test "$s" = done
 api "http://labd/v1/jobs/$id/report" >"$tmp/quick.json"
 check "its report through the API: status ok, one run" jq -e '.status == "ok" and (.runs | length == 1)' "$tmp/quick.json"
 jq -r '"# its run took \(.runs[0].timings.total_s) s (the kills below wait for a guest, not a delay)"' "$tmp/quick.json"
+wait_limit=$(jq '(.runs[0].timings.total_s // 200) * 3 + 120 | floor' "$tmp/quick.json")
 api "http://labd/v1/events?job=$id" >"$tmp/ev.json"
 check "events: accepted, started, run-started, run-ended ok, done" jq -e '[.events[].type] as $t | ($t | index("accepted")) < ($t | index("started")) and ($t | index("run-started")) < ($t | index("run-ended")) and $t[-1] == "done" and ([.events[] | select(.type == "run-ended")][0].data.status == "ok")' "$tmp/ev.json"
 last=$(jq .last "$tmp/ev.json")
@@ -122,7 +131,8 @@ jq '.repeats = 3 | .name = "labd-kill"' configs/quick.json >"$tmp/three.json"
 c=$(code POST /v1/jobs --data-binary @"$tmp/three.json")
 kid=$(jq -r .id "$tmp/body")
 check "a 3-run job accepted ($c)" test "$c" = 201
-booting "$kid" 1 # its second guest
+check "run 1 of the 3-run job under way: its run-started event and its guest (< $wait_limit s)" \
+	booting "$kid" 1
 kdir=$(api "http://labd/v1/jobs/$kid" | jq -r .out_dir)
 kill -9 "$labd_pid"
 wait "$labd_pid" 2>/dev/null
@@ -147,7 +157,7 @@ check "the event log: the interruption with run 1, each run started once after i
 jq '.repeats = 2 | .name = "labd-cancel"' configs/quick.json >"$tmp/cancel.json"
 c=$(code POST /v1/jobs --data-binary @"$tmp/cancel.json")
 cid=$(jq -r .id "$tmp/body")
-booting "$cid" 0
+check "run 0 of the job to cancel under way (< $wait_limit s)" booting "$cid" 0
 c=$(code POST "/v1/jobs/$cid/cancel")
 check "cancel of a running job: 200, still running until its guest is gone ($c)" bash -c "test $c = 200 && jq -e '.state == \"running\" and .cancel_requested' $tmp/body"
 s=$(wait_job "$cid" 60)
@@ -164,7 +174,7 @@ start_labd "$state" --grace 0
 jq '.repeats = 2 | .name = "labd-term"' configs/quick.json >"$tmp/term.json"
 c=$(code POST /v1/jobs --data-binary @"$tmp/term.json")
 tid=$(jq -r .id "$tmp/body")
-booting "$tid" 0
+check "run 0 of the job to stop under way (< $wait_limit s)" booting "$tid" 0
 kill -TERM "$labd_pid"
 wait "$labd_pid"
 ok $? "SIGTERM mid-run (--grace 0): labd exits 0"
