@@ -26,6 +26,8 @@ int cmd_image(int argc, char **argv);
 void cmd_image_help(void);
 int cmd_kernel(int argc, char **argv);
 void cmd_kernel_help(void);
+int cmd_qemu(int argc, char **argv);
+void cmd_qemu_help(void);
 int cmd_compare(int argc, char **argv);
 void cmd_compare_help(void);
 int cmd_report(int argc, char **argv);

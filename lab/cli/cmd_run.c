@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,7 @@ void cmd_run_help(void)
 {
 	printf("usage: lab run JOB.json [--out DIR] [--connect URI] [--accel auto|tcg|kvm]\n"
 	       "               [--timing auto|kvm|tcg|icount] [--quiet-wait S] [--state DIR]\n"
-	       "               [--parallel N|auto] [--keep-initrd]\n"
+	       "               [--parallel N|auto] [--keep-initrd] [--seed S]\n"
 	       "               [--hosts HOSTS.json [--host-class CLASS] [--host-wait S]]\n"
 	       "               [--resume [--interrupted I,J]]\n\n"
 	       "Boots one libvirt guest per repetition of the job, runs its workloads inside and\n"
@@ -61,6 +62,9 @@ void cmd_run_help(void)
 	       "                 ~/.local/state/numalab): libvirt root, KVM verdict cache,\n"
 	       "                 history index\n"
 	       "  --keep-initrd  keep each run's initrd.cpio (to replay a run by hand)\n"
+	       "  --seed S       under icount, run i boots with seed S+i (QEMU's -seed; the\n"
+	       "                 guest's RDRAND and so its random state): a boot's recorded\n"
+	       "                 runs[].seed reproduces it.  Default: a random seed per boot\n"
 	       "  --hosts FILE   run on the pool of libvirt hosts FILE lists (see 'lab hosts\n"
 	       "                 --help'): the runs spread over the hosts of one class, a run\n"
 	       "                 whose host is lost is tried once more on another; --connect\n"
@@ -119,6 +123,8 @@ struct run_args {
 	double quiet_wait_s;
 	int parallel;        /* run_opts.parallel */
 	int keep_initrd;
+	int seed_set;
+	unsigned long long seed;
 	int resume;
 	const char *interrupted; /* --interrupted, as given */
 	const char *hosts, *host_class;
@@ -142,6 +148,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "hosts", required_argument, NULL, 'H' },
 		{ "host-class", required_argument, NULL, 'C' },
 		{ "host-wait", required_argument, NULL, 'W' },
+		{ "seed", required_argument, NULL, 'S' },
 		{ 0 },
 	};
 	int c;
@@ -191,6 +198,19 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 				return -EINVAL;
 			}
 			a->parallel = (int)n;
+			break;
+		}
+		case 'S': {
+			char *end;
+
+			errno = 0;
+			a->seed = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || *optarg == '-' ||
+			    a->seed > (unsigned long long)INT64_MAX) {
+				cli_err("run: --seed must be a number 0..%lld", (long long)INT64_MAX);
+				return -EINVAL;
+			}
+			a->seed_set = 1;
 			break;
 		}
 		case 'q': {
@@ -329,6 +349,8 @@ int cmd_run(int argc, char **argv)
 	o.out_dir = a.out;
 	o.uri = a.uri;
 	o.keep_initrd = a.keep_initrd;
+	o.seed_set = a.seed_set;
+	o.seed = a.seed;
 	o.state_dir = a.state;
 	o.interrupt = &interrupted;
 	o.progress = print_progress;

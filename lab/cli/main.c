@@ -13,6 +13,8 @@ static const struct lab_cmd commands[] = {
 	  cmd_image_help },
 	{ "kernel", "build and list kernel variants (kernels/), cached by content", cmd_kernel,
 	  cmd_kernel_help },
+	{ "qemu", "build the contention model's QEMU (images/qemu/), cached by content", cmd_qemu,
+	  cmd_qemu_help },
 	{ "compare", "A/B statistics of two kernel variants' reports", cmd_compare,
 	  cmd_compare_help },
 	{ "report", "write an HTML dashboard of reports", cmd_report, cmd_report_help },

@@ -149,15 +149,33 @@ static void xml_disk(struct strbuf *sb, const char *path)
  * passthrough namespace.  libvirt marks such a domain tainted ("custom-argv") and passes the
  * arguments on as they are; with -icount QEMU runs TCG single-threaded by itself.  shift=0: one
  * instruction is one virtual nanosecond; sleep=off: an idle guest's clock jumps to the next
- * timer instead of waiting for it in real time, so no host time leaks into guest time. */
+ * timer instead of waiting for it in real time, so no host time leaks into guest time.
+ * -seed: without it the guest's RDRAND comes from the host, and with the RTC read from the
+ * host's clock two boots started in the same second were copies (same figures to the last
+ * digit, integration-timing); libvirt has no element for it either. */
 static void xml_icount(struct strbuf *sb, const struct domain_spec *spec)
 {
 	if (spec->accel != DOMAIN_ACCEL_TCG_ICOUNT)
 		return;
-	strbuf_append(sb, "  <qemu:commandline>\n"
-			  "    <qemu:arg value='" DOMAIN_ICOUNT_ARG0 "'/>\n"
-			  "    <qemu:arg value='" DOMAIN_ICOUNT_ARG1 "'/>\n"
-			  "  </qemu:commandline>\n");
+	strbuf_appendf(sb, "  <qemu:commandline>\n"
+			   "    <qemu:arg value='" DOMAIN_ICOUNT_ARG0 "'/>\n"
+			   "    <qemu:arg value='" DOMAIN_ICOUNT_ARG1 "'/>\n"
+			   "    <qemu:arg value='-seed'/>\n"
+			   "    <qemu:arg value='%llu'/>\n"
+			   "  </qemu:commandline>\n", spec->seed);
+}
+
+/* The RTC: the host's UTC at boot, or under icount a fixed start that follows guest time
+ * (QEMU's -rtc base=...,clock=vm), so the guest never reads the host's clock. */
+static void xml_clock(struct strbuf *sb, const struct domain_spec *spec)
+{
+	if (spec->accel != DOMAIN_ACCEL_TCG_ICOUNT) {
+		strbuf_append(sb, "  <clock offset='utc'/>\n");
+		return;
+	}
+	strbuf_appendf(sb, "  <clock offset='absolute' start='%lld'>\n"
+			   "    <timer name='rtc' track='guest'/>\n"
+			   "  </clock>\n", DOMAIN_RTC_BASE);
 }
 
 static int xml_numa(struct strbuf *sb, const struct topology *t)
@@ -244,20 +262,25 @@ int domain_xml(const struct domain_spec *spec, char **out)
 	 * before the guest starts (about 900 qom-get calls, 0.4 s here), so the model is named
 	 * only when a feature must be added to it. */
 	strbuf_append(&sb, "  <cpu mode='custom' match='exact' check='none'>\n");
-	if (iommu)
+	if (iommu || spec->accel == DOMAIN_ACCEL_TCG_ICOUNT)
 		strbuf_append(&sb, "    <model fallback='forbid'>qemu64</model>\n");
 	strbuf_appendf(&sb, "    <topology sockets='%u' dies='%u' cores='%u' threads='%u'/>\n",
 		       t->sockets, t->dies, t->cores, t->threads);
 	/* qemu64 lacks x2APIC, and QEMU refuses APIC IDs >= 255 without it. */
 	if (iommu)
 		strbuf_append(&sb, "    <feature policy='require' name='x2apic'/>\n");
+	/* qemu64 lacks RDRAND too, and without it -seed reached nothing the guest reads: two
+	 * icount boots with different seeds gave the same figures to the last digit.  With it
+	 * the kernel's random state (ASLR, hash seeds, freelist order) follows the seed. */
+	if (spec->accel == DOMAIN_ACCEL_TCG_ICOUNT)
+		strbuf_append(&sb, "    <feature policy='require' name='rdrand'/>\n");
 	r = xml_numa(&sb, t);
 	if (r < 0)
 		return r;
 	strbuf_append(&sb, "  </cpu>\n");
 
-	strbuf_append(&sb, "  <clock offset='utc'/>\n"
-			   "  <on_poweroff>destroy</on_poweroff>\n"
+	xml_clock(&sb, spec);
+	strbuf_append(&sb, "  <on_poweroff>destroy</on_poweroff>\n"
 			   "  <on_reboot>destroy</on_reboot>\n"
 			   "  <on_crash>destroy</on_crash>\n"
 			   "  <devices>\n");

@@ -21,6 +21,9 @@ enum domain_accel {
 #define DOMAIN_ICOUNT_ARG0 "-icount"
 #define DOMAIN_ICOUNT_ARG1 "shift=0,sleep=off"
 #define DOMAIN_QEMU_NS "http://libvirt.org/schemas/domain/qemu/1.0"
+/* Under icount the guest's clock starts here (2026-01-01T00:00:00Z) and follows guest time,
+ * so no host wall time reaches the guest: with -seed, the boot is a function of its seed. */
+#define DOMAIN_RTC_BASE 1767225600LL
 
 struct domain_spec {
 	const char *name;         /* required; no '/' or control characters */
@@ -39,6 +42,9 @@ struct domain_spec {
 				   * (a remote host, virt/relay.h); the two paths are not used */
 	const char *disk;         /* optional, absolute: a qcow2 the guest sees as /dev/vda (virtio) */
 	int iommu;                /* force the intel-iommu; it is added anyway when needed */
+	unsigned long long seed;  /* DOMAIN_ACCEL_TCG_ICOUNT: QEMU's -seed, which drives the
+				   * guest's emulated RDRAND; two boots with different seeds are
+				   * independent, two with one seed the same boot */
 };
 
 /* The TCG translation buffer a TCG guest of vcpus gets, MiB (<features><tcg><tb-cache>). */

@@ -163,7 +163,7 @@ static json_t *run_json(const struct run_record *r, const char *release, const c
 		"s:{s:s,s:s?,s:s},"
 		"s:o,s:o,"
 		"s:{s:o,s:o,s:o,s:o,s:o},"
-		"s:s,s:s?,s:o}",
+		"s:s,s:s?,s:o,s:o}",
 		"index", (json_int_t)r->index, "repeat", (json_int_t)r->repeat, "status",
 		outcome_name(r->outcome), "reason", r->reason, "end", guest_end_name(r->end),
 		"host", "accel", r->host.accel, "accel_reason", r->host.accel_reason,
@@ -175,7 +175,8 @@ static json_t *run_json(const struct run_record *r, const char *release, const c
 		"timings", "boot_s", num_or_null(r->boot_s), "first_workload_s",
 		num_or_null(r->first_workload_s), "workload_s", num_or_null(r->workload_s),
 		"shutdown_s", num_or_null(r->shutdown_s), "total_s", num_or_null(r->total_s),
-		"console", r->console_file, "console_excerpt", excerpt, "guest", guest_json(r));
+		"console", r->console_file, "console_excerpt", excerpt, "guest", guest_json(r),
+		"seed", r->has_seed ? json_integer((json_int_t)r->seed) : json_null());
 }
 
 json_t *runreport_run_json(const struct run_record *r)

@@ -58,6 +58,9 @@ struct run_record {
 					   * (lab/stage/boot.c); borrowed, may be NULL */
 	json_t *attempts;                 /* "attempts": earlier tries of this run on hosts that
 					   * were lost (lab/stage/run_one.c); borrowed, may be NULL */
+	int has_seed;                     /* "seed": the boot's QEMU -seed (deterministic model
+					   * only; else null) */
+	unsigned long long seed;
 };
 
 json_t *runreport_run_json(const struct run_record *r);

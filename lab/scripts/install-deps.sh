@@ -32,6 +32,11 @@ BPO_PKGS=(qemu-system-x86 libvirt-dev libvirt-daemon libvirt-daemon-driver-qemu
 # qemu-img (qemu-utils) from backports to match QEMU 10: libguestfs makes the qcow2s with it.
 BASE_PKGS+=(libguestfs-dev mmdebstrap libssl-dev)
 BPO_PKGS+=(qemu-utils)
+# The contention model's QEMU (`lab qemu build`, images/qemu/): Debian's +ds source needs
+# meson >= 1.5 and pycotap from backports (it bundles no wheels) and a deb-src entry for it.
+BASE_PKGS+=(libglib2.0-dev libpixman-1-dev ninja-build python3-venv)
+BPO_PKGS+=(meson python3-pycotap)
+bpo_src=/etc/apt/sources.list.d/numalab-bookworm-backports-src.sources
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "install-deps: must run as root (apt-get install)" >&2
@@ -42,13 +47,15 @@ missing=()
 for p in "${BASE_PKGS[@]}" "${BPO_PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
+[ -e "$bpo_src" ] || missing+=("deb-src:bookworm-backports")
 if [ ${#missing[@]} -eq 0 ]; then
 	exit 0
 fi
 echo "install-deps: installing ${missing[*]}"
 
 bpo=/etc/apt/sources.list.d/numalab-bookworm-backports.sources
-if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+if ! grep -rqs --exclude="${bpo_src##*/}" 'bookworm-backports' /etc/apt/sources.list \
+	/etc/apt/sources.list.d/; then
 	cat >"$bpo" <<'SRC'
 Types: deb
 URIs: http://deb.debian.org/debian
@@ -58,6 +65,13 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
 fi
 
+[ -e "$bpo_src" ] || cat >"$bpo_src" <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 apt-get install -y -q --no-install-recommends "${BASE_PKGS[@]}"

@@ -293,6 +293,7 @@ static int boot_xml(const struct boot_params *bp, const struct boot_where *wh,
 		.results_path = results,
 		.disk = wh->remote && bp->disk ? wh->disk : bp->disk,
 		.serial_streams = wh->remote,
+		.seed = bp->seed,
 	};
 	_cleanup_free_ char *path = fs_join(bp->run_dir, "domain.xml");
 	int r;

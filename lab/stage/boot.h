@@ -17,6 +17,7 @@ struct boot_params {
 	const char *cmdline;      /* complete kernel command line */
 	const struct topology *topo;
 	enum domain_accel accel;   /* the timing model's (lab/core/timing.h) */
+	unsigned long long seed;   /* QEMU's -seed under icount (core/domain.h) */
 	const char *runners_dir;
 	const json_t *guestjob;
 	const char *kernel_config; /* the build's .config: the agent sends only that its own is

@@ -30,6 +30,10 @@ struct run_opts {
 				   * host before each run; 0 = do not wait */
 	int parallel;             /* guests at once: 0 the job's "parallel", -1 auto, N > 0 */
 	int keep_initrd;
+	/* Under icount every boot gets its own seed (QEMU's -seed, recorded as runs[].seed):
+	 * random, or with seed_set run i gets seed + i, so a recorded seed reproduces its boot. */
+	int seed_set;
+	unsigned long long seed;
 	int comparison;           /* the runs are one side of a comparison made elsewhere (a
 				   * bisection step): the timing model is chosen as for an A/B job */
 	volatile sig_atomic_t *interrupt;

@@ -5,7 +5,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "core/runreport.h"
@@ -115,6 +117,22 @@ static json_t *noise_after(struct run_ctx *c, struct host_noise *n, double cpu_s
 
 /* This slot's guest is starting (on) or has stopped: every guest running now counts the others
  * beside it. */
+/* The boot's seed under the deterministic model: --seed S gives run i S + i (so a recorded
+ * seed reproduces its boot), else a random one.  63 bits: a JSON integer. */
+static int run_seed(const struct run_opts *o, unsigned index, enum timing_model t,
+		    struct run_record *rec)
+{
+	if (!timing_info(t)->deterministic)
+		return 0;
+	rec->has_seed = 1;
+	if (o->seed_set)
+		rec->seed = o->seed + index;
+	else if (getrandom(&rec->seed, sizeof(rec->seed), 0) != (ssize_t)sizeof(rec->seed))
+		return -errno;
+	rec->seed &= (unsigned long long)INT64_MAX;
+	return 0;
+}
+
 static void mark_booting(struct run_slot *s, int on)
 {
 	struct run_ctx *c = s->c;
@@ -171,13 +189,14 @@ static int one_attempt(struct run_slot *s, struct host_member *m, json_t *attemp
 	run_limits_scale(c->job, m->host.timing, m->vc.remote && m->cpus ? m->cpus
 								  : hostload_cpus(), &lim);
 	gj = job_guestjob(c->job, k->jk, run_id, online);
-	if (!gj || !cmdline) {
+	r = gj && cmdline ? run_seed(c->o, index, m->host.timing, &rec) : -ENOMEM;
+	if (r < 0) {
 		hosts_release(&c->hosts, m, 0, NULL);
-		return -ENOMEM;
+		return r;
 	}
 	disk = imgrun_before(&c->img, dir, overlay, why, sizeof(why)); /* a fresh overlay per run */
 	struct boot_params bp = {
-		.run_dir = dir, .name = name, .kernel = k->image, .cmdline = cmdline,
+		.run_dir = dir, .name = name, .kernel = k->image, .cmdline = cmdline, .seed = rec.seed,
 		.topo = &c->job->topo, .accel = timing_info(m->host.timing)->accel,
 		.runners_dir = c->runners, .guestjob = gj, .kernel_config = k->build_config,
 		.nr_workloads = c->job->nr_workloads,

@@ -3,8 +3,8 @@
 # integration tests that boot real libvirt guests (lab/tests/integration/*.sh).
 # Every test prints TAP ending in "N passed, N failed"; this adds them up and ends the same way.
 #   --unit / --integration   run only that part
-#   --fresh                  as a new machine sees it (`make check-fresh`): empty state, kernel
-#                            and image caches in a new directory under FRESH_ROOT (default
+#   --fresh                  as a new machine sees it (`make check-fresh`): empty state, kernel,
+#                            image and QEMU caches in a new directory under FRESH_ROOT (default
 #                            /var/tmp), the page cache dropped first when root; the directory
 #                            is removed after a green run and kept, with its logs, after a red one
 set -u
@@ -22,11 +22,11 @@ done
 if [ -n "$fresh" ]; then
 	fresh=$(mktemp -d "${FRESH_ROOT:-/var/tmp}/numalab-fresh.XXXXXX") || exit 1
 	export LAB_STATE_DIR=$fresh/state LAB_KERNEL_CACHE=$fresh/kernels \
-		LAB_IMAGE_CACHE=$fresh/images
+		LAB_IMAGE_CACHE=$fresh/images LAB_QEMU_CACHE=$fresh/qemu
 	mkdir -p "$LAB_STATE_DIR"
 	sync
 	[ "$(id -u)" = 0 ] && echo 3 >/proc/sys/vm/drop_caches
-	echo "fresh caches in $fresh (state, kernels, images), page cache dropped: $([ "$(id -u)" = 0 ] && echo yes || echo no)"
+	echo "fresh caches in $fresh (state, kernels, images, qemu), page cache dropped: $([ "$(id -u)" = 0 ] && echo yes || echo no)"
 fi
 # Tests share a state dir outside the checkout so the KVM verdict and libvirt's capability
 # cache survive between runs (CI clones afresh each time).

@@ -207,6 +207,7 @@ static void run_golden(const struct golden_case *c, int update)
 		.results_path = "/var/lib/numalab/runs/20261130-0350-quick-r0/results.jsonl",
 		.iommu = c->iommu,
 		.serial_streams = c->streams,
+		.seed = 8364502841563029117ULL,
 	};
 	int r;
 
