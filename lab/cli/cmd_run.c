@@ -206,8 +206,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			errno = 0;
 			a->seed = strtoull(optarg, &end, 10);
 			if (errno || end == optarg || *end || *optarg == '-' ||
-			    a->seed > (unsigned long long)INT64_MAX) {
-				cli_err("run: --seed must be a number 0..%lld", (long long)INT64_MAX);
+			    a->seed > RUN_SEED_MAX) {
+				cli_err("run: --seed must be a number 0..%llu", RUN_SEED_MAX);
 				return -EINVAL;
 			}
 			a->seed_set = 1;

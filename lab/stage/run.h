@@ -13,6 +13,8 @@
 struct runresume; /* core/runresume.h */
 struct hostpool;  /* core/hostpool.h */
 
+#define RUN_SEED_MAX ((1ULL << 53) - 1) /* exact in any JSON reader (doubles) */
+
 struct run_opts {
 	const char *job_file;
 	const char *out_dir;      /* NULL: reports/<id> */
@@ -33,7 +35,7 @@ struct run_opts {
 	/* Under icount every boot gets its own seed (QEMU's -seed, recorded as runs[].seed):
 	 * random, or with seed_set run i gets seed + i, so a recorded seed reproduces its boot. */
 	int seed_set;
-	unsigned long long seed;
+	unsigned long long seed;  /* 0..RUN_SEED_MAX */
 	int comparison;           /* the runs are one side of a comparison made elsewhere (a
 				   * bisection step): the timing model is chosen as for an A/B job */
 	volatile sig_atomic_t *interrupt;

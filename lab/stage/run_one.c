@@ -118,7 +118,8 @@ static json_t *noise_after(struct run_ctx *c, struct host_noise *n, double cpu_s
 /* This slot's guest is starting (on) or has stopped: every guest running now counts the others
  * beside it. */
 /* The boot's seed under the deterministic model: --seed S gives run i S + i (so a recorded
- * seed reproduces its boot), else a random one.  63 bits: a JSON integer. */
+ * seed reproduces its boot), else a random one.  53 bits: a JSON number every reader keeps
+ * exactly (jq and JavaScript hold numbers as doubles: a 63-bit seed came back rounded). */
 static int run_seed(const struct run_opts *o, unsigned index, enum timing_model t,
 		    struct run_record *rec)
 {
@@ -129,7 +130,7 @@ static int run_seed(const struct run_opts *o, unsigned index, enum timing_model 
 		rec->seed = o->seed + index;
 	else if (getrandom(&rec->seed, sizeof(rec->seed), 0) != (ssize_t)sizeof(rec->seed))
 		return -errno;
-	rec->seed &= (unsigned long long)INT64_MAX;
+	rec->seed &= RUN_SEED_MAX;
 	return 0;
 }
 

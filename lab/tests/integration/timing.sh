@@ -38,7 +38,7 @@ check "domain XML carries -icount as QEMU command-line passthrough" \
 # rebuild_s, vma_lock counters and faults/s agreed to the last digit): the boot-level
 # statistics counted one boot twice.
 check "each boot has its own seed, recorded (runs[].seed)" jqr "$r" \
-	'[.runs[].seed | type == "number"] | all and (.runs[0].seed != .runs[1].seed)'
+	'([.runs[].seed | type == "number"] | all) and .runs[0].seed != .runs[1].seed'
 check "domain XML: -seed, RDRAND and an RTC that follows guest time from a fixed start" \
 	grep -q "<qemu:arg value='$(jq -r '.runs[0].seed' "$r/report.json")'/>" "$r/run-0/domain.xml"
 check "... rdrand" grep -q "name='rdrand'" "$r/run-0/domain.xml"
@@ -79,14 +79,15 @@ for t in 1 8; do
 done
 check "no qemu left after the icount runs" no_qemu
 
-# The same guest alone, booted with the first side-by-side boot's recorded seed: the same
-# boot, so the same figures to the last digit, whatever ran beside it then and now.  (The
-# job file is the same guest under another name, and the run's id differs: neither reaches
-# the measured figures.)
+# The same job again, one guest at a time, with the first side-by-side boot's recorded seed:
+# its run 0 is the same boot, so the same figures to the last digit, whatever ran beside it
+# then and now.  The same job file: icount-one.json, the same guest in a job with another
+# name and without "precision", booted with that seed differed by up to 1.3 % (what of the job
+# reaches the guest was not traced; the run's id, which holds the job's name, does).
 seed0=$(jq -r '.runs[0].seed' "$r/report.json")
-$lab run lab/tests/data/jobs/icount-one.json --seed "$seed0" --out "$tmp/alone" >/dev/null 2>"$tmp/alone.err"
-ok $? "the same guest alone (parallel 1), --seed of the first boot, exits 0"
-check "it ran alone: host.guests_at_once 1" jqr "$tmp/alone" '.runs[0].host.guests_at_once == 1'
+$lab run lab/tests/data/jobs/icount.json --seed "$seed0" --parallel 1 --out "$tmp/alone" >/dev/null 2>"$tmp/alone.err"
+ok $? "the same job one guest at a time, --seed of the first boot, exits 0"
+check "it ran alone: host.guests_at_once 1" jqr "$tmp/alone" '[.runs[].host.guests_at_once == 1] | all'
 check "... with that seed recorded" jqr "$tmp/alone" ".runs[0].seed == $seed0"
 figs='[.workloads[0].results[] | [.tasks, .metrics.faults_per_s.value, .metrics.run_s.value]]'
 a=$(jq -c ".runs[0] | $figs" "$r/report.json") b=$(jq -c ".runs[0] | $figs" "$tmp/alone/report.json")
