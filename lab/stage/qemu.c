@@ -45,6 +45,7 @@ struct qctx {
 	char patch_sum[QEMUSRC_MAX_PATCHES][65];
 	unsigned nr_patches;
 	char compiler[256];
+	char log[PATH_MAX + 90];  /* the build's log: logs/KEY.log */
 	double t0;
 	unsigned steps_done, steps;
 };
@@ -199,8 +200,8 @@ static int run_step(struct qctx *c, const char *what, char *const argv[], const 
 	if (r == -EINTR)
 		return fail(c, r, "qemu build interrupted (%s)", what);
 	if (r < 0 || status != 0)
-		return fail(c, r < 0 ? r : -EIO, "qemu build: %s failed (exit %d); log: %s/logs",
-			    what, status, c->cache);
+		return fail(c, r < 0 ? r : -EIO, "qemu build: %s failed (exit %d); log: %s", what,
+			    status, c->log);
 	return 0;
 }
 
@@ -244,14 +245,14 @@ static int build_meta(struct qctx *c, const struct qemu_build *b, const char *pa
 static int build(struct qctx *c, struct qemu_build *b, const char *art)
 {
 	char dl[PATH_MAX + 80], work[PATH_MAX + 80], src[PATH_MAX + 200], bdir[PATH_MAX + 220];
-	char logp[PATH_MAX + 90], tmp[PATH_MAX + 16], jobs[16], bin[PATH_MAX + 260];
+	char *logp = c->log, tmp[PATH_MAX + 16], jobs[16], bin[PATH_MAX + 260];
 	char why[1024];
 	_cleanup_close_ int log_fd = -1;
 	int r;
 
 	snprintf(dl, sizeof(dl), "%s/downloads/%s", c->cache, c->orig.sha256);
 	snprintf(work, sizeof(work), "%s/build/%s", c->cache, b->key);
-	snprintf(logp, sizeof(logp), "%s/logs/%s.log", c->cache, b->key);
+	snprintf(c->log, sizeof(c->log), "%s/logs/%s.log", c->cache, b->key);
 	if (!fs_exists(dl)) {
 		progress(c, "qemu: fetching %s (%llu MB)", c->orig.name, c->orig.size >> 20);
 		if ((r = ksource_fetch(c->orig.url, c->orig.sha256, dl, why, sizeof(why))) < 0)
