@@ -3,7 +3,6 @@
  * URL tarball (ksource.h; a git source is a checkout: kgit.c). */
 #include "stage/ksource.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,11 +13,11 @@
 #include <unistd.h>
 
 #include "util/cleanup.h"
+#include "util/fetch.h"
 #include "util/fs.h"
 #include "util/sha256.h"
 #include "util/spawn.h"
 
-#define FETCH_MAX (512ull << 20) /* a kernel tarball is ~150 MB */
 
 /* Hashing a 150 MB tarball costs ~0.5 s: remember the hash per (path, size, mtime, inode), so
  * that a cache hit stays well under a second. */
@@ -99,78 +98,6 @@ int ksource_identity(struct kctx *c)
 
 /* ---- downloads ------------------------------------------------------------------------------ */
 
-struct sink {
-	FILE *f;
-	unsigned long long n;
-};
-
-static size_t on_data(char *p, size_t size, size_t nmemb, void *ud)
-{
-	struct sink *s = ud;
-	size_t n = size * nmemb;
-
-	s->n += n;
-	if (s->n > FETCH_MAX)
-		return 0; /* aborts the transfer */
-	return fwrite(p, 1, n, s->f);
-}
-
-int ksource_fetch(const char *url, const char *sha256, const char *dest, char *err, size_t len)
-{
-	_cleanup_free_ char *tmp = NULL;
-	struct sink s = { 0 };
-	char got[65];
-	CURL *h;
-	CURLcode cr;
-	long code = 0;
-	int r;
-
-	if (asprintf(&tmp, "%s.part.%ld", dest, (long)getpid()) < 0)
-		return -ENOMEM;
-	s.f = fopen(tmp, "we");
-	if (!s.f)
-		return snprintf(err, len, "cannot create %s: %s", tmp, strerror(errno)), -errno;
-	h = curl_easy_init();
-	if (!h) {
-		fclose(s.f);
-		unlink(tmp);
-		return snprintf(err, len, "libcurl failed to start"), -ENOMEM;
-	}
-	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https,file");
-	curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
-	curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
-	curl_easy_setopt(h, CURLOPT_FAILONERROR, 1L);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 30L);
-	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1024L); /* < 1 KiB/s for 60 s: give up */
-	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 60L);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
-	cr = curl_easy_perform(h);
-	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
-	curl_easy_cleanup(h);
-	r = fclose(s.f) != 0 ? -EIO : 0;
-	if (cr != CURLE_OK || r < 0) {
-		unlink(tmp);
-		snprintf(err, len, "cannot fetch %s: %s", url,
-			 s.n > FETCH_MAX ? "larger than 512 MiB" : curl_easy_strerror(cr));
-		return -EIO;
-	}
-	if ((r = sha256_file_hex(tmp, got)) < 0 || strcmp(got, sha256)) {
-		unlink(tmp);
-		snprintf(err, len, "%s: sha256 is %s, expected %s", url, r < 0 ? "unreadable" : got,
-			 sha256);
-		return -EINVAL;
-	}
-	if (rename(tmp, dest) < 0) {
-		r = -errno;
-		unlink(tmp);
-		return snprintf(err, len, "cannot store %s: %s", dest, strerror(-r)), r;
-	}
-	return 0;
-}
-
 /* A download kept under downloads/SHA256 (fetched once, shared by all variants). */
 static int download(struct kctx *c, const char *url, const char *sha256, char *path,
 		    size_t len, const char *what)
@@ -185,7 +112,7 @@ static int download(struct kctx *c, const char *url, const char *sha256, char *p
 	if ((r = fs_mkdir_p(dir, 0755)) < 0)
 		return kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot create %s", dir);
 	kctx_progress(c, "%s: fetching %s", c->v->name, url);
-	r = ksource_fetch(url, sha256, path, why, sizeof(why));
+	r = fetch_url(url, sha256, path, why, sizeof(why));
 	if (r < 0)
 		return kctx_fail(c, KERNEL_FAIL_SOURCE, r, "%s: %s", what, why);
 	return 0;

@@ -15,5 +15,3 @@ int ksource_tree(struct kctx *c);
 /* Apply the variant's patches in order to the tree at dir (URL patches fetched first); a
  * patch that does not apply fails with KERNEL_FAIL_PATCH naming it and the file. */
 int ksource_apply_patches(struct kctx *c, const char *dir);
-/* Fetch url into dest (atomically) and check its sha256; err gets a one-line reason. */
-int ksource_fetch(const char *url, const char *sha256, const char *dest, char *err, size_t len);

@@ -14,10 +14,10 @@
 #include <unistd.h>
 
 #include "core/qemusrc.h"
-#include "stage/ksource.h"
 #include "util/checkout.h"
 #include "util/cleanup.h"
 #include "util/clock.h"
+#include "util/fetch.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
 #include "util/sha256.h"
@@ -255,7 +255,7 @@ static int build(struct qctx *c, struct qemu_build *b, const char *art)
 	snprintf(c->log, sizeof(c->log), "%s/logs/%s.log", c->cache, b->key);
 	if (!fs_exists(dl)) {
 		progress(c, "qemu: fetching %s (%llu MB)", c->orig.name, c->orig.size >> 20);
-		if ((r = ksource_fetch(c->orig.url, c->orig.sha256, dl, why, sizeof(why))) < 0)
+		if ((r = fetch_url(c->orig.url, c->orig.sha256, dl, why, sizeof(why))) < 0)
 			return fail(c, r, "qemu source: %s", why);
 	}
 	log_fd = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
