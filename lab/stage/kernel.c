@@ -328,22 +328,26 @@ void kernel_artifact_free(struct kernel_artifact *a)
 
 /* ---- building ------------------------------------------------------------------------------- */
 
+static void say_waiting(void *ud)
+{
+	struct kctx *c = ud;
+
+	kctx_progress(c, "%s: waiting for another build of it to finish", c->v->name);
+}
+
 /* An flock on locks/NAME; waits (saying so) when another lab holds it. */
 static int take_lock(struct kctx *c, const char *name, int *fd)
 {
 	char path[PATH_MAX + 96];
 
+	int r;
+
 	snprintf(path, sizeof(path), "%s/locks/%s.lock", c->cache, name);
-	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (*fd < 0)
-		return kctx_fail(c, KERNEL_FAIL_LAB, -errno, "cannot open %s: %s", path,
-				 strerror(errno));
-	if (flock(*fd, LOCK_EX | LOCK_NB) == 0)
-		return 0;
-	kctx_progress(c, "%s: waiting for another build of it to finish", c->v->name);
-	while (flock(*fd, LOCK_EX) < 0)
-		if (errno != EINTR || (c->o->interrupt && *c->o->interrupt))
-			return kctx_fail(c, KERNEL_FAIL_INTERRUPTED, -EINTR, "interrupted");
+	r = fs_lock_wait(path, c->o->interrupt, say_waiting, c, fd);
+	if (r == -EINTR)
+		return kctx_fail(c, KERNEL_FAIL_INTERRUPTED, r, "interrupted");
+	if (r < 0)
+		return kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot open %s: %s", path, strerror(-r));
 	return 0;
 }
 

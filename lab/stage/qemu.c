@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include "core/qemusrc.h"
@@ -302,21 +301,22 @@ static int build(struct qctx *c, struct qemu_build *b, const char *art)
 	return 0;
 }
 
+static void say_waiting(void *ud)
+{
+	progress(ud, "qemu: waiting for another build of it to finish");
+}
+
 static int take_lock(struct qctx *c, const char *key, int *fd)
 {
 	char path[PATH_MAX + 96];
 
+	int r;
+
 	snprintf(path, sizeof(path), "%s/locks/%s.lock", c->cache, key);
-	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (*fd < 0)
-		return fail(c, -errno, "cannot open %s: %s", path, strerror(errno));
-	if (flock(*fd, LOCK_EX | LOCK_NB) == 0)
-		return 0;
-	progress(c, "qemu: waiting for another build of it to finish");
-	while (flock(*fd, LOCK_EX) < 0)
-		if (errno != EINTR || (c->o->interrupt && *c->o->interrupt))
-			return fail(c, -EINTR, "interrupted");
-	return 0;
+	r = fs_lock_wait(path, c->o->interrupt, say_waiting, c, fd);
+	if (r == -EINTR)
+		return fail(c, r, "interrupted");
+	return r < 0 ? fail(c, r, "cannot open %s: %s", path, strerror(-r)) : 0;
 }
 
 int qemu_build_ensure(const struct qemu_build_opts *o, struct qemu_build *out, char *why,

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -139,5 +140,21 @@ int fs_rm_rf(const char *path)
 {
 	if (nftw(path, rm_entry, 64, FTW_DEPTH | FTW_PHYS) < 0 && errno != ENOENT)
 		return -errno;
+	return 0;
+}
+
+int fs_lock_wait(const char *path, volatile sig_atomic_t *interrupt, void (*waiting)(void *ud),
+		 void *ud, int *fd)
+{
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (*fd < 0)
+		return -errno;
+	if (flock(*fd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	if (waiting)
+		waiting(ud);
+	while (flock(*fd, LOCK_EX) < 0)
+		if (errno != EINTR || (interrupt && *interrupt))
+			return -EINTR;
 	return 0;
 }

@@ -1,5 +1,6 @@
 /* Small file-system helpers.  All return 0 or a negative errno. */
 #pragma once
+#include <signal.h>
 #include <stddef.h>
 
 /* Read a whole file, refusing more than max bytes (-EFBIG).  *out is NUL-terminated. */
@@ -15,3 +16,8 @@ int fs_exists(const char *path);
 /* Remove a file or a directory tree (symlinks are removed, never followed); 0 when path does
  * not exist. */
 int fs_rm_rf(const char *path);
+/* An exclusive flock on path (created 0644), kept in *fd.  When another process holds it,
+ * waiting(ud) is called once and the wait goes on until it is free or *interrupt is set
+ * (-EINTR).  0, or a negative errno. */
+int fs_lock_wait(const char *path, volatile sig_atomic_t *interrupt, void (*waiting)(void *ud),
+		 void *ud, int *fd);
