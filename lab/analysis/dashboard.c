@@ -228,12 +228,15 @@ static void ab_rows(struct strbuf *sb, const struct series_set *s, const struct 
 static void ab_timing(struct strbuf *sb, const struct comparison *c)
 {
 	enum timing_model m;
+	unsigned q;
 	const struct timing_info *t =
-		c->timing && timing_parse(c->timing, &m) == 0 ? timing_info(m) : NULL;
+		c->timing && timing_parse_key(c->timing, &m, &q) == 0 ? timing_info(m) : NULL;
 
 	strbuf_append(sb, "<p class=\"timing\">Timing model: <strong>");
 	esc(sb, t ? t->title : (c->timing ? c->timing : "unknown"));
 	strbuf_append(sb, "</strong>");
+	if (t && t->rounds)
+		strbuf_appendf(sb, ", quantum %u instructions", q);
 	if (t) {
 		strbuf_append(sb, ". It measures ");
 		esc(sb, t->measures);

@@ -568,8 +568,12 @@ static int read_run(struct reader *r, const json_t *run, const char *prefix)
 const char *series_run_timing(const json_t *run)
 {
 	const json_t *host = json_object_get(run, "host");
-	const char *m = json_string_value(json_object_get(json_object_get(host, "timing"), "model"));
+	const json_t *t = json_object_get(host, "timing");
+	/* The key pools (the model with its quantum); reports before keys have the model. */
+	const char *m = json_string_value(json_object_get(t, "key"));
 
+	if (!m)
+		m = json_string_value(json_object_get(t, "model"));
 	if (!m)
 		m = json_string_value(json_object_get(host, "accel"));
 	/* Only plain names: the value becomes a key and is printed. */

@@ -65,7 +65,8 @@ void cmd_bisect_help(void)
 	       "  --no-revert    do not check the culprit by reverting it on the bad end\n"
 	       "  --out DIR      the bisection's directory (default reports/bisect-TIME/)\n"
 	       "  --timing M     auto (default: kvm where it works, else the deterministic\n"
-	       "                 icount model up to %u vCPUs), kvm, tcg or icount\n"
+	       "                 icount model up to %u vCPUs), kvm, tcg, icount or quantum\n"
+	       "                 (the contention model, with the job's \"quantum\")\n"
 	       "  --parallel N   guests at once under icount (as for 'lab run')\n\n"
 	       "RUN OPTIONS, as for 'lab run': --connect URI, --accel auto|tcg|kvm, --state DIR,\n"
 	       "--quiet-wait S.\n\n"
@@ -292,7 +293,7 @@ static int prepare_start(struct bargs *a, struct job *job, struct bisect_params 
 	int r;
 
 	if (timing_parse(a->timing, &tm) < 0) {
-		cli_err("bisect: --timing must be auto, kvm, tcg or icount");
+		cli_err("bisect: --timing must be auto, kvm, tcg, icount or quantum");
 		return -EINVAL;
 	}
 	snprintf(p->timing, sizeof(p->timing), "%s", a->timing);

@@ -1,5 +1,6 @@
 /* lab run JOB.json [--out DIR] [--connect URI] [--accel auto|tcg|kvm] [--state DIR]
  *                  [--resume [--interrupted I,J]] */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -28,7 +29,8 @@ static void on_signal(int sig)
 void cmd_run_help(void)
 {
 	printf("usage: lab run JOB.json [--out DIR] [--connect URI] [--accel auto|tcg|kvm]\n"
-	       "               [--timing auto|kvm|tcg|icount] [--quiet-wait S] [--state DIR]\n"
+	       "               [--timing auto|kvm|tcg|icount|quantum] [--quantum Q]\n"
+	       "               [--quiet-wait S] [--state DIR]\n"
 	       "               [--parallel N|auto] [--keep-initrd] [--seed S]\n"
 	       "               [--hosts HOSTS.json [--host-class CLASS] [--host-wait S]]\n"
 	       "               [--resume [--interrupted I,J]]\n\n"
@@ -49,7 +51,13 @@ void cmd_run_help(void)
 	       "                 kvm, tcg (multi-threaded TCG, host-clock timed), icount\n"
 	       "                 (deterministic: single-threaded TCG, time counted in guest\n"
 	       "                 instructions) or auto (kvm where it works; else icount for\n"
-	       "                 A/B jobs up to %u vCPUs, tcg otherwise)\n"
+	       "                 A/B jobs up to %u vCPUs, tcg otherwise).  quantum: the\n"
+	       "                 contention model, icount in rounds of Q instructions per vCPU\n"
+	       "                 so that vCPUs run side by side and can find a lock taken; on\n"
+	       "                 the lab's QEMU build ('lab qemu build'), made the first time\n"
+	       "                 a job needs it\n"
+	       "  --quantum Q    the contention model's round, 1..%u instructions per vCPU,\n"
+	       "                 overriding the job's \"quantum\" (default %u)\n"
 	       "  --quiet-wait S under kvm or tcg, wait up to S seconds before each run for the\n"
 	       "                 host to be quiet (default %.0f; 0: do not wait); runs measured\n"
 	       "                 on a busy host are flagged in the report either way\n"
@@ -62,7 +70,7 @@ void cmd_run_help(void)
 	       "                 ~/.local/state/numalab): libvirt root, KVM verdict cache,\n"
 	       "                 history index\n"
 	       "  --keep-initrd  keep each run's initrd.cpio (to replay a run by hand)\n"
-	       "  --seed S       under icount, run i boots with seed S+i (QEMU's -seed; the\n"
+	       "  --seed S       under icount or quantum, run i boots with seed S+i (QEMU's -seed; the\n"
 	       "                 guest's RDRAND and so its random state): a boot's recorded\n"
 	       "                 runs[].seed reproduces it.  Default: a random seed per boot\n"
 	       "  --hosts FILE   run on the pool of libvirt hosts FILE lists (see 'lab hosts\n"
@@ -90,7 +98,7 @@ void cmd_run_help(void)
 	       "                 end \"interrupted\", its console.log kept, and not run again\n\n"
 	       "Exit status: 0 every run ok, 3 a run failed, 2 bad job file (or a report that\n"
 	       "--resume cannot continue), 1 lab error.\n",
-	       TIMING_ICOUNT_MAX_VCPUS, RUN_QUIET_WAIT_S);
+	       TIMING_ICOUNT_MAX_VCPUS, DOMAIN_QUANTUM_MAX, TIMING_QUANTUM_DEFAULT, RUN_QUIET_WAIT_S);
 }
 
 static void print_progress(void *ud, const char *msg)
@@ -125,6 +133,7 @@ struct run_args {
 	int keep_initrd;
 	int seed_set;
 	unsigned long long seed;
+	unsigned quantum;
 	int resume;
 	const char *interrupted; /* --interrupted, as given */
 	const char *hosts, *host_class;
@@ -149,6 +158,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "host-class", required_argument, NULL, 'C' },
 		{ "host-wait", required_argument, NULL, 'W' },
 		{ "seed", required_argument, NULL, 'S' },
+		{ "quantum", required_argument, NULL, 'Q' },
 		{ 0 },
 	};
 	int c;
@@ -166,6 +176,20 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		case 's': snprintf(a->state, sizeof(a->state), "%s", optarg); break;
 		case 'k': a->keep_initrd = 1; break;
 		case 't': a->timing = optarg; break;
+		case 'Q': {
+			char *end;
+			unsigned long q;
+
+			errno = 0;
+			q = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || !isdigit((unsigned char)optarg[0]) ||
+			    q < 1 || q > DOMAIN_QUANTUM_MAX) {
+				cli_err("run: --quantum must be a number 1..%u", DOMAIN_QUANTUM_MAX);
+				return -EINVAL;
+			}
+			a->quantum = (unsigned)q;
+			break;
+		}
 		case 'R': a->resume = 1; break;
 		case 'I': a->interrupted = optarg; break;
 		case 'H': a->hosts = optarg; break;
@@ -307,7 +331,7 @@ int cmd_run(int argc, char **argv)
 		return EXIT_BAD_INPUT;
 	}
 	if (timing_parse(a.timing, &o.timing) < 0) {
-		cli_err("run: --timing must be auto, kvm, tcg or icount");
+		cli_err("run: --timing must be auto, kvm, tcg, icount or quantum");
 		return EXIT_BAD_INPUT;
 	}
 	if (a.hosts) {
@@ -327,10 +351,16 @@ int cmd_run(int argc, char **argv)
 	}
 	if (load_job(a.job, &job, sha256) < 0)
 		return EXIT_BAD_INPUT;
+	if (a.quantum && (o.timing != TIMING_AUTO ? o.timing : job.timing) != TIMING_QUANTUM) {
+		cli_err("run: --quantum needs the contention model (--timing quantum, or the "
+			"job's \"timing\": \"quantum\")");
+		job_free(&job);
+		return EXIT_BAD_INPUT;
+	}
 	if (a.parallel > 1 && (o.timing == TIMING_KVM || o.timing == TIMING_TCG ||
 			       (o.timing == TIMING_AUTO && job.timing != TIMING_AUTO &&
-				job.timing != TIMING_ICOUNT))) {
-		cli_err("run: --parallel %d needs the deterministic timing model (icount): under "
+				!timing_info(job.timing)->deterministic))) {
+		cli_err("run: --parallel %d needs a deterministic timing model (icount, quantum): under "
 			"%s a guest's figures move with what else runs on the host", a.parallel,
 			timing_info(o.timing != TIMING_AUTO ? o.timing : job.timing)->name);
 		job_free(&job);
@@ -351,6 +381,7 @@ int cmd_run(int argc, char **argv)
 	o.keep_initrd = a.keep_initrd;
 	o.seed_set = a.seed_set;
 	o.seed = a.seed;
+	o.quantum = a.quantum;
 	o.state_dir = a.state;
 	o.interrupt = &interrupted;
 	o.progress = print_progress;

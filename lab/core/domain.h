@@ -1,6 +1,8 @@
 /* Topology + boot artefacts -> transient libvirt domain XML.  Pure: no I/O. */
 #pragma once
 
+#include <stddef.h>
+
 #include "core/topology.h"
 
 #define DOMAIN_DEFAULT_EMULATOR "/usr/bin/qemu-system-x86_64"
@@ -17,9 +19,12 @@ enum domain_accel {
 				  * counted in guest instructions, one host thread for all vCPUs */
 };
 
-/* The QEMU arguments DOMAIN_ACCEL_TCG_ICOUNT adds (recorded in reports as they are). */
+/* The QEMU arguments DOMAIN_ACCEL_TCG_ICOUNT adds (recorded in reports as they are):
+ * DOMAIN_ICOUNT_ARG0 and domain_icount_arg()'s value. */
 #define DOMAIN_ICOUNT_ARG0 "-icount"
-#define DOMAIN_ICOUNT_ARG1 "shift=0,sleep=off"
+/* The round quantum of the contention model: the lab's QEMU patch
+ * (images/qemu/0002-icount-round-quantum.patch) takes 1..65535 instructions. */
+#define DOMAIN_QUANTUM_MAX 65535u
 #define DOMAIN_QEMU_NS "http://libvirt.org/schemas/domain/qemu/1.0"
 /* Under icount the guest's clock starts here (2026-01-01T00:00:00Z) and follows guest time,
  * so no host wall time reaches the guest: with -seed, the boot is a function of its seed. */
@@ -45,7 +50,14 @@ struct domain_spec {
 	unsigned long long seed;  /* DOMAIN_ACCEL_TCG_ICOUNT: QEMU's -seed, which drives the
 				   * guest's emulated RDRAND; two boots with different seeds are
 				   * independent, two with one seed the same boot */
+	unsigned quantum;         /* DOMAIN_ACCEL_TCG_ICOUNT: 0 plain icount, else rounds of at
+				   * most this many instructions per vCPU (needs the lab's QEMU
+				   * as emulator) */
 };
+
+/* -icount's value: "shift=0,sleep=off" plus ",quantum=Q" when quantum > 0.  -EINVAL above
+ * DOMAIN_QUANTUM_MAX, -ENOSPC when len is short. */
+int domain_icount_arg(unsigned quantum, char *buf, size_t len);
 
 /* The TCG translation buffer a TCG guest of vcpus gets, MiB (<features><tcg><tb-cache>). */
 unsigned long domain_tb_cache_mib(unsigned vcpus);

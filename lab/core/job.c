@@ -14,7 +14,7 @@
 
 static const char *const job_keys[] = {
 	"name", "topology", "kernel", "kernels", "repeats", "workloads", "timeouts", "debug",
-	"knobs", "image", "timing", "precision", "parallel", NULL,
+	"knobs", "image", "timing", "quantum", "precision", "parallel", NULL,
 };
 static const char *const precision_keys[] = {"ci_pct", "min_boots", "max_boots", "max_s", NULL};
 static const char *const workload_keys[] = {"name", "params", "timeout_s", "aslr", NULL};
@@ -315,7 +315,21 @@ static int parse_timing(const json_t *j, struct job *job, struct lab_error *err)
 
 	job->timing = TIMING_AUTO;
 	if (v && timing_parse(json_string_value(v), &job->timing) < 0)
-		return error_set(err, "timing", "must be \"auto\", \"kvm\", \"tcg\" or \"icount\"");
+		return error_set(err, "timing", "must be \"auto\", \"kvm\", \"tcg\", \"icount\" "
+				 "or \"quantum\"");
+	/* The round belongs to the model: a quantum on another model would be ignored. */
+	v = json_object_get(j, "quantum");
+	job->quantum = 0;
+	if (!v)
+		return 0;
+	if (job->timing != TIMING_QUANTUM)
+		return error_set(err, "quantum", "only the contention model has a quantum: set "
+				 "\"timing\": \"quantum\" too");
+	if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+	    json_integer_value(v) > DOMAIN_QUANTUM_MAX)
+		return error_set(err, "quantum", "must be an integer 1..%u (instructions per vCPU "
+				 "a round; default %u)", DOMAIN_QUANTUM_MAX, TIMING_QUANTUM_DEFAULT);
+	job->quantum = (unsigned)json_integer_value(v);
 	return 0;
 }
 
@@ -334,9 +348,9 @@ static int parse_parallel(const json_t *j, struct job *job, struct lab_error *er
 		return error_set(err, "parallel", "must be \"auto\" or an integer 1..%d",
 				 JOB_MAX_PARALLEL);
 	job->parallel = (unsigned)json_integer_value(v);
-	if (job->parallel > 1 && (job->timing == TIMING_KVM || job->timing == TIMING_TCG))
+	if (job->parallel > 1 && job->timing != TIMING_AUTO && !timing_info(job->timing)->deterministic)
 		return error_set(err, "parallel", "%u guests at once need the deterministic timing "
-				 "model (\"timing\": \"icount\"): under %s a guest's figures "
+				 "model (\"timing\": \"icount\" or \"quantum\"): under %s a guest's figures "
 				 "move with what else runs on the host", job->parallel,
 				 timing_info(job->timing)->name);
 	return 0;

@@ -89,7 +89,9 @@ struct job {
 	unsigned console_max_mib;    /* debug.console_max_mib: the console file's bound */
 	struct job_image image;
 	json_t *knobs;               /* normalised "knobs" (lab/core/knobs.c), NULL = none */
-	enum timing_model timing;    /* "timing": kvm, tcg, icount or auto (the default) */
+	enum timing_model timing;    /* "timing": kvm, tcg, icount, quantum or auto (the
+				      * default) */
+	unsigned quantum;            /* "quantum": the contention model's round, 0 = default */
 	struct job_precision precision; /* "precision": adaptive repetitions; ci_pct 0 = off */
 	unsigned parallel;           /* "parallel": guests at once, 0 = "auto" (the default) */
 };

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/nightly_cfg.h"
+#include "core/timing.h"
 #include "util/jsonpath.h"
 
 static int get_str(const json_t *o, const char *base, const char *key, char *dst, size_t len,
@@ -120,6 +121,7 @@ int nightly_cfg_from_json(const json_t *j, struct nightly_cfg *c, struct lab_err
 	static const char *const keys[] = { "name", "branch", "out", "threshold_pct", "window",
 					    "boots", "confirm_boots", "timing", "parallel",
 					    "bisect", "jobs", NULL };
+	enum timing_model tm;
 	double d;
 	int r;
 
@@ -135,9 +137,8 @@ int nightly_cfg_from_json(const json_t *j, struct nightly_cfg *c, struct lab_err
 	    (r = get_str(j, "", "out", c->out, sizeof(c->out), "reports/nightly", err)) < 0 ||
 	    (r = get_str(j, "", "timing", c->timing, sizeof(c->timing), "auto", err)) < 0)
 		return r;
-	if (strcmp(c->timing, "auto") && strcmp(c->timing, "kvm") && strcmp(c->timing, "tcg") &&
-	    strcmp(c->timing, "icount"))
-		return error_set(err, "timing", "must be auto, kvm, tcg or icount");
+	if (timing_parse(c->timing, &tm) < 0)
+		return error_set(err, "timing", "must be auto, kvm, tcg, icount or quantum");
 	if (c->branch[0] == '-')
 		return error_set(err, "branch", "must be a ref, not an option");
 	if ((r = get_num(j, "", "threshold_pct", 0.01, 1000, 1.0, 0, &c->threshold_pct, err)) < 0 ||

@@ -144,15 +144,26 @@ static json_t *memory_json(const struct run_record *r)
 static json_t *timing_json(const struct run_record *r)
 {
 	const struct timing_info *t = timing_info(r->host.timing);
+	char key[TIMING_KEY_MAX], arg[64];
+	json_t *j;
 
-	if (!t)
+	if (!t || timing_key(r->host.timing, r->host.quantum, key, sizeof(key)) < 0 ||
+	    domain_icount_arg(t->rounds ? r->host.quantum : 0, arg, sizeof(arg)) < 0)
 		return json_null();
-	return json_pack("{s:s,s:s,s:b,s:s,s:s,s:s,s:o}", "model", t->name, "title", t->title,
-			 "deterministic", t->deterministic, "measures", t->measures, "cannot",
-			 t->cannot, "reason", r->host.timing_reason, "qemu_args",
-			 t->accel == DOMAIN_ACCEL_TCG_ICOUNT
-				 ? json_pack("[s,s]", DOMAIN_ICOUNT_ARG0, DOMAIN_ICOUNT_ARG1)
-				 : json_array());
+	j = json_pack("{s:s,s:s,s:s,s:b,s:s,s:s,s:s,s:o}", "model", t->name, "key", key, "title",
+		      t->title, "deterministic", t->deterministic, "measures", t->measures,
+		      "cannot", t->cannot, "reason", r->host.timing_reason, "qemu_args",
+		      t->accel == DOMAIN_ACCEL_TCG_ICOUNT ? json_pack("[s,s]", DOMAIN_ICOUNT_ARG0, arg)
+							  : json_array());
+	if (j && t->rounds &&
+	    json_object_update_new(j, json_pack("{s:I,s:s,s:s}", "quantum",
+						(json_int_t)r->host.quantum, "qemu_build",
+						r->host.qemu_build, "qemu_binary",
+						r->host.qemu_binary)) < 0) {
+		json_decref(j);
+		return NULL;
+	}
+	return j;
 }
 
 static json_t *run_json(const struct run_record *r, const char *release, const char *excerpt)

@@ -26,6 +26,10 @@ struct run_host {
 	unsigned long mem_total_mib, mem_available_mib; /* 0: not read */
 	enum timing_model timing;          /* the run's timing model (lab/core/timing.h) */
 	char timing_reason[256];
+	unsigned quantum;                  /* a model with rounds: its quantum, else 0 */
+	char qemu_build[65];               /* ... and the key of the lab's QEMU build (core/
+					    * qemusrc.h) that ran it, else "" */
+	char qemu_binary[4096];            /* ... and that build's binary, else "" */
 	unsigned guests_at_once;           /* the most of the job's guests running at once while
 					    * this one ran, itself included; 0: not recorded */
 };

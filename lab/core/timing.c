@@ -1,7 +1,9 @@
 #include "core/timing.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct timing_info models[TIMING__COUNT] = {
@@ -11,6 +13,7 @@ static const struct timing_info models[TIMING__COUNT] = {
 		.measures = "wall-clock time on real CPUs running in parallel",
 		.cannot = "be compared with runs on other hosts or other loads without noise",
 		.accel = DOMAIN_ACCEL_KVM,
+		.host_cost = 1.0,
 	},
 	[TIMING_TCG] = {
 		.name = "tcg",
@@ -20,6 +23,7 @@ static const struct timing_info models[TIMING__COUNT] = {
 		.cannot = "give stable figures on a busy or small host (10-13 % between boots on 2 "
 			  "cores), nor real speed-ups beyond the host's core count",
 		.accel = DOMAIN_ACCEL_TCG,
+		.host_cost = 1.0,
 	},
 	[TIMING_ICOUNT] = {
 		.name = "icount",
@@ -31,6 +35,22 @@ static const struct timing_info models[TIMING__COUNT] = {
 			  "noisy",
 		.accel = DOMAIN_ACCEL_TCG_ICOUNT,
 		.deterministic = 1,
+		.host_cost = 4.0,
+	},
+	[TIMING_QUANTUM] = {
+		.name = "quantum",
+		.title = "contention model (deterministic rounds of Q instructions per vCPU)",
+		.measures = "the instruction cost of a code path per operation with the vCPUs "
+			    "running side by side in guest time, so they can find a lock taken: each "
+			    "vCPU runs at most Q instructions a round, the clock advances one round",
+		.cannot = "show effects finer than a round (a lock held and dropped within Q "
+			  "instructions looks free to the vCPUs after it in the round), cache, "
+			  "memory-bandwidth or NUMA-distance costs (an instruction costs the same "
+			  "everywhere), or real wall-clock speed-up",
+		.accel = DOMAIN_ACCEL_TCG_ICOUNT,
+		.deterministic = 1,
+		.rounds = 1,
+		.host_cost = 8.0,
 	},
 };
 
@@ -53,6 +73,39 @@ int timing_parse(const char *s, enum timing_model *out)
 			return 0;
 		}
 	return -EINVAL;
+}
+
+int timing_key(enum timing_model m, unsigned quantum, char *buf, size_t len)
+{
+	int n;
+
+	if ((unsigned)m >= TIMING__COUNT)
+		return -EINVAL;
+	n = models[m].rounds ? snprintf(buf, len, "%s-q%u", models[m].name, quantum)
+			     : snprintf(buf, len, "%s", models[m].name);
+	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
+}
+
+int timing_parse_key(const char *s, enum timing_model *m, unsigned *quantum)
+{
+	const char *dash = s ? strchr(s, '-') : NULL;
+	char name[TIMING_KEY_MAX], *end;
+	unsigned long q;
+
+	*quantum = 0;
+	if (!dash)
+		return timing_parse(s, m) < 0 || *m == TIMING_AUTO ? -EINVAL : 0;
+	if ((size_t)(dash - s) >= sizeof(name) || dash[1] != 'q' || !isdigit((unsigned char)dash[2]))
+		return -EINVAL;
+	memcpy(name, s, (size_t)(dash - s));
+	name[dash - s] = 0;
+	errno = 0;
+	q = strtoul(dash + 2, &end, 10);
+	if (*end || errno || q == 0 || q > DOMAIN_QUANTUM_MAX || timing_parse(name, m) < 0 ||
+	    *m == TIMING_AUTO || !models[*m].rounds)
+		return -EINVAL;
+	*quantum = (unsigned)q;
+	return 0;
 }
 
 enum timing_model timing_choose(enum timing_model req, int kvm_ok, unsigned vcpus, int ab,

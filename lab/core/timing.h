@@ -10,6 +10,12 @@
  *           the same guest gives the same figure to ~0.2 %.  All vCPUs take turns on one host
  *           thread: it cannot show real parallel speed-up or contention between truly
  *           concurrent CPUs, and tick-based CPU times (sys_s) stay noisy.
+ *   quantum the contention model: icount in rounds (the lab's QEMU patch, images/qemu).  Each
+ *           vCPU runs at most Q instructions a round, the start vCPU rotating, and guest time
+ *           advances by one round, not by the sum of every vCPU's instructions: N running
+ *           vCPUs all run at full speed, overlap in guest time to within Q instructions, and
+ *           can find a lock taken.  A vCPU that halts, pauses or waits is credited the rest
+ *           of its round.  Deterministic like icount; costs more host time per round.
  *
  * One table (timing.c) names them for the job file, the CLI, reports, `lab compare` and the
  * dashboard. */
@@ -22,6 +28,7 @@ enum timing_model {
 	TIMING_TCG,    /* first: what a zeroed record (and every report before timing models) ran */
 	TIMING_KVM,
 	TIMING_ICOUNT,
+	TIMING_QUANTUM,
 	TIMING__COUNT,
 	TIMING_AUTO = TIMING__COUNT, /* a request only: timing_choose() resolves it */
 };
@@ -30,18 +37,33 @@ enum timing_model {
  * up to this size. */
 #define TIMING_ICOUNT_MAX_VCPUS 128
 
+/* The contention model's default round, instructions per vCPU.  Measured (4s-8c, pft and
+ * mmap_contention, Q 250..16000): fault rates agree within ~1.5 % over the sweep; 1000 costs
+ * ~1.7x the host time of plain icount at 8 vCPUs, 250 ~2.2x. */
+#define TIMING_QUANTUM_DEFAULT 1000u
+/* Longest timing key (timing_key()), NUL included. */
+#define TIMING_KEY_MAX 24
+
 struct timing_info {
-	const char *name;          /* "kvm", "tcg", "icount": job files, reports, CLI */
+	const char *name;          /* "kvm", "tcg", "icount", "quantum": job files, reports, CLI */
 	const char *title;         /* one line for tables and the dashboard */
 	const char *measures;      /* what a timing under it means */
 	const char *cannot;        /* what it cannot show */
 	enum domain_accel accel;
 	int deterministic;         /* guest time independent of host load */
+	int rounds;                /* takes a quantum, and runs only on the lab's QEMU build */
+	double host_cost;          /* host time per guest second against multi-threaded TCG on
+				    * 2 cores, for the run's limits (measured, lab/stage/run.c) */
 };
 
 const struct timing_info *timing_info(enum timing_model m);
 /* "auto" and every model's name; -EINVAL otherwise. */
 int timing_parse(const char *s, enum timing_model *out);
+/* What pools: the model's name, and for a model with rounds "quantum-q<Q>", since figures of
+ * two quanta are two models.  -ENOSPC when len is short. */
+int timing_key(enum timing_model m, unsigned quantum, char *buf, size_t len);
+/* A key back (a model's name alone parses too); -EINVAL for anything else. */
+int timing_parse_key(const char *s, enum timing_model *m, unsigned *quantum);
 /* Resolve a request.  auto: kvm when KVM works; without it icount when the job compares
  * kernels (ab: two or more kernels, or a bisection) and the guest has at most
  * TIMING_ICOUNT_MAX_VCPUS vCPUs, else tcg.  An explicit kvm without working KVM, or icount

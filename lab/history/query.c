@@ -43,7 +43,7 @@ static const char LIST_SQL[] =
 	" FROM reports r"
 	" WHERE (?1 IS NULL OR r.job = ?1)"
 	" AND (?2 IS NULL OR EXISTS (SELECT 1 FROM runs u WHERE u.report = r.id AND u.kernel = ?2))"
-	" AND (?3 IS NULL OR EXISTS (SELECT 1 FROM runs u WHERE u.report = r.id AND u.timing = ?3))"
+	" AND (?3 IS NULL OR EXISTS (SELECT 1 FROM runs u WHERE u.report = r.id AND (u.timing = ?3 OR u.timing LIKE ?3 || '-q%')))"
 	" ORDER BY r.created DESC, r.report_id DESC, r.path"
 	" LIMIT ?4";
 
@@ -163,7 +163,7 @@ static const char SERIES_SQL[] =
 	" s.cv_within, r.report_id, r.created, r.job, r.path"
 	" FROM series s JOIN reports r ON r.id = s.report"
 	" WHERE (?1 IS NULL OR r.job = ?1) AND (?2 IS NULL OR s.kernel = ?2)"
-	" AND (?3 IS NULL OR s.timing = ?3) AND (?4 IS NULL OR s.workload = ?4)"
+	" AND (?3 IS NULL OR s.timing = ?3 OR s.timing LIKE ?3 || '-q%') AND (?4 IS NULL OR s.workload = ?4)"
 	" AND (?5 IS NULL OR s.metric = ?5) AND (?6 = 0 OR s.is_primary = 1)"
 	/* The series (what history_point_same_series compares) first, then time. */
 	" ORDER BY s.timing, s.topology, s.workload, s.params, s.tasks, s.metric, s.unit,"

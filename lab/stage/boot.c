@@ -294,6 +294,8 @@ static int boot_xml(const struct boot_params *bp, const struct boot_where *wh,
 		.disk = wh->remote && bp->disk ? wh->disk : bp->disk,
 		.serial_streams = wh->remote,
 		.seed = bp->seed,
+		.quantum = bp->quantum,
+		.emulator = bp->emulator,
 	};
 	_cleanup_free_ char *path = fs_join(bp->run_dir, "domain.xml");
 	int r;

@@ -18,6 +18,8 @@ struct boot_params {
 	const struct topology *topo;
 	enum domain_accel accel;   /* the timing model's (lab/core/timing.h) */
 	unsigned long long seed;   /* QEMU's -seed under icount (core/domain.h) */
+	unsigned quantum;          /* the contention model's round (core/domain.h); 0: none */
+	const char *emulator;      /* the QEMU binary; NULL: the system's */
 	const char *runners_dir;
 	const json_t *guestjob;
 	const char *kernel_config; /* the build's .config: the agent sends only that its own is

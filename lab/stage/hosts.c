@@ -390,6 +390,9 @@ static json_t *timing_models(struct host_member *m, const char *state_dir)
 		json_array_append_new(a, json_string(timing_info(TIMING_KVM)->name));
 	json_array_append_new(a, json_string(timing_info(TIMING_TCG)->name));
 	json_array_append_new(a, json_string(timing_info(TIMING_ICOUNT)->name));
+	/* The contention model's QEMU is built on this machine only (stage/run.c). */
+	if (!m->vc.remote)
+		json_array_append_new(a, json_string(timing_info(TIMING_QUANTUM)->name));
 	return a;
 }
 

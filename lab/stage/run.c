@@ -19,6 +19,7 @@
 #include "stage/imgrun.h"
 #include "stage/initramfs.h"
 #include "stage/krun.h"
+#include "stage/qemu.h"
 #include "stage/resume.h"
 #include "stage/run_ctx.h"
 #include "util/cleanup.h"
@@ -106,7 +107,7 @@ void run_limits_scale(const struct job *job, enum timing_model m, unsigned host_
 	/* Measured here on 2 host cores: a 4s-8c guest boots and runs pft in ~3x the time of
 	 * multi-threaded TCG; 4x leaves room for a busy host.  Guest time under icount can also
 	 * run slower than host time, so heartbeats arrive further apart in host seconds. */
-	const double f = m == TIMING_ICOUNT ? 4.0 : 1.0;
+	const double f = timing_info(m)->host_cost;
 
 	if (!(job->boot_timeout_s > 0))
 		l->boot_s *= f;
@@ -121,7 +122,7 @@ void run_limits_scale(const struct job *job, enum timing_model m, unsigned host_
 	 * under icount, else a thread per vCPU up to the host's CPUs): a spinning or stalled
 	 * guest has that at once, a starved one not.  A guest idle in a deadlock uses almost
 	 * none, so three timeouts of silence end it anyway. */
-	double usable = m == TIMING_ICOUNT ? 1.0 : job->topo.vcpus;
+	double usable = timing_info(m)->deterministic ? 1.0 : job->topo.vcpus;
 
 	if (host_cpus > 0 && usable > host_cpus)
 		usable = host_cpus;
@@ -242,6 +243,44 @@ static void make_id(struct run_ctx *c)
 		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, c->job->name);
 }
 
+static void qemu_progress(void *ud, const char *msg)
+{
+	run_progress(ud, "%s", msg);
+}
+
+/* The contention model runs on the lab's QEMU build: found in the cache, or built now (the
+ * first job that needs it waits for it, with progress).  Only on this machine: a pool host
+ * would need the same build, which the lab does not install there. */
+static int member_qemu(struct run_ctx *c, struct host_member *m, char *msg, size_t len)
+{
+	struct qemu_build_opts o = { .interrupt = c->o->interrupt, .progress = qemu_progress,
+				     .progress_ud = c };
+	struct qemu_build b;
+	char why[512] = "";
+	int r;
+
+	if (m->vc.remote) {
+		snprintf(msg, len, "the timing model %s needs the lab's QEMU build, which is made "
+			 "on this machine only; %s is remote", timing_info(m->host.timing)->name,
+			 m->cfg.name[0] ? m->cfg.name : "the host");
+		return -EOPNOTSUPP;
+	}
+	m->host.quantum = c->o->quantum ? c->o->quantum
+			  : c->job->quantum ? c->job->quantum : TIMING_QUANTUM_DEFAULT;
+	run_progress(c, "the contention model's QEMU (quantum %u): looking in the cache",
+		     m->host.quantum);
+	r = qemu_build_ensure(&o, &b, why, sizeof(why));
+	if (r < 0) {
+		snprintf(msg, len, "the timing model %s needs the lab's QEMU build: %s",
+			 timing_info(m->host.timing)->name, why);
+		return r;
+	}
+	snprintf(m->host.qemu_build, sizeof(m->host.qemu_build), "%s", b.key);
+	snprintf(m->host.qemu_binary, sizeof(m->host.qemu_binary), "%s", b.binary);
+	run_progress(c, "QEMU %.12s: %s", b.key, b.cached ? "cached" : "built");
+	return 0;
+}
+
 /* KVM or TCG on host m, and with it the timing model (the KVM probe's verdict is cached per
  * host in the state directory). */
 static int member_decide(struct run_ctx *c, struct host_member *m, char *msg, size_t len)
@@ -253,7 +292,7 @@ static int member_decide(struct run_ctx *c, struct host_member *m, char *msg, si
 
 	/* A TCG timing model asked for needs no probe. */
 	req = c->o->timing != TIMING_AUTO ? c->o->timing : c->job->timing;
-	mode = req == TIMING_TCG || req == TIMING_ICOUNT ? ACCEL_FORCE_TCG : c->o->accel;
+	mode = req != TIMING_AUTO && req != TIMING_KVM ? ACCEL_FORCE_TCG : c->o->accel;
 	run_progress(c, "deciding KVM or TCG%s%s (cached per host after the first probe)",
 		     m->cfg.name[0] ? " on " : "", m->cfg.name);
 	r = accel_decide(&m->vc, c->o->state_dir, c->kernel, c->runners, mode, c->o->interrupt,
@@ -280,7 +319,7 @@ static int member_decide(struct run_ctx *c, struct host_member *m, char *msg, si
 		 m->host.timing == TIMING_KVM ? "kvm" : "tcg");
 	run_progress(c, "accel %s: %s", m->host.accel, m->host.accel_reason);
 	run_progress(c, "timing model %s", m->host.timing_reason);
-	return 0;
+	return timing_info(m->host.timing)->rounds ? member_qemu(c, m, msg, len) : 0;
 }
 
 /* Whether pool member m can take this job's runs beside primary (the first that can): its

@@ -28,6 +28,8 @@ struct run_opts {
 	const char *state_dir;
 	enum accel_mode accel;
 	enum timing_model timing; /* TIMING_AUTO: the job's "timing" */
+	unsigned quantum;         /* the contention model's round; 0: the job's "quantum", else
+				   * TIMING_QUANTUM_DEFAULT */
 	double quiet_wait_s;      /* under a host-clock model, wait up to this long for a quiet
 				   * host before each run; 0 = do not wait */
 	int parallel;             /* guests at once: 0 the job's "parallel", -1 auto, N > 0 */

@@ -198,6 +198,8 @@ static int one_attempt(struct run_slot *s, struct host_member *m, json_t *attemp
 	disk = imgrun_before(&c->img, dir, overlay, why, sizeof(why)); /* a fresh overlay per run */
 	struct boot_params bp = {
 		.run_dir = dir, .name = name, .kernel = k->image, .cmdline = cmdline, .seed = rec.seed,
+		.quantum = m->host.quantum,
+		.emulator = m->host.qemu_binary[0] ? m->host.qemu_binary : NULL,
 		.topo = &c->job->topo, .accel = timing_info(m->host.timing)->accel,
 		.runners_dir = c->runners, .guestjob = gj, .kernel_config = k->build_config,
 		.nr_workloads = c->job->nr_workloads,

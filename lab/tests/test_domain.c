@@ -162,31 +162,37 @@ struct golden_case {
 	int want_iommu; /* whether the XML must carry the intel-iommu */
 	int streams;    /* serial ports as ptys (a remote host) */
 	const char *firmware; /* -bios ROM (qboot), NULL: QEMU's default */
+	unsigned quantum;     /* the contention model's round; 0: none */
 };
 
 static const struct golden_case golden_cases[] = {
 	{"4s-8c-tcg", "4s-8c", DOMAIN_ACCEL_TCG, 0, "6f1d7c1e-3a8b-4c1e-9f5a-2b7d0e4c8a11", NULL,
 	 "/var/lib/numalab/cache/initramfs-0123abcd.cpio",
-	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 0, NULL},
-	{"4s-8c-kvm", "4s-8c", DOMAIN_ACCEL_KVM, 0, NULL, "/usr/libexec/qemu-kvm", NULL, NULL, 0, 0, NULL},
+	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 0, NULL, 0},
+	{"4s-8c-kvm", "4s-8c", DOMAIN_ACCEL_KVM, 0, NULL, "/usr/libexec/qemu-kvm", NULL, NULL, 0, 0, NULL, 0},
 	{"4s-8c-kvm-iommu", "4s-8c", DOMAIN_ACCEL_KVM, 1, "0123456789abcdef0123456789ABCDEF", NULL,
-	 "/var/lib/numalab/cache/initramfs-0123abcd.cpio", "console=ttyS0", 1, 0, NULL},
+	 "/var/lib/numalab/cache/initramfs-0123abcd.cpio", "console=ttyS0", 1, 0, NULL, 0},
 	{"4s-8c-icount", "4s-8c", DOMAIN_ACCEL_TCG_ICOUNT, 0, "6f1d7c1e-3a8b-4c1e-9f5a-2b7d0e4c8a13",
 	 NULL, "/var/lib/numalab/cache/initramfs-0123abcd.cpio",
-	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 0, NULL},
+	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 0, NULL, 0},
 	{"4s-512c-tcg-iommu", "4s-512c", DOMAIN_ACCEL_TCG, 0,
 	 "6f1d7c1e-3a8b-4c1e-9f5a-2b7d0e4c8a12", NULL,
 	 "/var/lib/numalab/cache/initramfs-0123abcd.cpio",
-	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on intremap=on", 1, 0, NULL},
+	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on intremap=on", 1, 0, NULL, 0},
 	/* A remote host's guest: the files are volumes of the lab's pool there, the serial
 	 * ports ptys streamed back through libvirt. */
 	{"4s-8c-tcg-remote", "4s-8c", DOMAIN_ACCEL_TCG, 0, NULL, NULL,
 	 "/var/lib/numalab-pool/run-20261130-0350-quick-r0-initrd.cpio",
-	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 1, NULL},
+	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 1, NULL, 0},
+	/* The contention model: icount with rounds, on the lab's QEMU build. */
+	{"4s-8c-quantum", "4s-8c", DOMAIN_ACCEL_TCG_ICOUNT, 0, NULL,
+	 "/var/cache/numalab/qemu/artifacts/0123abcd/qemu-system-x86_64",
+	 "/var/lib/numalab/cache/initramfs-0123abcd.cpio",
+	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 0, NULL, 1000},
 	/* qboot instead of SeaBIOS (lab/stage/boot.c says when). */
 	{"4s-8c-tcg-qboot", "4s-8c", DOMAIN_ACCEL_TCG, 0, NULL, NULL,
 	 "/var/lib/numalab/cache/initramfs-0123abcd.cpio",
-	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 0, "/usr/share/qemu/qboot.rom"},
+	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 0, "/usr/share/qemu/qboot.rom", 0},
 };
 
 static void run_golden(const struct golden_case *c, int update)
@@ -208,6 +214,7 @@ static void run_golden(const struct golden_case *c, int update)
 		.iommu = c->iommu,
 		.serial_streams = c->streams,
 		.seed = 8364502841563029117ULL,
+		.quantum = c->quantum,
 	};
 	int r;
 
@@ -311,6 +318,9 @@ static void run_refusals(void)
 		{"invalid UTF-8 in cmdline", good},
 		{"overlong UTF-8 in kernel path", good},
 		{"unknown accelerator", good},
+		{"quantum without icount", good},
+		{"quantum without the lab's emulator", good},
+		{"quantum above the patch's 65535", good},
 	};
 	unsigned i = 0;
 
@@ -332,6 +342,12 @@ static void run_refusals(void)
 	cases[i++].spec.cmdline = "caf\xe9";
 	cases[i++].spec.kernel = "/k\xc0\xaf";
 	cases[i++].spec.accel = (enum domain_accel)7;
+	cases[i++].spec.quantum = 1000;
+	cases[i].spec.accel = DOMAIN_ACCEL_TCG_ICOUNT;
+	cases[i++].spec.quantum = 1000;
+	cases[i].spec.accel = DOMAIN_ACCEL_TCG_ICOUNT;
+	cases[i].spec.emulator = "/q";
+	cases[i++].spec.quantum = DOMAIN_QUANTUM_MAX + 1;
 
 	{
 		char *out = NULL;
@@ -347,6 +363,18 @@ static void run_refusals(void)
 		       cases[i].what, r);
 	}
 	tap_ok(domain_xml(NULL, NULL) == -EINVAL, "refusals: NULL spec");
+	{
+		char arg[64];
+
+		tap_ok(domain_icount_arg(0, arg, sizeof(arg)) == 0 &&
+			       !strcmp(arg, "shift=0,sleep=off"), "icount arg: plain (%s)", arg);
+		tap_ok(domain_icount_arg(250, arg, sizeof(arg)) == 0 &&
+			       !strcmp(arg, "shift=0,sleep=off,quantum=250"), "icount arg: Q 250 (%s)",
+		       arg);
+		tap_ok(domain_icount_arg(DOMAIN_QUANTUM_MAX + 1, arg, sizeof(arg)) == -EINVAL,
+		       "icount arg: Q above the patch's limit refused");
+		tap_ok(domain_icount_arg(1000, arg, 10) == -ENOSPC, "icount arg: short buffer");
+	}
 	topology_free(&t);
 }
 

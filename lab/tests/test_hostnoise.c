@@ -89,6 +89,48 @@ static void test_timing(void)
 	       "timing: auto with one kernel without KVM is tcg (%s)", why);
 	tap_ok(timing_choose(TIMING_ICOUNT, 1, 512, 0, why, sizeof(why)) == TIMING_ICOUNT,
 	       "timing: an explicit model is kept (%s)", why);
+	tap_ok(timing_parse("quantum", &m) == 0 && m == TIMING_QUANTUM &&
+		       timing_info(m)->deterministic && timing_info(m)->rounds &&
+		       timing_info(m)->accel == DOMAIN_ACCEL_TCG_ICOUNT,
+	       "timing: quantum is deterministic, has rounds, runs icount");
+	tap_ok(timing_choose(TIMING_AUTO, 0, 8, 1, why, sizeof(why)) != TIMING_QUANTUM,
+	       "timing: auto never picks the model that needs a QEMU build");
+}
+
+/* The pooling key: a model with rounds is one model per quantum. */
+static void test_timing_key(void)
+{
+	static const struct {
+		const char *key;
+		int ok;
+		enum timing_model m;
+		unsigned q;
+	} cases[] = {
+		{ "icount", 1, TIMING_ICOUNT, 0 },   { "kvm", 1, TIMING_KVM, 0 },
+		{ "quantum-q1000", 1, TIMING_QUANTUM, 1000 },
+		{ "quantum-q65535", 1, TIMING_QUANTUM, 65535 },
+		{ "quantum-q65536", 0, 0, 0 },       { "quantum-q0", 0, 0, 0 },
+		{ "quantum-q", 0, 0, 0 },            { "quantum-q12x", 0, 0, 0 },
+		{ "quantum-1000", 0, 0, 0 },         { "icount-q1000", 0, 0, 0 },
+		{ "auto", 0, 0, 0 },                 { "quantum-q+5", 0, 0, 0 },
+		{ "averyveryverylongname-q1", 0, 0, 0 },
+	};
+	char buf[TIMING_KEY_MAX];
+	enum timing_model m;
+	unsigned q;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int r = timing_parse_key(cases[i].key, &m, &q);
+
+		tap_ok(cases[i].ok ? r == 0 && m == cases[i].m && q == cases[i].q : r == -EINVAL,
+		       "timing key %s: %s", cases[i].key, cases[i].ok ? "parses" : "refused");
+		if (cases[i].ok)
+			tap_ok(timing_key(m, q, buf, sizeof(buf)) == 0 && !strcmp(buf, cases[i].key),
+			       "timing key %s: round trip (%s)", cases[i].key, buf);
+	}
+	tap_ok(timing_key(TIMING_ICOUNT, 1000, buf, sizeof(buf)) == 0 && !strcmp(buf, "icount"),
+	       "timing key: a model without rounds ignores the quantum");
+	tap_ok(timing_key(TIMING_QUANTUM, 65535, buf, 8) == -ENOSPC, "timing key: short buffer");
 }
 
 /* Guests at once: timing_parallel(model, asked, free cpus, fit in memory, runs). */
@@ -107,6 +149,7 @@ static void test_parallel(void)
 		{ TIMING_ICOUNT, 0, 16, 3, 10, 3, "icount: no more than memory holds" },
 		{ TIMING_ICOUNT, 0, 16, 0, 10, 1, "icount: memory for none still runs one" },
 		{ TIMING_ICOUNT, 8, 16, 16, 3, 3, "icount: no more than runs" },
+		{ TIMING_QUANTUM, 0, 2, 8, 10, 2, "quantum auto: one per free core, as icount" },
 	};
 	char why[256];
 
@@ -144,6 +187,7 @@ int main(void)
 	for (int i = 0; i < d.n; i++)
 		run_case(d.dir, d.ents[i]->d_name);
 	test_timing();
+	test_timing_key();
 	test_parallel();
 	test_free_cpus();
 	return tap_done();
