@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/modelfit.h"
 #include "proto/workload.h"
 #include "util/cleanup.h"
 #include "util/strbuf.h"
@@ -180,6 +181,30 @@ static int fill_row(const struct series_set *s, size_t key, const struct series 
 	return 0;
 }
 
+/* What the timing model cannot show about the row's series (analysis/modelfit.h).  Hosts:
+ * the fewer CPUs of the two sides. */
+static void fit_row(const struct series_set *s, const struct comparison *c,
+		    struct compare_row *row)
+{
+	const struct series_what *g = &s->groups[s->keys[row->key].group];
+	unsigned ca = s->variants[c->va].host_cpus, cb = s->variants[c->vb].host_cpus;
+	unsigned cpus = !ca ? cb : !cb ? ca : ca < cb ? ca : cb;
+
+	row->fit = modelfit_series(c->timing, cpus, g->workload, g->params, g->metric,
+				   s->keys[row->key].tasks, row->fit_why, sizeof(row->fit_why));
+}
+
+/* A model blind to what a series depends on says nothing about it, or (a series that also
+ * counts instructions) nothing when it finds no change: never "no change". */
+static void apply_fit(struct compare_row *row)
+{
+	if (row->fit == MODELFIT_OUTSIDE ||
+	    (row->fit == MODELFIT_PARTLY && row->verdict == VERDICT_NO_CHANGE)) {
+		row->verdict = VERDICT_OUTSIDE_MODEL;
+		row->boots_needed = 0;
+	}
+}
+
 /* Benjamini-Hochberg within one family of rows (primary or not), then every row's verdict. */
 static int judge_family(struct comparison *c, int primary)
 {
@@ -213,6 +238,7 @@ static int judge_family(struct comparison *c, int primary)
 			row->boots_needed = verdict_boots_needed(100 * row->ab.cv_between,
 								 100 * row->bb.cv_between,
 								 c->threshold_pct, have);
+		apply_fit(row);
 	}
 	return 0;
 }
@@ -231,6 +257,7 @@ static void decide(struct comparison *c)
 		}
 		c->count[row->verdict]++;
 		regression |= row->verdict == VERDICT_REGRESSION;
+		undecided |= row->verdict == VERDICT_OUTSIDE_MODEL;
 		if (row->verdict == VERDICT_INCONCLUSIVE || row->verdict == VERDICT_INSUFFICIENT) {
 			undecided = 1;
 			if (row->boots_needed > c->boots_needed)
@@ -298,6 +325,7 @@ int compare_variants(const struct series_set *s, size_t va, size_t vb, double th
 			compare_free(out);
 			return r;
 		}
+		fit_row(s, out, row);
 		out->nr_rows++;
 	}
 	out->outcome_regression = s->variants[vb].failed > 0 && s->variants[va].failed == 0;
@@ -416,6 +444,8 @@ json_t *compare_row_json(const struct series_set *s, const struct compare_row *r
 	fail = fail || json_object_set_new(o, "p", r->tested ? num(r->d.p) : json_null()) < 0;
 	fail = fail || json_object_set_new(o, "q", num(r->q)) < 0;
 	fail = fail || json_object_set_new(o, "verdict", json_string(verdict_name(r->verdict))) < 0;
+	fail = fail || json_object_set_new(o, "outside_model", r->fit_why[0] ? json_string(r->fit_why)
+									      : json_null()) < 0;
 	fail = fail || json_object_set_new(o, "boots_needed",
 					   r->boots_needed ? json_integer((json_int_t)r->boots_needed)
 							   : json_null()) < 0;

@@ -48,13 +48,17 @@ struct compare_row {
 	enum verdict verdict;
 	size_t boots_needed;         /* undecided rows: about how many boots a side would decide
 				      * (VERDICT_MAX_BOOTS_NEEDED + 1: more); 0 unknown */
+	int fit;                     /* enum modelfit: can the timing model show what it depends
+				      * on (outside: the verdict is VERDICT_OUTSIDE_MODEL) */
+	char fit_why[384];           /* why not, "" when it can */
 };
 
 enum compare_decision {
 	COMPARE_OK = 0,          /* every deciding row is no-change or an improvement */
 	COMPARE_REGRESSION,      /* a deciding row regressed, or an outcome regression */
 	COMPARE_UNDECIDED,       /* no regression, but a deciding row is inconclusive or has
-				  * too little data: more boots are needed */
+				  * too little data (more boots are needed), or is outside the
+				  * timing model (another model is) */
 };
 
 struct comparison {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analysis/compare.h"
+#include "analysis/modelfit.h"
 #include "analysis/format.h"
 #include "util/cleanup.h"
 #include "util/strbuf.h"
@@ -135,6 +136,28 @@ static void text_counts(struct strbuf *sb, const unsigned *n)
 		       n[VERDICT_REGRESSION], n[VERDICT_REGRESSION] == 1 ? "" : "s",
 		       n[VERDICT_IMPROVEMENT], n[VERDICT_IMPROVEMENT] == 1 ? "" : "s",
 		       n[VERDICT_NO_CHANGE], n[VERDICT_INCONCLUSIVE], n[VERDICT_INSUFFICIENT]);
+	if (n[VERDICT_OUTSIDE_MODEL])
+		strbuf_appendf(sb, ", %u outside this model", n[VERDICT_OUTSIDE_MODEL]);
+}
+
+/* What the model cannot show, once, when a deciding row depends on it. */
+static void text_fit(struct strbuf *sb, const struct comparison *c)
+{
+	const char *first = NULL;
+	unsigned n = 0;
+
+	for (size_t i = 0; i < c->nr_rows; i++)
+		if (c->rows[i].fit_why[0] && (c->rows[i].primary || c->all_metrics)) {
+			first = first ? first : c->rows[i].fit_why;
+			n++;
+		}
+	if (!n)
+		return;
+	strbuf_appendf(sb, "  outside this model: %u deciding series depend on what %s cannot "
+			   "show (%s).  No verdict where that is all they measure, and never \"no "
+			   "change\": a change found in the others counts instructions only.  "
+			   "First: %s\n",
+		       n, c->timing, modelfit_blind(c->timing), first);
 }
 
 static void text_decision(struct strbuf *sb, const struct series_set *s,
@@ -149,12 +172,17 @@ static void text_decision(struct strbuf *sb, const struct series_set *s,
 		else if (c->boots_needed)
 			strbuf_appendf(sb, " (about %zu boots a side would decide it)",
 				       c->boots_needed);
-		else
+		else if (!c->count[VERDICT_OUTSIDE_MODEL])
 			strbuf_append(sb, " (at least 2 boots a side are needed)");
+		if (c->count[VERDICT_OUTSIDE_MODEL])
+			strbuf_appendf(sb, " (%u deciding series outside this timing model: run "
+					   "them under one that shows what they depend on, e.g. "
+					   "--timing quantum)", c->count[VERDICT_OUTSIDE_MODEL]);
 	}
 	strbuf_append(sb, "\n  deciding metrics: ");
 	text_counts(sb, c->count);
 	strbuf_append(sb, "\n");
+	text_fit(sb, c);
 	if (c->outcome_regression)
 		strbuf_appendf(sb, "  outcome regression: %u of B's %u runs failed, none of A's\n",
 			       s->variants[c->vb].failed, s->variants[c->vb].runs);

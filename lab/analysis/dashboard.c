@@ -188,6 +188,12 @@ static void ab_row(struct strbuf *sb, const struct series_set *s, const struct c
 		strbuf_appendf(sb, " (needs &gt; %d boots a side)", VERDICT_MAX_BOOTS_NEEDED);
 	else if (r->boots_needed)
 		strbuf_appendf(sb, " (needs ~%zu boots a side)", r->boots_needed);
+	/* Outside the model, or a change that is the instructions' alone: say why, in place. */
+	if (r->fit_why[0]) {
+		strbuf_append(sb, "<div class=\"fit\">");
+		esc(sb, r->fit_why);
+		strbuf_append(sb, "</div>");
+	}
 	strbuf_append(sb, "</td></tr>\n");
 }
 
@@ -271,6 +277,10 @@ static void ab_table(struct strbuf *sb, const struct series_set *s, const struct
 		       c->count[VERDICT_IMPROVEMENT], c->count[VERDICT_NO_CHANGE],
 		       c->count[VERDICT_INCONCLUSIVE], c->count[VERDICT_INSUFFICIENT],
 		       c->threshold_pct);
+	if (c->count[VERDICT_OUTSIDE_MODEL])
+		strbuf_appendf(sb, " <strong class=\"v-outside-model\">%u outside this timing "
+				   "model</strong>: it cannot show what they depend on (below), so "
+				   "no verdict is made on them.", c->count[VERDICT_OUTSIDE_MODEL]);
 	if (c->outcome_regression)
 		strbuf_append(sb, " <strong class=\"v-regression\">Outcome regression: B had failed "
 				  "runs, A none.</strong>");

@@ -312,8 +312,13 @@ static int count_run(struct series_set *s, size_t variant, size_t report, const 
 	if (json_object_set_new(v->timings, timing, json_integer(tc + 1)) < 0 ||
 	    json_object_set_new(v->classes, klass, json_integer(cc + 1)) < 0)
 		return -ENOMEM;
-	v->contended += json_is_true(
-		json_object_get(json_object_get(json_object_get(run, "host"), "noise"), "contended"));
+	const json_t *noise = json_object_get(json_object_get(run, "host"), "noise");
+	json_int_t cpus = json_integer_value(json_object_get(json_object_get(noise, "before"),
+							     "cpus"));
+
+	v->contended += json_is_true(json_object_get(noise, "contended"));
+	if (cpus > 0 && cpus < 1 << 20 && (!v->host_cpus || (unsigned)cpus < v->host_cpus))
+		v->host_cpus = (unsigned)cpus;
 	v->runs++;
 	if (strcmp(status, "ok"))
 		v->failed++;

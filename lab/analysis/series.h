@@ -49,6 +49,8 @@ struct series_variant {
 	unsigned contended;    /* runs measured on a contended host (host.noise.contended) */
 	json_t *classes;       /* host class of the runs (host.class, "" without a pool) -> run
 				* count; comparing two classes is refused */
+	unsigned host_cpus;    /* the fewest CPUs a host of its runs had (host.noise.before.
+				* cpus), 0 unknown: what a host-clock model can show */
 };
 
 struct series_report {

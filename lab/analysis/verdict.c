@@ -13,6 +13,7 @@ static const char *const names[VERDICT__COUNT] = {
 	[VERDICT_REGRESSION] = "regression",
 	[VERDICT_INCONCLUSIVE] = "inconclusive",
 	[VERDICT_INSUFFICIENT] = "insufficient-data",
+	[VERDICT_OUTSIDE_MODEL] = "outside-model",
 };
 
 const char *verdict_name(enum verdict v)

@@ -17,7 +17,9 @@
  *   regression     significant (q < 0.05) and the whole interval lies below -threshold
  *   inconclusive   neither: more boots are needed (boots_needed says about how many)
  *   insufficient   fewer than VERDICT_MIN_BOOTS boots on a side: nothing can be tested
- * so that too little data never reads as a pass. */
+ *   outside-model  the timing model cannot show what the series depends on (analysis/
+ *                  modelfit.h): set by `lab compare`, never by verdict_decide
+ * so that too little data, or a blind model, never reads as a pass. */
 #pragma once
 #include <stddef.h>
 
@@ -36,6 +38,7 @@ enum verdict {
 	VERDICT_REGRESSION,
 	VERDICT_INCONCLUSIVE,
 	VERDICT_INSUFFICIENT,
+	VERDICT_OUTSIDE_MODEL,
 	VERDICT__COUNT
 };
 

@@ -14,6 +14,7 @@ static const struct timing_info models[TIMING__COUNT] = {
 		.cannot = "be compared with runs on other hosts or other loads without noise",
 		.accel = DOMAIN_ACCEL_KVM,
 		.host_cost = 1.0,
+		.shows = WORKLOAD_MECH_CONTENTION | WORKLOAD_MECH_PARALLEL,
 	},
 	[TIMING_TCG] = {
 		.name = "tcg",
@@ -24,6 +25,10 @@ static const struct timing_info models[TIMING__COUNT] = {
 			  "cores), nor real speed-ups beyond the host's core count",
 		.accel = DOMAIN_ACCEL_TCG,
 		.host_cost = 1.0,
+		.shows = WORKLOAD_MECH_CONTENTION | WORKLOAD_MECH_PARALLEL,
+		.shows_to_host_cpus = 1,
+		.blind = "more threads at once than the host has CPUs take turns on them, so "
+			 "neither their speed-up nor their contention is the guest's",
 	},
 	[TIMING_ICOUNT] = {
 		.name = "icount",
@@ -36,6 +41,9 @@ static const struct timing_info models[TIMING__COUNT] = {
 		.accel = DOMAIN_ACCEL_TCG_ICOUNT,
 		.deterministic = 1,
 		.host_cost = 4.0,
+		.blind = "the vCPUs take turns in slices of millions of instructions on one clock, "
+			 "so two never hold or wait for a lock at once and N threads share one "
+			 "CPU's throughput: lock contention and parallel speed-up cannot happen",
 	},
 	[TIMING_QUANTUM] = {
 		.name = "quantum",
@@ -51,6 +59,7 @@ static const struct timing_info models[TIMING__COUNT] = {
 		.deterministic = 1,
 		.rounds = 1,
 		.host_cost = 8.0,
+		.shows = WORKLOAD_MECH_CONTENTION | WORKLOAD_MECH_PARALLEL,
 	},
 };
 

@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "core/domain.h"
+#include "proto/workload.h"
 
 enum timing_model {
 	TIMING_TCG,    /* first: what a zeroed record (and every report before timing models) ran */
@@ -52,6 +53,10 @@ struct timing_info {
 	enum domain_accel accel;
 	int deterministic;         /* guest time independent of host load */
 	int rounds;                /* takes a quantum, and runs only on the lab's QEMU build */
+	unsigned shows;            /* WORKLOAD_MECH_* it can show (proto/workload.h) */
+	int shows_to_host_cpus;    /* ... only while the guest's threads at once fit the host's
+				    * CPUs (one host thread a vCPU, timed by the host clock) */
+	const char *blind;         /* why it cannot show the others, one sentence */
 	double host_cost;          /* host time per guest second against multi-threaded TCG on
 				    * 2 cores, for the run's limits (measured, lab/stage/run.c) */
 };

@@ -208,40 +208,68 @@ static int kbuild_check(const json_t *params, const char *path, struct lab_error
 	return 0;
 }
 
-/* What an A/B verdict looks at, by the metric names the runners report (configs/README.md). */
-static const struct workload_metric pft_primary[] = {{"faults_per_s", "higher"}};
+/* What an A/B verdict looks at, by the metric names the runners report (configs/README.md),
+ * and what each depends on with more than one thread (enum workload_mech).  Fault rates of
+ * threads in one address space, or of processes sharing zones and LRUs, move with lock
+ * contention and with how many run at once, as well as with the instructions per fault. */
+#define MP (WORKLOAD_MECH_CONTENTION | WORKLOAD_MECH_PARALLEL)
+static const struct workload_metric pft_primary[] = {{"faults_per_s", "higher", MP, 0}};
 /* The seed's figure is `perf stat -r` over whole programs: the whole repetition, unmapping
- * included, not the touching alone (elapsed_s). */
-static const struct workload_metric memscale_primary[] = {{"run_s", "lower"}};
-static const struct workload_metric pf_primary[] = {{"ops_per_s", "higher"}};
-static const struct workload_metric mmc_primary[] = {{"faults_per_s", "higher"},
-						     {"fault_latency_p99_ns", "lower"}};
+ * included, not the touching alone (elapsed_s).  Tasks released together wait for one
+ * another's locks (split PMD page-table locks, seed 000). */
+static const struct workload_metric memscale_primary[] = {{"run_s", "lower", MP, 0}};
+static const struct workload_metric pf_primary[] = {{"ops_per_s", "higher", MP, 0}};
+/* mmap_contention exists to measure faulting threads against threads that take mmap_lock
+ * for writing: without contention its figures mean nothing (seed 003). */
+static const struct workload_metric mmc_primary[] = {{"faults_per_s", "higher", MP, 1},
+						     {"fault_latency_p99_ns", "lower", MP, 1}};
 
-/* Seed 001's two columns: build time and the cgroup's memory.peak. */
-static const struct workload_metric kbuild_primary[] = {{"elapsed_s", "lower"},
-							{"memory_peak_mib", "lower"}};
+/* Seed 001's two columns: build time (make -j: parallel) and the cgroup's memory.peak (how
+ * much at once, not how fast). */
+static const struct workload_metric kbuild_primary[] = {
+	{"elapsed_s", "lower", WORKLOAD_MECH_PARALLEL, 0},
+	{"memory_peak_mib", "lower", 0, 0}};
+
+/* The mapper threads run beside the faulting tasks. */
+static unsigned mmc_threads(const json_t *params, unsigned tasks)
+{
+	json_int_t m = json_integer_value(json_object_get(params, "mappers"));
+
+	return tasks + (m > 0 && m < 1 << 20 ? (unsigned)m : 0);
+}
+
+/* make -j N: N at once whatever "tasks" says; 0 is one per online CPU, more than one on the
+ * guests the lab boots. */
+static unsigned kbuild_threads(const json_t *params, unsigned tasks)
+{
+	json_int_t j = json_integer_value(json_object_get(params, "jobs"));
+
+	(void)tasks;
+	return j > 0 && j < 1 << 20 ? (unsigned)j : 2;
+}
 
 #define TABLE(t) .params = t, .nr_params = sizeof(t) / sizeof(t[0])
 #define PRIMARY(m) .primary = m, .nr_primary = sizeof(m) / sizeof(m[0])
 
 static const struct workload_def workloads[] = {
 	{.name = "pft", .help = "page-fault scaling: faults/s against the number of tasks",
-	 TABLE(pft_params), .check = pft_check, PRIMARY(pft_primary)},
+	 TABLE(pft_params), .check = pft_check, PRIMARY(pft_primary), .other_mechs = MP},
 	{.name = "memscale", .help = "tasks released together each reserve and touch node-local "
 				     "memory: elapsed time against the number of tasks",
-	 TABLE(memscale_params), .check = memscale_check, PRIMARY(memscale_primary)},
+	 TABLE(memscale_params), .check = memscale_check, PRIMARY(memscale_primary), .other_mechs = MP},
 	{.name = "page_fault1", .help = "will-it-scale: private anonymous map/touch/unmap, ops/s",
-	 TABLE(pf_params), PRIMARY(pf_primary)},
+	 TABLE(pf_params), PRIMARY(pf_primary), .other_mechs = MP},
 	{.name = "page_fault2", .help = "will-it-scale: private file map/touch/unmap, ops/s",
-	 TABLE(pf_params), PRIMARY(pf_primary)},
+	 TABLE(pf_params), PRIMARY(pf_primary), .other_mechs = MP},
 	{.name = "page_fault3", .help = "will-it-scale: shared file map/touch/unmap, ops/s",
-	 TABLE(pf_params), PRIMARY(pf_primary)},
+	 TABLE(pf_params), PRIMARY(pf_primary), .other_mechs = MP},
 	{.name = "mmap_contention", .help = "fault throughput and latency while other threads "
 					    "mmap/munmap (mmap_lock, per-VMA locks)",
-	 TABLE(mmc_params), PRIMARY(mmc_primary)},
+	 TABLE(mmc_params), PRIMARY(mmc_primary), .other_mechs = MP, .threads = mmc_threads},
 	{.name = "kbuild", .help = "make -j N TARGET of a source tree in a cgroup of its own: "
 				   "elapsed, CPU time, memory.peak, page faults, mTHP counters",
-	 TABLE(kbuild_params), .check = kbuild_check, PRIMARY(kbuild_primary)},
+	 TABLE(kbuild_params), .check = kbuild_check, PRIMARY(kbuild_primary),
+	 .other_mechs = MP, .threads = kbuild_threads},
 };
 
 #define NR_WORKLOADS (sizeof(workloads) / sizeof(workloads[0]))
@@ -270,6 +298,22 @@ const struct workload_metric *workload_primary(const char *name, size_t *n)
 
 	*n = w ? w->nr_primary : 0;
 	return w ? w->primary : NULL;
+}
+
+unsigned workload_mechs(const char *name, const char *metric, const json_t *params,
+			unsigned tasks, int *only)
+{
+	const struct workload_def *w = workload_find(name);
+
+	*only = 0;
+	if (!w || (w->threads ? w->threads(params, tasks) : tasks) < 2)
+		return 0;
+	for (size_t i = 0; i < w->nr_primary; i++)
+		if (!strcmp(w->primary[i].name, metric)) {
+			*only = w->primary[i].only_mechs;
+			return w->primary[i].mechs;
+		}
+	return w->other_mechs;
 }
 
 int workload_metric_is_primary(const char *name, const char *metric)

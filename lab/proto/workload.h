@@ -38,10 +38,23 @@ struct workload_param {
  * task gets at least a page"; the runner still uses the page size it finds. */
 #define WORKLOAD_PAGE_SIZE 4096
 
+/* What a figure can move by besides the instructions its code path runs.  A timing model
+ * that cannot show a mechanism a series depends on (core/timing.h, "shows") makes a verdict
+ * on it "outside this model" (analysis/modelfit.h), never "no change". */
+enum workload_mech {
+	WORKLOAD_MECH_CONTENTION = 1 << 0, /* threads on different CPUs wait for one another
+					    * (a lock another CPU holds) */
+	WORKLOAD_MECH_PARALLEL = 1 << 1,   /* throughput from threads running at once */
+};
+
 /* A metric of the runner's output (PROTOCOL.md, "Runner output") that decides an A/B verdict. */
 struct workload_metric {
 	const char *name;   /* key in results[].metrics */
 	const char *better; /* "higher" or "lower", as the runner reports it */
+	unsigned mechs;     /* WORKLOAD_MECH_* it depends on once more than one thread runs */
+	int only_mechs;     /* 1: it exists to measure those (a model without them says
+			     * nothing about it); 0: it also counts instructions, so a change a
+			     * model without them finds is real, a "no change" is not */
 };
 
 struct workload_def {
@@ -55,6 +68,11 @@ struct workload_def {
 	/* The primary metrics, most important first; at least one. */
 	const struct workload_metric *primary;
 	size_t nr_primary;
+	/* Its other metrics: what they depend on with more than one thread, as above. */
+	unsigned other_mechs;
+	/* Threads at once for a series of tasks (params as the series has them, "tasks"
+	 * removed); NULL: tasks. */
+	unsigned (*threads)(const json_t *params, unsigned tasks);
 };
 
 /* The membind choices every sweep workload shares; the runners' harness reports a task's
@@ -80,5 +98,10 @@ int workload_params_max(const struct workload_def *w, const json_t *params, cons
 /* The primary metrics of the workload called name (*n of them), NULL when there is no such
  * workload. */
 const struct workload_metric *workload_primary(const char *name, size_t *n);
+/* What metric of the workload called name depends on when threads (workload_def.threads)
+ * run at once: WORKLOAD_MECH_* bits (0 for one thread or an unknown workload); *only as
+ * workload_metric.only_mechs. */
+unsigned workload_mechs(const char *name, const char *metric, const json_t *params,
+			unsigned tasks, int *only);
 /* Whether metric is one of the primary metrics of the workload called name. */
 int workload_metric_is_primary(const char *name, const char *metric);

@@ -52,6 +52,19 @@ def topology(sockets, dies, cores, threads):
                    "observed": observed, "match": True, "mismatches": []}
 
 
+def host_obj(a):
+    host = {"accel": "tcg", "accel_reason": "synthetic", "qemu_version": "10.0.2",
+            "libvirt_version": "11.3.0", "uri": "qemu:///embed"}
+    if a.timing:
+        # As lab/core/runreport.c writes it (the texts are not read back).
+        host["timing"] = {"model": a.timing, "key": a.timing, "title": "synthetic",
+                          "deterministic": a.timing == "icount", "measures": "synthetic",
+                          "cannot": "synthetic", "reason": "synthetic",
+                          "qemu_args": ["-icount", "shift=0,sleep=off"]
+                          if a.timing == "icount" else []}
+    return host
+
+
 def run_obj(a, rng, index, repeat, label, defs, tasks, topo, failed_status):
     factors = dict(a.factor) if not a.factor_on or a.factor_on == label else {}
     results = []
@@ -79,8 +92,7 @@ def run_obj(a, rng, index, repeat, label, defs, tasks, topo, failed_status):
         "index": index, "repeat": repeat, "status": status,
         "reason": "all workloads completed" if status == "ok" else "synthetic %s" % status,
         "end": "stopped",
-        "host": {"accel": "tcg", "accel_reason": "synthetic", "qemu_version": "10.0.2",
-                 "libvirt_version": "11.3.0", "uri": "qemu:///embed"},
+        "host": host_obj(a),
         "kernel": kernel,
         "topology": topo,
         "workloads": [{"name": "pft", "params": params, "status": "ok", "exit": 0,
@@ -116,6 +128,8 @@ def main():
     p.add_argument("--schema", default="numalab.report/1")
     p.add_argument("--workload-param", action="append", default=[])
     p.add_argument("--topology", default="4,1,2,1")
+    p.add_argument("--timing", default="", help="record host.timing of this model (icount, "
+                   "tcg, kvm); default: none, as reports before timing models")
     a = p.parse_args()
     rng = random.Random(a.seed)
     tasks = [int(x) for x in a.tasks.split(",")]

@@ -136,4 +136,27 @@ pyjson "d['comparisons'][0]['all_metrics'] is True" "... and the JSON says so"
 expect 2 "no arguments" $LAB compare
 expect 2 "three arguments" $LAB compare "$T/A" "$T/B" "$T/A"
 
+# A model blind to what a series depends on (analysis/modelfit.h): under icount, pft with
+# more than one thread depends on lock contention and parallel speed-up, which cannot happen
+# there.  Identical sets: one task decides "no change", more are outside the model, never
+# "no change", and the decision waits for another model (exit 3).
+$GEN "$T/icA" --runs 4 --seed 11 --timing icount --noise 0.0005
+$GEN "$T/icB" --runs 4 --seed 12 --timing icount --noise 0.0005
+expect 3 "icount A/A of pft threads: undecided" $LAB compare "$T/icA" "$T/icB" --json
+pyjson "all((r['verdict'] == 'no-change') == (r['tasks'] == 1) and (r['verdict'] == 'outside-model') == (r['tasks'] > 1) for r in d['comparisons'][0]['rows'] if r['primary'])" \
+	"... 1 task: no change; 2..8 tasks: outside-model"
+pyjson "all((r['outside_model'] is None) == (r['tasks'] == 1) for r in d['comparisons'][0]['rows'] if r['primary'])" \
+	"... each outside row says why"
+expect 3 "... the text says so" $LAB compare "$T/icA" "$T/icB"
+has "$T/out" "outside this model: 3 deciding series depend on what icount cannot show" "... once, with the reason"
+# A change the model does see (instructions) is still found: a 10 % slower fault path.
+$GEN "$T/icC" --runs 4 --seed 13 --timing icount --noise 0.0005 --factor faults_per_s=0.9
+expect 1 "icount, B 10 % slower: a regression at every task count" $LAB compare "$T/icA" "$T/icC" --json
+pyjson "all(r['verdict'] == 'regression' for r in d['comparisons'][0]['rows'] if r['primary'])" \
+	"... outside rows keep a change the model finds"
+# Under tcg with no host CPU count recorded (reports before host.noise): nothing outside.
+$GEN "$T/qA" --runs 4 --seed 11 --timing tcg --noise 0.0005
+$GEN "$T/qB" --runs 4 --seed 12 --timing tcg --noise 0.0005
+expect 0 "tcg without the host's CPU count: no change everywhere" $LAB compare "$T/qA" "$T/qB"
+
 finish
