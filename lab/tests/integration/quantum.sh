@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Integration: the contention model (timing "quantum", lab/core/timing.h): icount in rounds of
+# Q instructions per vCPU on the lab's QEMU build (images/qemu), through `lab run`.
+#   - The first job that needs the build makes it (or finds it in LAB_QEMU_CACHE), with
+#     progress, and the report names the build and the quantum.
+#   - Deterministic: one guest booted twice with one seed gives the same figures to the last
+#     digit; boots with different seeds differ.
+#   - Seed 003's direction: removing per-VMA locks (no-per-vma-lock) with a thread mapping and
+#     unmapping beside 4 faulting tasks is a faults/s regression with the whole 95 % interval
+#     beyond the threshold (plain icount called it "no change" or an improvement).
+#   - A/A: the baseline against itself raises no regression or improvement.
+# TAP; ends with "N passed, N failed".  The kernels come from the kernel cache
+# (integration-kernels builds both variants first; alone, `lab run` builds them).
+set -u
+cd "$(dirname "$0")/../../.."
+. lab/tests/lib.sh
+it_init
+jqr() { jq -e "$2" "$1/report.json"; }
+d=lab/tests/data/jobs
+
+# --- the build on first need, and one boot (twice, one seed) ---------------------------------
+t0=$(date +%s)
+$lab run $d/quantum-aa.json --seed 7 --parallel 2 --out "$tmp/aa" >"$tmp/aa.out" 2>"$tmp/aa.err"
+ok $? "A/A job under quantum exits 0 (QEMU build and 4 boots: $(( $(date +%s) - t0 )) s)"
+r="$tmp/aa"
+explain_runs "$r"
+has "$tmp/aa.err" "the contention model's QEMU (quantum 1000)" "lab run looks for the lab's QEMU build"
+check "host.timing: quantum, key quantum-q1000, its quantum and build" jqr "$r" \
+	'[.runs[].host.timing | .model == "quantum" and .key == "quantum-q1000" and .quantum == 1000 and (.qemu_build | test("^[0-9a-f]{64}$")) and .deterministic] | all'
+check "... and the QEMU arguments with the quantum" jqr "$r" \
+	'.runs[0].host.timing.qemu_args == ["-icount", "shift=0,sleep=off,quantum=1000"]'
+check "domain XML: the lab's QEMU as emulator" \
+	grep -q "<emulator>$(jq -r '.runs[0].host.timing.qemu_binary' "$r/report.json")</emulator>" "$r/run-0/domain.xml"
+check "... -icount with the quantum" grep -q "<qemu:arg value='shift=0,sleep=off,quantum=1000'/>" "$r/run-0/domain.xml"
+check "lab qemu path names the same build" \
+	test "$($lab qemu path)" = "$(jq -r '.runs[0].host.timing.qemu_binary' "$r/report.json")"
+check "seeds 7..10, one per boot" jqr "$r" '[.runs[].seed] == [7, 8, 9, 10]'
+check "boots with different seeds differ" jqr "$r" \
+	'[.runs[] | .workloads[0].results[0].metrics.faults_per_s.value] | unique | length == 4'
+# One boot, twice, with one seed: every figure the same (the boot is a function of its seed).
+for i in 1 2; do
+	$lab run $d/quantum-one.json --seed 7 --out "$tmp/one$i" >"$tmp/one$i.out" 2>"$tmp/one$i.err"
+	ok $? "one boot with seed 7 (#$i) exits 0"
+done
+check "deterministic: faults/s, p99 latency and mapper ops/s equal to the last digit" jq -e -n \
+	--slurpfile a "$tmp/one1/report.json" --slurpfile b "$tmp/one2/report.json" \
+	'[$a[0], $b[0]] | map(.runs[0].workloads[0].results[0].metrics | [.faults_per_s.value, .fault_latency_p99_ns.value, .mapper_ops_per_s.value]) | (.[0] == .[1]) and (.[0] | all(. != null))'
+$lab compare "$r" --json >"$tmp/aa.json" 2>"$tmp/aa.cmp.err"
+rc=$?
+ok $([ $rc = 0 ] || [ $rc = 3 ] && echo 0 || echo 1) "A/A compare: no change or undecided (exit $rc)"
+check "A/A: no primary series is a regression or an improvement" jq -e \
+	'[.comparisons[0].rows[] | select(.primary) | .verdict] | all(. != "regression" and . != "improvement")' "$tmp/aa.json"
+jq -r '.comparisons[0].rows[] | select(.primary) | "# A/A \(.metric) \(.tasks) tasks: \(.change_pct)% [\(.ci95_pct[0]), \(.ci95_pct[1])] \(.verdict)"' "$tmp/aa.json"
+
+# --- seed 003's direction -------------------------------------------------------------------
+t0=$(date +%s)
+$lab run $d/quantum-ab.json --seed 100 --parallel 2 --out "$tmp/ab" >"$tmp/ab.out" 2>"$tmp/ab.err"
+ok $? "A/B job under quantum exits 0 (4 boots: $(( $(date +%s) - t0 )) s)"
+explain_runs "$tmp/ab"
+$lab compare "$tmp/ab" --json >"$tmp/ab.json" 2>"$tmp/ab.cmp.err"
+ok $([ $? = 1 ] && echo 0 || echo 1) "A/B compare: a regression (exit 1)"
+check "no-per-vma-lock: faults/s at 4 tasks with a mapper regresses, the whole interval below -1 %" jq -e \
+	'.comparisons[0].rows[] | select(.metric == "faults_per_s" and .tasks == 4) | .verdict == "regression" and .ci95_pct[1] < -1' "$tmp/ab.json"
+check "... and no row is outside the model" jq -e \
+	'[.comparisons[0].rows[] | .outside_model] | all(. == null)' "$tmp/ab.json"
+jq -r '.comparisons[0].rows[] | select(.primary) | "# A/B \(.metric) \(.tasks) tasks: \(.change_pct)% [\(.ci95_pct[0]), \(.ci95_pct[1])] \(.verdict)"' "$tmp/ab.json"
+check "no QEMU left behind" no_qemu
+finish
