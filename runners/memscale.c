@@ -6,7 +6,9 @@
  * of what is measured in thread mode) and writes the first byte of every 4 KiB of it.  The
  * seed's figure is `perf stat -r`'s elapsed time of the whole program: run_s (the harness's,
  * rt_result.c: tasks created to tasks gone, unmapping included); elapsed_s is the touching
- * alone.  Perf counters come from the harness. */
+ * alone.  Perf counters come from the harness.  own_pmd_table puts each task's region on a
+ * 1 GiB boundary of its own, so that tasks do not share a PMD table and its split lock: the
+ * A/B of split PMD locks then contends only where the patch makes it. */
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -19,6 +21,9 @@
 #endif
 #define MS_HUGE_2MB (21 << MAP_HUGE_SHIFT)
 #define MS_HPAGE (2UL << 20)
+/* What one PMD table maps on x86-64 (512 entries of 2 MiB): regions in one such range share
+ * the table's split lock. */
+#define MS_PMD_TABLE_SPAN (1UL << 30)
 
 /* In the order of the registry's choices for huge (lab/proto/workload.c). */
 enum ms_huge { HUGE_SYSTEM, HUGE_THP, HUGE_NOTHP, HUGE_HUGETLB };
@@ -27,6 +32,7 @@ struct ms_opts {
 	struct rt_common c;
 	unsigned long memory_mib, stride_kib;
 	int huge;
+	int own_pmd_table;
 };
 
 struct ms_ctx {
@@ -48,6 +54,29 @@ static int ms_prepare(struct rt_team *t, struct rt_task *k, void **state)
 	return *state ? 0 : rt_task_fail(k, "calloc", -ENOMEM);
 }
 
+/* own_pmd_table: address space of len + one PMD table's span, without memory
+ * (PROT_NONE, MAP_NORESERVE: nothing is charged, hugetlb reserves no pages for it), then the
+ * region itself at its first 1 GiB boundary.  m gets the whole reservation for munmap. */
+static int ms_reserve_own_table(struct ms_map *m, size_t len, int flags, char **out)
+{
+	uintptr_t at;
+	void *p;
+
+	m->len = len + MS_PMD_TABLE_SPAN;
+	m->base = mmap(NULL, m->len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+		       0);
+	if (m->base == MAP_FAILED) {
+		m->base = NULL;
+		return -errno;
+	}
+	at = ((uintptr_t)m->base + MS_PMD_TABLE_SPAN - 1) & ~(MS_PMD_TABLE_SPAN - 1);
+	p = mmap((void *)at, len, PROT_READ | PROT_WRITE, flags | MAP_FIXED, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	*out = p;
+	return 0;
+}
+
 /* Timed from here: reserve, bind, touch. */
 static int ms_measure(struct rt_team *t, struct rt_task *k, void *state)
 {
@@ -55,19 +84,23 @@ static int ms_measure(struct rt_team *t, struct rt_task *k, void *state)
 	struct ms_map *m = state;
 	int flags = MAP_PRIVATE | MAP_ANONYMOUS, r;
 	volatile char *p;
-	char *base;
+	char *base = NULL;
 
 	m->len = x->len;
 	if (x->o->huge == HUGE_HUGETLB)
 		flags |= MAP_HUGETLB | MS_HUGE_2MB;
-	else
+	else if (!x->o->own_pmd_table)
 		m->len += MS_HPAGE; /* room to start on a PMD boundary, so THP can map it all */
-	base = mmap(NULL, m->len, PROT_READ | PROT_WRITE, flags, -1, 0);
-	if (base == MAP_FAILED)
+	if (x->o->own_pmd_table) {
+		r = ms_reserve_own_table(m, x->len, flags, &base);
+	} else {
+		base = mmap(NULL, m->len, PROT_READ | PROT_WRITE, flags, -1, 0);
+		r = base == MAP_FAILED ? -errno : 0;
+		m->base = r < 0 ? NULL : base;
+	}
+	if (r < 0)
 		return rt_task_fail(k, x->o->huge == HUGE_HUGETLB
-				       ? "mmap(MAP_HUGETLB) (knobs.nr_hugepages set?)" : "mmap",
-				    -errno);
-	m->base = base;
+				       ? "mmap(MAP_HUGETLB) (knobs.nr_hugepages set?)" : "mmap", r);
 	if (x->o->huge != HUGE_HUGETLB)
 		base = (char *)(((uintptr_t)base + MS_HPAGE - 1) & ~(MS_HPAGE - 1));
 	if (x->o->huge == HUGE_THP || x->o->huge == HUGE_NOTHP) {
@@ -230,6 +263,7 @@ int main(int argc, char **argv)
 	o.memory_mib = (unsigned long)wopts_int(params, "memory_mib");
 	o.stride_kib = (unsigned long)wopts_int(params, "stride_kib");
 	o.huge = rt_param_enum("memscale", params, "huge");
+	o.own_pmd_table = wopts_bool(params, "own_pmd_table");
 	x.len = (size_t)o.memory_mib << 20;
 	x.stride = (size_t)o.stride_kib << 10;
 	x.page = o.huge == HUGE_HUGETLB ? MS_HPAGE : (size_t)sysconf(_SC_PAGESIZE);

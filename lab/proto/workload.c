@@ -89,6 +89,10 @@ static const struct workload_param memscale_params[] = {
 		 "MADV_NOHUGEPAGE; hugetlb: MAP_HUGETLB, 2 MiB pages, needs nr_hugepages"},
 	{.name = "stride_kib", .type = WORKLOAD_PARAM_INT, .min = 1, .max = 2048, .def = 4,
 	 .help = "one byte written per this many KiB (the seed: 4)"},
+	{.name = "own_pmd_table", .type = WORKLOAD_PARAM_BOOL, .def = 0,
+	 .help = "each task's region starts on a 1 GiB boundary of its own, so no two tasks "
+		 "share a PMD table or its split page-table lock (seeds 000/002's A/B: without "
+		 "it neighbouring regions share one, and the baseline contends too)"},
 	P_PIN,
 	P_MEMBIND,
 	P_REPS,
