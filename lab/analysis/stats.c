@@ -44,8 +44,7 @@ static int check_values(const double *x, size_t n, enum stats_mean kind)
 	return 0;
 }
 
-/* Two-sided Student t quantile for STATS_LEVEL; df >= 1 always here, so GSL never errs. */
-static double t_quantile(double df)
+double stats_t_quantile(double df)
 {
 	return gsl_cdf_tdist_Pinv(1 - (1 - STATS_LEVEL) / 2, df);
 }
@@ -64,7 +63,7 @@ int stats_summarize(const double *x, size_t n, enum stats_mean kind, struct stat
 	if (n < 2)
 		return 0;
 	s = sqrt(var);
-	h = t_quantile((double)(n - 1)) * s / sqrt((double)n);
+	h = stats_t_quantile((double)(n - 1)) * s / sqrt((double)n);
 	if (recip) {
 		out->stddev = out->mean * out->mean * s;
 		out->cv = s / m;
@@ -106,7 +105,7 @@ static void welch_scaled(const double *a, size_t na, const double *b, size_t nb,
 	o->p = 2 * gsl_cdf_tdist_Q(fabs(o->t), o->df);
 	if (o->p > 1)
 		o->p = 1;
-	h = t_quantile(o->df) * se;
+	h = stats_t_quantile(o->df) * se;
 	o->ci_lo = o->diff - h;
 	o->ci_hi = o->diff + h;
 }
