@@ -5,11 +5,12 @@
 
 #include "util/error.h"
 
-/* Exit codes shared by all subcommands (git-like: 0 ok, 2 usage/bad input). */
-#define EXIT_OK 0
-#define EXIT_LAB_ERROR 1
-#define EXIT_BAD_INPUT 2
-#define EXIT_RUN_FAILED 3
+#include "util/exitcode.h"
+
+/* A command's exit code (util/exitcode.h) as `git bisect run` reads it: 0 good; bad (1) when
+ * the command says the commit is bad (a regression, a panicking kernel); 125 skip when it
+ * cannot tell (undecided, runs failed otherwise); 128 stop (bad input, the lab failed). */
+int cli_git_bisect(int code, int bad);
 
 struct lab_cmd {
 	const char *name;

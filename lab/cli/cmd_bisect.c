@@ -78,7 +78,7 @@ void cmd_bisect_help(void)
 	       "Exit status: 0 a culprit found and verified; 3 the bisection ended without one\n"
 	       "(the ends do not differ, only skipped commits left, not verified, no code change,\n"
 	       "an end failed) or was interrupted; 2 bad arguments (job, variant, repository,\n"
-	       "refs, ends in the wrong order); 1 lab error.\n",
+	       "refs, ends in the wrong order); 4 lab error.\n",
 	       BISECT_DEFAULT_THRESHOLD_PCT, BISECT_DEFAULT_BOOTS, BISECT_MAX_BOOTS_STEP,
 	       BISECT_DEFAULT_TRIES, TIMING_ICOUNT_MAX_VCPUS, BISECT_SCHEMA);
 }

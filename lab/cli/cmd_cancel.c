@@ -17,7 +17,7 @@ void cmd_cancel_help(void)
 	       "  --json            labd's answer: {\"id\", \"state\", \"cancel_requested\"} (keys\n"
 	       "                    sorted)\n"
 	       LABD_CLI_OPTIONS_HELP "\n"
-	       "Exit status: 0 cancelled or being stopped; 1 labd is not running or failed; 2 bad\n"
+	       "Exit status: 0 cancelled or being stopped; 4 labd is not running or failed; 2 bad\n"
 	       "arguments, no such job, or a job that already ended.\n");
 }
 

@@ -14,8 +14,6 @@
 #include "util/jsonio.h"
 
 /* For CI and nightly jobs: "B is worse", and "cannot tell yet" (never a silent pass). */
-#define EXIT_REGRESSION 1
-#define EXIT_UNDECIDED 3
 
 void cmd_compare_help(void)
 {
@@ -46,12 +44,16 @@ void cmd_compare_help(void)
 	       "  --json           print JSON (schema numalab.compare/2, keys sorted)\n"
 	       "  --threshold PCT  the minimum effect that matters, in %% (default %g)\n"
 	       "  --all-metrics    let every metric decide, not only the primary ones\n"
-	       "  --labels LIST    with only A: BASE,OTHER,...: the labels to compare (2..16)\n\n"
+	       "  --labels LIST    with only A: BASE,OTHER,...: the labels to compare (2..16)\n"
+	       "  --git-bisect     exit codes for `git bisect run` (below)\n\n"
 	       "Exit status: 0 decided, no regression; 1 a regression (or B had failed runs\n"
-	       "and A none; or the lab failed); 2 bad input: unreadable reports, another\n"
-	       "schema, different workloads, topologies, timing models or host classes,\n"
-	       "or no series in common; 3 undecided: no regression seen, but a deciding\n"
-	       "metric is inconclusive or has too little data (run more boots).\n", COMPARE_DEFAULT_THRESHOLD_PCT);
+	       "and A none); 2 bad input: unreadable reports, another schema, different\n"
+	       "workloads, topologies, timing models or host classes, or no series in\n"
+	       "common; 3 undecided: no regression seen, but a deciding metric is\n"
+	       "inconclusive, has too little data (run more boots) or is outside the timing\n"
+	       "model; 4 the lab failed.  With --git-bisect, for `git bisect run`: 0 good, 1\n"
+	       "bad (a regression), 125 skip (undecided), 128 stop (bad input, lab error).\n",
+	       COMPARE_DEFAULT_THRESHOLD_PCT);
 }
 
 #define MAX_LABELS 16
@@ -62,6 +64,7 @@ struct compare_args {
 	char labels_arg[1024];
 	size_t nr_labels;
 	int json, all_metrics;
+	int git_bisect;  /* --git-bisect: exit codes for `git bisect run` */
 	double threshold;
 };
 
@@ -104,6 +107,7 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 		{ "threshold", required_argument, NULL, 't' },
 		{ "all-metrics", no_argument, NULL, 'A' },
 		{ "labels", required_argument, NULL, 'l' },
+		{ "git-bisect", no_argument, NULL, 'G' },
 		{ 0 },
 	};
 	int c;
@@ -113,6 +117,9 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 		switch (c) {
 		case 'j': a->json = 1; break;
 		case 'A': a->all_metrics = 1; break;
+		case 'G':
+			a->git_bisect = 1;
+			break;
 		case 'l':
 			if (parse_labels(optarg, a) < 0) {
 				cli_err("compare: --labels takes 2 to %d different labels, BASE,OTHER,...",
@@ -307,10 +314,10 @@ int cmd_compare(int argc, char **argv)
 	int rc;
 
 	if (parse_args(argc, argv, &a) < 0)
-		return EXIT_BAD_INPUT;
+		return a.git_bisect ? EXIT_GIT_ABORT : EXIT_BAD_INPUT;
 	series_init(&s);
 	rc = run_compare(&a, &s, &f);
 	series_free(&s);
 	report_files_free(&f);
-	return rc;
+	return a.git_bisect ? cli_git_bisect(rc, rc == EXIT_REGRESSION) : rc;
 }

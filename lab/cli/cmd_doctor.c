@@ -41,7 +41,7 @@ void cmd_doctor_help(void)
 	       "disk space, memory and packages, with a fix for each problem.  --probe boots the\n"
 	       "KVM probe guest now instead of reporting the cached verdict; where KVM cannot\n"
 	       "run the lab's kernels (no /dev/kvm; kvm-pvm, for PVM guests only) there is\n"
-	       "nothing to probe and it boots none.  Exit status 0 when all is well, 1 otherwise.\n");
+	       "nothing to probe and it boots none.  Exit status 0 when all is well, 4 otherwise.\n");
 }
 
 static void ok(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -53,7 +53,7 @@ void cmd_history_help(void)
 	       "  --json           print JSON, keys sorted (schemas %s,\n"
 	       "                   %s)\n"
 	       "  --db FILE        the index (default $LAB_STATE_DIR/%s, see 'lab run --help')\n\n"
-	       "Exit status: 0 ok (also when reports were skipped); 1 lab error (the index could\n"
+	       "Exit status: 0 ok (also when reports were skipped); 4 lab error (the index could\n"
 	       "not be opened or written, or it is of a newer lab); 2 bad arguments or a report\n"
 	       "argument that names nothing.\n",
 	       DEFAULT_REPORTS, HISTORY_LIST_SCHEMA, HISTORY_SERIES_SCHEMA, HISTORY_DB_NAME);

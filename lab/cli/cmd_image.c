@@ -31,7 +31,7 @@ void cmd_image_help(void)
 	       "  --cache DIR   image cache (default $LAB_IMAGE_CACHE or " IMAGE_DEFAULT_CACHE ")\n"
 	       "  --state DIR   state directory for the KVM verdict (as 'lab run')\n"
 	       "  --json        list as JSON\n\n"
-	       "Exit status: 0 ok, 2 bad recipe (the error names the JSON path), 1 lab error.\n");
+	       "Exit status: 0 ok, 2 bad recipe (the error names the JSON path), 4 lab error.\n");
 }
 
 static void print_progress(void *ud, const char *msg)

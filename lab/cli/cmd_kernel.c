@@ -31,12 +31,12 @@ void cmd_kernel_help(void)
 	       "          image path.  Progress (percent, ETA) on stderr, niced, ccache'd.\n"
 	       "  list    the variants in kernels/ and whether the cache has each\n"
 	       "  path    print the cached image of a variant: vmlinux for a build with the PVH\n"
-	       "          entry point (the lab's base config), else bzImage (exit 1 when not built)\n\n"
+	       "          entry point (the lab's base config), else bzImage (exit 4 when not built)\n\n"
 	       "  --cache DIR  artifact cache (default $LAB_KERNEL_CACHE or %s)\n"
 	       "  --force      configure and build even when the cache has it\n"
 	       "  -j N         parallel make jobs (default: the number of CPUs)\n\n"
 	       "Exit status: 0 ok, 2 bad variant (its file, its source, a patch that does not apply,\n"
-	       "an option that did not stick), 3 the build failed (log kept), 1 lab error.\n",
+	       "an option that did not stick), 3 the build failed (log kept), 4 lab error.\n",
 	       KERNEL_CACHE_DEFAULT);
 }
 

@@ -21,7 +21,7 @@ void cmd_logs_help(void)
 	       "  --json            each event as labd sends it, one JSON object a line (keys\n"
 	       "                    sorted): {\"data\", \"job\", \"seq\", \"time\", \"type\"}\n"
 	       LABD_CLI_OPTIONS_HELP "\n"
-	       "Exit status: 0 ok; 1 labd is not running or failed; 2 bad arguments or no such\n"
+	       "Exit status: 0 ok; 4 labd is not running or failed; 2 bad arguments or no such\n"
 	       "job.\n", LABD_POLL_S);
 }
 

@@ -50,8 +50,8 @@ void cmd_nightly_help(void)
 	       "  --at REF       measure REF instead of the branch head (a backfill, a test)\n"
 	       "  --night NAME   the night's name (default: the time, YYYYmmdd-HHMMSS UTC)\n"
 	       "  RUN OPTIONS as for 'lab run'\n\n"
-	       "Exit status: 0 no confirmed regression; 3 a regression was confirmed or a night\n"
-	       "could not be measured; 2 bad configuration, job or variant; 1 lab error.\n",
+	       "Exit status: 0 no confirmed regression; 1 a regression was confirmed; 2 bad\n"
+	       "configuration, job or variant; 3 a night could not be measured; 4 lab error.\n",
 	       NIGHTLY_SCHEMA);
 }
 
@@ -235,5 +235,5 @@ int cmd_nightly(int argc, char **argv)
 	       "regression(s), %u bisected%s%s\nreport: %s\n", sum.jobs, sum.failed, sum.suspects,
 	       sum.confirmed, sum.regressions, sum.bisected, sum.culprit[0] ? "; culprit " : "",
 	       sum.culprit, sum.report);
-	return sum.regressions || sum.failed ? EXIT_RUN_FAILED : EXIT_OK;
+	return sum.regressions ? EXIT_REGRESSION : sum.failed ? EXIT_RUN_FAILED : EXIT_OK;
 }

@@ -33,7 +33,7 @@ void cmd_qemu_help(void)
 	       "  --cache DIR  cache (default $LAB_QEMU_CACHE or %s)\n"
 	       "  --force      build even when the cache has it\n"
 	       "  -j N         parallel build jobs (default: the host's CPUs)\n\n"
-	       "Exit status: 0 ok, 1 not built (path) or the build failed, 2 bad usage.\n",
+	       "Exit status: 0 ok, 4 not built (path) or the build failed, 2 bad usage.\n",
 	       QEMU_CACHE_DEFAULT);
 }
 

@@ -24,7 +24,7 @@ void cmd_queue_help(void)
 	       "  --limit N         at most N jobs (labd's default: 1000)\n"
 	       "  --json            labd's JSON, {\"jobs\": [...]} (keys sorted)\n"
 	       LABD_CLI_OPTIONS_HELP "\n"
-	       "Exit status: 0 ok (also when no job is listed); 1 labd is not running or failed;\n"
+	       "Exit status: 0 ok (also when no job is listed); 4 labd is not running or failed;\n"
 	       "2 bad arguments.\n");
 }
 

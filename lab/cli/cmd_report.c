@@ -51,7 +51,7 @@ void cmd_report_help(void)
 	       "Variants are runs[].kernel.label, else .variant, else the kernel release.  The\n"
 	       "chart library (Chart.js, chartjs-chart-error-bars) is read from\n"
 	       "lab/report/vendor/ of the lab's checkout ($LAB_ROOT, else beside build/).\n\n"
-	       "Exit status: 0 written, 2 bad input (unreadable or invalid report), 1 lab error.\n",
+	       "Exit status: 0 written, 2 bad input (unreadable or invalid report), 4 lab error.\n",
 	       COMPARE_DEFAULT_THRESHOLD_PCT);
 }
 

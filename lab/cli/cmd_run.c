@@ -70,9 +70,10 @@ void cmd_run_help(void)
 	       "                 ~/.local/state/numalab): libvirt root, KVM verdict cache,\n"
 	       "                 history index\n"
 	       "  --keep-initrd  keep each run's initrd.cpio (to replay a run by hand)\n"
-	       "  --seed S       under icount or quantum, run i boots with seed S+i (QEMU's -seed; the\n"
-	       "                 guest's RDRAND and so its random state): a boot's recorded\n"
-	       "                 runs[].seed reproduces it.  Default: a random seed per boot\n"
+	       "  --seed S       under icount or quantum, run i boots with seed S+i (QEMU's\n"
+	       "                 -seed; the guest's RDRAND and so its random state): a boot's\n"
+	       "                 recorded runs[].seed reproduces it.  Default: a random seed\n"
+	       "                 per boot\n"
 	       "  --hosts FILE   run on the pool of libvirt hosts FILE lists (see 'lab hosts\n"
 	       "                 --help'): the runs spread over the hosts of one class, a run\n"
 	       "                 whose host is lost is tried once more on another; --connect\n"
@@ -95,9 +96,12 @@ void cmd_run_help(void)
 	       "                 with --resume: the runs that were under way when the lab was\n"
 	       "                 stopped (0-based as runs[].index: progress line \"run N/T\" is\n"
 	       "                 index N-1); each the report lacks is recorded as infra-error,\n"
-	       "                 end \"interrupted\", its console.log kept, and not run again\n\n"
+	       "                 end \"interrupted\", its console.log kept, and not run again\n"
+	       "  --git-bisect   exit codes for `git bisect run` (below)\n\n"
 	       "Exit status: 0 every run ok, 3 a run failed, 2 bad job file (or a report that\n"
-	       "--resume cannot continue), 1 lab error.\n",
+	       "--resume cannot continue), 4 lab error.  With --git-bisect: 0 good, 1 bad (a\n"
+	       "guest panicked), 125 skip (another failure: a build, a hang, the host), 128\n"
+	       "stop (bad input, lab error).\n",
 	       TIMING_ICOUNT_MAX_VCPUS, DOMAIN_QUANTUM_MAX, TIMING_QUANTUM_DEFAULT, RUN_QUIET_WAIT_S);
 }
 
@@ -134,6 +138,7 @@ struct run_args {
 	int seed_set;
 	unsigned long long seed;
 	unsigned quantum;
+	int git_bisect;      /* --git-bisect: exit codes for `git bisect run` */
 	int resume;
 	const char *interrupted; /* --interrupted, as given */
 	const char *hosts, *host_class;
@@ -159,6 +164,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "host-wait", required_argument, NULL, 'W' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "quantum", required_argument, NULL, 'Q' },
+		{ "git-bisect", no_argument, NULL, 'G' },
 		{ 0 },
 	};
 	int c;
@@ -176,6 +182,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		case 's': snprintf(a->state, sizeof(a->state), "%s", optarg); break;
 		case 'k': a->keep_initrd = 1; break;
 		case 't': a->timing = optarg; break;
+		case 'G': a->git_bisect = 1; break;
 		case 'Q': {
 			char *end;
 			unsigned long q;
@@ -311,11 +318,26 @@ static void print_summary(const struct run_summary *s)
 	       outcome_name(s->status), s->report);
 }
 
+static int run_main(int argc, char **argv, struct run_args *pa, struct run_summary *psum);
+
+/* --git-bisect: 0 good; 1 bad when a guest panicked (the kernel under test is broken); 125 skip
+ * for other failed runs (a build that fails, a hang, the host); 128 stop for bad input or a
+ * lab error. */
 int cmd_run(int argc, char **argv)
 {
 	struct run_args a = { 0 };
+	struct run_summary sum = { 0 };
+	int rc = run_main(argc, argv, &a, &sum);
+
+	return a.git_bisect ? cli_git_bisect(rc, rc == EXIT_RUN_FAILED && sum.status == OUTCOME_PANIC)
+			    : rc;
+}
+
+static int run_main(int argc, char **argv, struct run_args *pa, struct run_summary *psum)
+{
+	struct run_args a = { 0 };
 	struct job job = { 0 };
-	struct run_summary sum;
+	struct run_summary sum = { 0 };
 	struct run_opts o = { 0 };
 	struct runresume res = { 0 };
 	_cleanup_free_ struct hostpool *pool = NULL;
@@ -324,7 +346,10 @@ int cmd_run(int argc, char **argv)
 	char msg[1024];
 	int r;
 
-	if (parse_args(argc, argv, &a) < 0)
+	int rc = parse_args(argc, argv, &a);
+
+	pa->git_bisect = a.git_bisect;
+	if (rc < 0)
 		return EXIT_BAD_INPUT;
 	if (accel_mode_parse(a.accel, &o.accel) < 0) {
 		cli_err("run: --accel must be auto, tcg or kvm");
@@ -399,5 +424,6 @@ int cmd_run(int argc, char **argv)
 	}
 	print_summary(&sum);
 	cli_history_add(a.state, sum.report);
+	*psum = sum;
 	return sum.status == OUTCOME_OK && sum.runs == sum.planned ? EXIT_OK : EXIT_RUN_FAILED;
 }

@@ -17,7 +17,7 @@ void cmd_status_help(void)
 	       "  --json            labd's JSON of the job, the submitted job included (keys\n"
 	       "                    sorted)\n"
 	       LABD_CLI_OPTIONS_HELP "\n"
-	       "Exit status: 0 ok (whatever the job's state); 1 labd is not running or failed;\n"
+	       "Exit status: 0 ok (whatever the job's state); 4 labd is not running or failed;\n"
 	       "2 bad arguments or no such job.\n");
 }
 

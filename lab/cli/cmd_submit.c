@@ -46,7 +46,7 @@ void cmd_submit_help(void)
 	       "  --json            labd's answer, {\"id\", \"state\"}; with --wait instead the\n"
 	       "                    ended job as 'lab status --json' prints it (keys sorted)\n"
 	       LABD_CLI_OPTIONS_HELP "\n"
-	       "Exit status: 0 queued (with --wait: every run ok); 1 labd is not running or\n"
+	       "Exit status: 0 queued (with --wait: every run ok); 4 labd is not running or\n"
 	       "failed, or (with --wait) the job failed as a lab error; 2 bad job file (refused\n"
 	       "here or by labd); 3 with --wait, a run failed or the job was cancelled.\n");
 }

@@ -47,6 +47,15 @@ void cli_err(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+int cli_git_bisect(int code, int bad)
+{
+	if (code == EXIT_OK)
+		return EXIT_GIT_GOOD;
+	if (bad)
+		return EXIT_GIT_BAD;
+	return code == EXIT_UNDECIDED ? EXIT_GIT_SKIP : EXIT_GIT_ABORT;
+}
+
 int cli_is_help(const char *a)
 {
 	return !strcmp(a, "-h") || !strcmp(a, "--help");
@@ -57,7 +66,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: lab <command> [<args>]\n\ncommands:\n");
 	for (size_t i = 0; i < NR_COMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\n'lab <command> --help' describes one command.\n");
+	fprintf(f, "\n'lab <command> --help' describes one command.\n\n" EXIT_TABLE_HELP);
 }
 
 int main(int argc, char **argv)
@@ -74,6 +83,7 @@ int main(int argc, char **argv)
 		for (int k = 2; k < argc; k++)
 			if (cli_is_help(argv[k])) {
 				commands[i].help();
+				fputs("\n" EXIT_TABLE_HELP, stdout);
 				return EXIT_OK;
 			}
 		return commands[i].fn(argc - 1, argv + 1);

@@ -11,6 +11,7 @@
 #include "daemon/worker.h"
 #include "util/cleanup.h"
 #include "util/clock.h"
+#include "util/exitcode.h"
 #include "util/fs.h"
 #include "util/spawn.h"
 
@@ -212,7 +213,7 @@ static void worker_run(struct worker *w, int64_t id)
 	} else if (r < 0) {
 		end = QUEUE_FAILED;
 		why = strerror(-r);
-	} else if (st == 1 || st == 2 || st >= 126) {
+	} else if (st == EXIT_BAD_INPUT || st >= EXIT_LAB_ERROR) { /* and signals, 128+ */
 		end = QUEUE_FAILED;
 		why = s.tail_len ? s.tail : "lab run failed";
 	}

@@ -27,12 +27,12 @@ nights=${NIGHTS:-20}
 tmp=$(mktemp -d /tmp/numalab-bench-bisect.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 # night_ok NIGHT RC: 0 when `lab nightly --night NIGHT` (output in $tmp/NIGHT.out) exited RC 0
-# or 3 (a confirmed regression) with no failed night and wrote its nightly.json; else says
+# or 1 (a confirmed regression) with no failed night and wrote its nightly.json; else says
 # why and returns 1.
 night_ok() {
 	local night=$1 rc=$2 nfailed
 	nfailed=$(sed -n 's/.*: \([0-9]*\) failed night(s).*/\1/p' "$tmp/$night.out")
-	if { [ "$rc" = 0 ] || [ "$rc" = 3 ]; } && [ "$nfailed" = 0 ] &&
+	if { [ "$rc" = 0 ] || [ "$rc" = 1 ]; } && [ "$nfailed" = 0 ] &&
 		[ -s "$tmp/nights/$night/bench-bisect-pft/nightly.json" ]; then
 		return 0
 	fi
@@ -90,7 +90,7 @@ for i in $(seq -w 1 "$nights"); do
 	$lab nightly "$tmp/nightly.json" --at "$before" --night "n$i" >"$tmp/n$i.out" 2>&1
 	rc=$?
 	night_ok "n$i" "$rc" || { bad=1; continue; }
-	[ "$rc" = 3 ] && alarms=$((alarms + 1))
+	[ "$rc" = 1 ] && alarms=$((alarms + 1))
 done
 t1=$(now)
 if [ "$bad" = 0 ]; then

@@ -136,6 +136,21 @@ pyjson "d['comparisons'][0]['all_metrics'] is True" "... and the JSON says so"
 expect 2 "no arguments" $LAB compare
 expect 2 "three arguments" $LAB compare "$T/A" "$T/B" "$T/A"
 
+# --git-bisect: the codes `git bisect run` reads (util/exitcode.h).
+expect 1 "--git-bisect, a regression: bad" $LAB compare "$T/A" "$T/B" --git-bisect
+expect 0 "--git-bisect, identical sets at --threshold 10: good" $LAB compare "$T/A" "$T/A" --threshold 10 --git-bisect
+expect 125 "--git-bisect, undecided: skip" $LAB compare "$T/A" "$T/A" --git-bisect
+expect 128 "--git-bisect, bad input: stop the bisection" $LAB compare "$T/A" "$T/nope" --git-bisect
+expect 128 "--git-bisect, a bad option: stop" $LAB compare "$T/A" "$T/B" --git-bisect --threshold -1
+expect 128 "lab run --git-bisect of a job file that is not there: stop" $LAB run "$T/nope.json" --git-bisect
+expect 2 "lab run of a job file that is not there: 2" $LAB run "$T/nope.json"
+# One table in every command's help.
+for c in run compare nightly bisect kernel qemu image report history hosts doctor submit queue status cancel logs; do
+	$LAB $c --help >"$T/h" 2>&1
+	grep -q "0 ok or no regression, 1 a regression, 2 usage" "$T/h" && grep -q "or bad input, 3 undecided or runs failed, 4 the lab itself failed" "$T/h"
+	ok $? "lab $c --help ends with the exit-code table"
+done
+
 # A model blind to what a series depends on (analysis/modelfit.h): under icount, pft with
 # more than one thread depends on lock contention and parallel speed-up, which cannot happen
 # there.  Identical sets: one task decides "no change", more are outside the model, never

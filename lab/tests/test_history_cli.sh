@@ -88,12 +88,12 @@ expect 0 "another index with --db, from the same files" "$LAB" history rebuild r
 cmp -s "$T/before-series.json" "$T/other-series.json"; ok $? "a second index answers the same"
 
 $PY -c "import sqlite3; c = sqlite3.connect('$T/other.db'); c.execute('PRAGMA user_version = 99'); c.commit()"
-expect 1 "an index of a newer lab" "$LAB" history --db "$T/other.db"
+expect 4 "an index of a newer lab" "$LAB" history --db "$T/other.db"
 has "$T/err" "newer than this lab's" "... says it is newer"
-expect 1 "... and a rebuild leaves it alone" "$LAB" history rebuild reports --db "$T/other.db"
+expect 4 "... and a rebuild leaves it alone" "$LAB" history rebuild reports --db "$T/other.db"
 ok "$($PY -c "import sqlite3; print(sqlite3.connect('$T/other.db').execute('PRAGMA user_version').fetchone()[0])" | grep -qx 99; echo $?)" \
 	"... still at its version"
 cp reports/r-001/report.json "$T/not.db"
-expect 1 "a file that is no index" "$LAB" history --db "$T/not.db"
+expect 4 "a file that is no index" "$LAB" history --db "$T/not.db"
 cmp -s "$T/not.db" reports/r-001/report.json; ok $? "... is left as it was"
 finish

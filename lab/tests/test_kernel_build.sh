@@ -286,7 +286,7 @@ pid=$!
 for _ in $(seq 1 100); do grep -q ' building .*%.*ETA' "$tmp/slow.err" && break; sleep 0.2; done
 check "a progress line with percent and ETA" grep -Eq 'slow: building +[0-9]+% \([0-9]+/~[0-9]+ steps\), [0-9]+m[0-9]+s elapsed, ETA [0-9]+m[0-9]+s' "$tmp/slow.err"
 kill -INT $pid; wait $pid
-ok "$(rc_is $? 1)" "SIGINT: exit 1"
+ok "$(rc_is $? 4)" "SIGINT: exit 4 (the lab did not finish)"
 check "says it was interrupted" grep -q interrupted "$tmp/slow.err"
 check "no make left behind" bash -c "! pgrep -f '[m]ake -C $tmp/cache/src' >/dev/null"
 check "no artifact, no half artifact" bash -c "! grep -l '\"variant\": \"slow\"' $tmp/cache/artifacts/*/meta.json 2>/dev/null && ! ls -d $tmp/cache/artifacts/.tmp-* 2>/dev/null"

@@ -33,7 +33,7 @@ job() {
 start=$(date +%s)
 for cmd in "submit configs/quick.json" "queue" "status 1" "cancel 1" "logs 1 --follow"; do
 	# shellcheck disable=SC2086
-	expect 1 "no daemon: lab $cmd" "$LAB" $cmd
+	expect 4 "no daemon: lab $cmd" "$LAB" $cmd
 	has "$T/err" "labd is not running on $SOCK: start it with \`systemctl start numalab-labd\` or \`labd --socket $SOCK\`" \
 		"... says how to start it"
 done
@@ -45,7 +45,7 @@ echo tok >"$T/token"; chmod 644 "$T/token"
 expect 2 "a token file others can read" "$LAB" queue --url http://127.0.0.1:9 --token-file "$T/token"
 has "$T/err" "chmod 600" "... says how to fix it"
 chmod 600 "$T/token"
-expect 1 "a labd on TCP that is not there" "$LAB" queue --url http://127.0.0.1:9 --token-file "$T/token"
+expect 4 "a labd on TCP that is not there" "$LAB" queue --url http://127.0.0.1:9 --token-file "$T/token"
 has "$T/err" "labd is not reachable at http://127.0.0.1:9" "... said"
 
 # ---- the fake daemon ---------------------------------------------------------------------
@@ -128,9 +128,9 @@ has "$T/out" "2 run(s): 1 ok; status panic" "... the summary says so"
 expect 0 "submit --wait --json" "$LAB" submit configs/quick.json --wait --json
 pyjson 'd["state"] == "done" and "job" in d' "... the ended job as status --json prints it"
 
-expect 1 "an answer larger than 4 MiB" "$LAB" status 999
+expect 4 "an answer larger than 4 MiB" "$LAB" status 999
 has "$T/err" "larger than 4 MiB" "... said"
-expect 1 "an answer that is not JSON" "$LAB" status 998
+expect 4 "an answer that is not JSON" "$LAB" status 998
 has "$T/err" "no JSON" "... said"
 
 kill "$pid"; wait "$pid" 2>/dev/null; pid=

@@ -91,7 +91,7 @@ check "... its report on the tmpfs: ok" jqr "$mnt/r" '.status == "ok"'
 check "... through libvirt's embedded driver (no connection to lose)" jqr "$mnt/r" '.runs[0].host.uri | startswith("qemu:///embed")'
 read -r seen first <"$tmp/first.pid"
 ok "$(rc_is "$seen" yes)" "the second lab run started while the first one's guest ran (pid $first)"
-ok "$(rc_is "$(cat "$tmp/second.rc")" 1)" "a second lab run on the same state directory exits 1"
+ok "$(rc_is "$(cat "$tmp/second.rc")" 4)" "a second lab run on the same state directory exits 4"
 has "$tmp/second.err" "is in use by another lab process (pid $first)" "... naming the first one's pid ($first)"
 diag "$tmp/second.err" | tail -1
 check "... and writes no report" test ! -e "$tmp/second/report.json"
@@ -103,7 +103,7 @@ rm -f "$mnt/r/run-0/console.log" "$mnt/r/run-0/results.jsonl"
 dd if=/dev/zero of="$mnt/fill" bs=64k status=none 2>/dev/null
 check "the tmpfs is full" test "$(df --output=avail "$mnt" | tail -1)" -lt 64
 run_rss normal "$mnt/r"
-ok "$(rc_is $rc 1)" "lab run onto a full disk exits 1"
+ok "$(rc_is $rc 4)" "lab run onto a full disk exits 4"
 has "$tmp/normal.err" "cannot write $mnt/r/report.json: No space left on device" "... saying it cannot write the report and why"
 diag "$tmp/normal.err" | tail -2
 check "... the previous report.json intact" cmp "$mnt/r/report.json" "$tmp/before.json"

@@ -193,7 +193,7 @@ ok $? "SIGTERM: labd exits 0"
 check "... and its socket is gone" test ! -e "$sock"
 $lab queue --socket "$sock" >"$tmp/q.out" 2>"$tmp/q.err"
 rc=$?
-check "lab queue against a stopped daemon: exit 1 ($rc), at once" test "$rc" = 1
+check "lab queue against a stopped daemon: exit 4 ($rc), at once" test "$rc" = 4
 check "... saying labd is not running" grep -q "not running" "$tmp/q.err"
 
 # 8. TCP only with a bearer token from a 0600 file.

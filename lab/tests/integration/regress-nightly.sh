@@ -74,8 +74,8 @@ $lab nightly "$tmp/nightly.json" --at "$planted" --night n04 >"$tmp/n5.out" 2>"$
 rc=$?
 echo "# the night of the regression (check, confirmation, bisection): $(( $(date +%s) - t )) s"
 sed 's/^/# /' "$tmp/n5.out"
-ok "$(rc_is $rc 3)" "the night of the slowdown: exit 3 (a confirmed regression)"
-[ $rc = 3 ] || tail -30 "$tmp/n5.err" | diag /dev/stdin
+ok "$(rc_is $rc 1)" "the night of the slowdown: exit 1 (a confirmed regression)"
+[ $rc = 1 ] || tail -30 "$tmp/n5.err" | diag /dev/stdin
 r="$tmp/nights/n04/nightly-pft/nightly.json"
 check "tonight is a suspect of the fast check" jq -e '[.suspects[] | select(.night == "n04")] | length >= 1' "$r"
 check "confirmed side by side against the last good night" jq -e \
