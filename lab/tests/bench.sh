@@ -11,6 +11,8 @@
 #   verdict      A/A false alarms per timing model, detection of a known fault-path cost
 #   parallel     guests side by side under icount against one at a time
 #   seeds        the seed A/B jobs under both TCG timing models
+#   model        one guest's host time a boot under tcg, icount and quantum (the contention
+#                model's cost), and each model's faults/s
 #   bisect       a bisection over 16 commits, nightly false alarms and detection delay
 #   labd         submission latency, listing, idle CPU, a job through labd against lab run
 #   reliability  fuzzing throughput per harness, lab run's peak RSS under a flooding guest
@@ -19,13 +21,13 @@
 # (lab/tests/benchlib.sh); the other parts still run, and this script then names the failed
 # parts and exits 1.
 # Usage: lab/tests/bench.sh [ROUNDS]   (default 5: the rounds of run, compare and image)
-#        BENCH_PARTS="run compare kernel image boot verdict parallel seeds bisect labd reliability pool" selects parts
+#        BENCH_PARTS="run compare kernel image boot verdict parallel seeds model bisect labd reliability pool" selects parts
 #        (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
 rounds=${1:-5}
-all="run compare kernel image boot verdict parallel seeds bisect labd reliability pool"
+all="run compare kernel image boot verdict parallel seeds model bisect labd reliability pool"
 for p in ${BENCH_PARTS:-$all}; do
 	case " $all " in *" $p "*) ;; *) echo "bench: no part '$p' (parts: $all)" >&2; exit 2 ;; esac
 done
@@ -35,7 +37,7 @@ failed=()
 for p in $all; do
 	want "$p" || continue
 	args=()
-	case $p in run | compare | image) args=("$rounds") ;; esac
+	case $p in run | compare | image | model) args=("$rounds") ;; esac
 	rc=0
 	lab/tests/bench-"$p".sh "${args[@]}" || rc=$?
 	[ "$rc" = 0 ] || { echo "bench: part $p failed (exit $rc)" >&2; failed+=("$p"); }
