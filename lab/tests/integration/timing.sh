@@ -113,7 +113,7 @@ check "both interrupted runs recorded as infra-error" jqr "$tmp/intr" '[.runs[].
 check "no qemu left after the interrupt" no_qemu
 $lab run lab/tests/data/jobs/icount-one.json --timing tcg --parallel 2 >/dev/null 2>"$tmp/par.err"
 ok $([ $? = 2 ] && echo 0 || echo 1) "--parallel 2 under --timing tcg exits 2"
-has "$tmp/par.err" "needs the deterministic timing model" "... saying why"
+has "$tmp/par.err" "needs a deterministic timing model (icount, quantum)" "... saying why"
 
 # The same job under the multi-threaded model; compare refuses to mix the two.
 $lab run lab/tests/data/jobs/icount.json --timing tcg --quiet-wait 5 --out "$tmp/tcg" >/dev/null 2>&1
