@@ -33,6 +33,14 @@ static int points_ok(const unsigned *n, const double *x, size_t len, double *lam
 	return 0;
 }
 
+/* Point i in the linear form: a = N - 1, b = N (N - 1), y = N / C(N) - 1. */
+static void usl_row(unsigned n, double x, double lambda, double *a, double *b, double *y)
+{
+	*a = n - 1.0;
+	*b = n * *a;
+	*y = n / (x / lambda) - 1;
+}
+
 int usl_fit(const unsigned *n, const double *x, size_t len, struct usl_fit *out)
 {
 	/* Normal equations of y = sigma a + kappa b, a = N - 1, b = N (N - 1). */
@@ -46,10 +54,11 @@ int usl_fit(const unsigned *n, const double *x, size_t len, struct usl_fit *out)
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < len; i++) {
-		double a = n[i] - 1.0, b = n[i] * a, y = n[i] / (x[i] / out->lambda) - 1;
+		double a, b, y;
 
 		if (n[i] == 1)
 			continue;
+		usl_row(n[i], x[i], out->lambda, &a, &b, &y);
 		saa += a * a;
 		sab += a * b;
 		sbb += b * b;
@@ -65,11 +74,12 @@ int usl_fit(const unsigned *n, const double *x, size_t len, struct usl_fit *out)
 	out->kappa = (saa * sby - sab * say) / det;
 	out->points = m;
 	for (size_t i = 0; i < len; i++) {
-		double a = n[i] - 1.0, b = n[i] * a, y = n[i] / (x[i] / out->lambda) - 1;
-		double e = y - out->sigma * a - out->kappa * b;
+		double a, b, y;
 
-		if (n[i] != 1)
-			rss += e * e;
+		if (n[i] == 1)
+			continue;
+		usl_row(n[i], x[i], out->lambda, &a, &b, &y);
+		rss += (y - out->sigma * a - out->kappa * b) * (y - out->sigma * a - out->kappa * b);
 	}
 	out->r2 = syy > 0 ? 1 - rss / syy : 1;
 	out->sigma_ci[0] = out->sigma_ci[1] = out->kappa_ci[0] = out->kappa_ci[1] = NAN;
