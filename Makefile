@@ -64,7 +64,7 @@ FUZZ_BIN := $(patsubst lab/fuzz/%.c,$(B)/fuzz/%,$(wildcard lab/fuzz/fuzz_*.c))
 
 DEPS_STAMP := $(B)/.deps-ok
 
-.PHONY: all deps run check check-fresh unit integration bench clean doctor install uninstall fuzz \
+.PHONY: FORCE all deps run check check-fresh unit integration bench clean doctor install uninstall fuzz \
 	fuzz-build fuzz-bins
 all: $(B)/lab $(B)/labd $(RUN_BINS) $(TEST_BIN)
 
@@ -79,6 +79,18 @@ $(DEPS_STAMP): lab/scripts/install-deps.sh
 $(B)/obj/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS) -MMD -MP -c $< -o $@
+
+# The lab's version (lab --version, every report's "lab" object: lab/util/version.h) and the
+# commit it is built from.  version.o is rebuilt only when the commit changes: the stamp is
+# rewritten only then.
+LAB_VERSION := 0.37
+LAB_COMMIT  := $(shell lab/scripts/commit-id.sh)
+$(B)/commit-id: FORCE
+	@mkdir -p $(B)
+	@echo '$(LAB_COMMIT)' | cmp -s - $@ || echo '$(LAB_COMMIT)' >$@
+$(B)/obj/lab/util/version.o: $(B)/commit-id
+$(B)/obj/lab/util/version.o: CPPFLAGS += -DLAB_VERSION='"$(LAB_VERSION)"' -DLAB_COMMIT='"$(LAB_COMMIT)"'
+FORCE:
 
 $(B)/liblab.a: $(LIB_OBJ)
 	@rm -f $@
@@ -143,13 +155,14 @@ clean:
 # the guest programs and the files the lab reads at run time where an installed lab looks
 # for them (PREFIX/lib/numalab/runners, PREFIX/share/numalab: lab/util/checkout.h, so these
 # two and bin/ stay relative to PREFIX), the systemd units, the sysusers.d and tmpfiles.d
-# entries and the man pages.  Units and man pages get PREFIX for /usr/local.  labd is
+# entries, the man pages and bash completion.  Units and man pages get PREFIX for /usr/local.  labd is
 # installed when it is built.  Then: README.md, "The daemon (labd)".
 PREFIX      ?= /usr/local
 MANDIR      ?= $(PREFIX)/share/man
 UNITDIR     ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+COMPLDIR    ?= $(PREFIX)/share/bash-completion/completions
 BINDIR      := $(PREFIX)/bin
 DATADIR     := $(PREFIX)/share/numalab
 RUNNERDIR   := $(PREFIX)/lib/numalab/runners
@@ -160,8 +173,9 @@ SUBST_PREFIX = sed -i 's|/usr/local/|$(PREFIX)/|g'
 install: $(B)/lab $(B)/labd $(RUN_BINS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(RUNNERDIR) $(DESTDIR)$(DATADIR) \
 		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
-		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(COMPLDIR)
 	install -m 0755 $(B)/lab $(DESTDIR)$(BINDIR)/lab
+	install -m 0644 lab/completion/lab.bash $(DESTDIR)$(COMPLDIR)/lab
 	install -m 0755 $(B)/labd $(DESTDIR)$(BINDIR)/labd
 	install -m 0755 $(RUN_BINS) $(DESTDIR)$(RUNNERDIR)/
 	find $(DATA_DIRS) -type f | while read -r f; do \
@@ -178,7 +192,8 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/lab $(DESTDIR)$(BINDIR)/labd \
 		$(addprefix $(DESTDIR)$(UNITDIR)/,$(notdir $(UNITS))) \
 		$(DESTDIR)$(SYSUSERSDIR)/numalab.conf $(DESTDIR)$(TMPFILESDIR)/numalab.conf \
-		$(DESTDIR)$(MANDIR)/man1/lab.1 $(DESTDIR)$(MANDIR)/man8/labd.8
+		$(DESTDIR)$(MANDIR)/man1/lab.1 $(DESTDIR)$(MANDIR)/man8/labd.8 \
+		$(DESTDIR)$(COMPLDIR)/lab
 	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(PREFIX)/lib/numalab
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -97,5 +97,12 @@ enum compare_decision compare_decide_all(const struct comparison *c, size_t n);
 json_t *compare_json(const struct series_set *s, const struct comparison *c, size_t n);
 /* The text table of n comparisons. */
 int compare_text(const struct series_set *s, const struct comparison *c, size_t n, char **out);
+/* The short form (lab compare's default): the deciding series, at most 80 columns, only the
+ * parameters that differ from the workload's defaults, the decision on the last line; as
+ * a text or (markdown 1) a markdown table.  0 or -ENOMEM. */
+int compare_brief(const struct series_set *s, const struct comparison *c, size_t n,
+		  int markdown, char **out);
+/* Every series of every comparison as CSV (RFC 4180, a header line first). */
+int compare_csv(const struct series_set *s, const struct comparison *c, size_t n, char **out);
 /* One comparison row as a JSON object (also used by the dashboard). */
 json_t *compare_row_json(const struct series_set *s, const struct compare_row *r);

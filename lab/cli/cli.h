@@ -17,7 +17,19 @@ struct lab_cmd {
 	const char *summary;
 	int (*fn)(int argc, char **argv);
 	void (*help)(void);
+	int group;             /* verbs of its own (lab job VERB): fn answers their --help */
+	const char *alias_of;  /* an old name kept for one release: "job submit" */
 };
+
+/* A table entry: command NAME runs fn, fn##_help its --help. */
+#define LAB_CMD(n, s, f, ...) { .name = n, .summary = s, .fn = f, .help = f##_help, __VA_ARGS__ }
+
+/* lab job VERB: labd's queue (cmd_job.c: submit, list, status, logs, cancel). */
+int cmd_job(int argc, char **argv);
+void cmd_job_help(void);
+/* One verb's --help ("status"), the exit-code table after it: EXIT_OK, or EXIT_BAD_INPUT
+ * (said) when there is no such verb. */
+int cmd_job_help_verb(const char *verb);
 
 int cmd_run(int argc, char **argv);
 void cmd_run_help(void);
@@ -35,6 +47,8 @@ int cmd_report(int argc, char **argv);
 void cmd_report_help(void);
 int cmd_hosts(int argc, char **argv);
 void cmd_hosts_help(void);
+int cmd_export(int argc, char **argv);
+void cmd_export_help(void);
 int cmd_history(int argc, char **argv);
 void cmd_history_help(void);
 /* The clients of labd, the lab's daemon (lab/cli/labd_cli.h). */
@@ -66,7 +80,18 @@ int cmd_nightly(int argc, char **argv);
 void cmd_nightly_help(void);
 void cmd_bisect_help(void);
 
-/* Prints "lab: " + message to stderr. */
+/* Errors have one shape, "lab CMD: message", CMD the command line's name (cli_set_name:
+ * "compare", "job status"; main sets it before a command runs). */
+void cli_set_name(const char *name);
+/* "lab CMD: " + message on stderr. */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A usage error: cli_err's line ending "(see 'lab CMD --help')". */
+void cli_usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* getopt_long returned c ('?' an unknown option, ':' a missing value; the option string
+ * starts with ':'): said as a usage error naming the option. */
+void cli_bad_option(int c, char *const *argv);
+/* A command's help: arg "--help" the whole text and the exit-code table, "-h" its usage and
+ * EXAMPLES only.  EXIT_OK. */
+int cli_help(void (*help)(void), const char *arg);
 /* True when argv[i] is -h/--help. */
 int cli_is_help(const char *a);

@@ -37,11 +37,11 @@ void cmd_bisect_help(void)
 	       "       lab bisect resume DIR [RUN OPTIONS]\n"
 	       "       lab bisect log DIR\n\n"
 	       "Finds the commit of a kernel git tree that changed one figure of a job, like\n"
-	       "`git bisect run` with the lab's statistics as the test.  The kernel is the job's\n"
-	       "variant (or --variant), which must have a git source ({\"git\": REPO}); every\n"
-	       "commit is built with the variant's patches and config fragments, from one\n"
-	       "checkout per variant kept in the kernel cache, so a commit that changes a few\n"
-	       "files rebuilds only those (and ccache serves commits seen before).\n\n"
+	       "`git bisect run` with the lab's statistics as the test.  The kernel is the\n"
+	       "job's variant (or --variant), which must have a git source ({\"git\": REPO});\n"
+	       "every commit is built with the variant's patches and config fragments, from\n"
+	       "one checkout per variant kept in the kernel cache, so a commit that changes a\n"
+	       "few files rebuilds only those (and ccache serves commits seen before).\n\n"
 	       "Both ends are measured first: the bad end must differ from the good end beyond\n"
 	       "the threshold (the whole 95%% interval of the change past it), else the\n"
 	       "bisection stops and prints the numbers.  Each commit then gets --boots boots,\n"
@@ -68,17 +68,21 @@ void cmd_bisect_help(void)
 	       "                 icount model up to %u vCPUs), kvm, tcg, icount or quantum\n"
 	       "                 (the contention model, with the job's \"quantum\")\n"
 	       "  --parallel N   guests at once under icount (as for 'lab run')\n\n"
-	       "RUN OPTIONS, as for 'lab run': --connect URI, --accel auto|tcg|kvm, --state DIR,\n"
-	       "--quiet-wait S.\n\n"
+	       "RUN OPTIONS, as for 'lab run': --connect URI, --accel auto|tcg|kvm,\n"
+	       "--state DIR, --quiet-wait S.\n\n"
 	       "DIR keeps params.json, the variant, bisect.log (replayable, like `git bisect\n"
-	       "log`), bisect.json (schema %s: every step with its commit, kernel and .text\n"
-	       "hashes, per-boot values, statistics, verdict and reason, the step's directory)\n"
-	       "and steps/NNN-SHA-ROLE/ (each a `lab run` report).  An interrupted bisection\n"
-	       "continues with 'lab bisect resume DIR'.\n\n"
+	       "log`), bisect.json (schema %s: every step with its commit,\n"
+	       "kernel and .text hashes, per-boot values, statistics, verdict and reason, the\n"
+	       "step's directory) and steps/NNN-SHA-ROLE/ (each a `lab run` report).  An\n"
+	       "interrupted bisection continues with 'lab bisect resume DIR'.\n\n"
+	       "EXAMPLES\n"
+	       "  lab bisect start configs/nightly/pft-icount.json --good v6.11 --bad v6.12\n"
+	       "  lab bisect resume reports/bisect-TIME     # after an interruption\n"
+	       "  lab bisect log reports/bisect-TIME\n\n"
 	       "Exit status: 0 a culprit found and verified; 3 the bisection ended without one\n"
-	       "(the ends do not differ, only skipped commits left, not verified, no code change,\n"
-	       "an end failed) or was interrupted; 2 bad arguments (job, variant, repository,\n"
-	       "refs, ends in the wrong order); 4 lab error.\n",
+	       "(the ends do not differ, only skipped commits left, not verified, no code\n"
+	       "change, an end failed) or was interrupted; 2 bad arguments (job, variant,\n"
+	       "repository, refs, ends in the wrong order); 4 lab error.\n",
 	       BISECT_DEFAULT_THRESHOLD_PCT, BISECT_DEFAULT_BOOTS, BISECT_MAX_BOOTS_STEP,
 	       BISECT_DEFAULT_TRIES, TIMING_ICOUNT_MAX_VCPUS, BISECT_SCHEMA);
 }
@@ -104,7 +108,7 @@ static int num_arg(const char *name, const char *s, double lo, double hi, double
 	errno = 0;
 	*out = strtod(s, &end);
 	if (errno || end == s || *end || !(*out >= lo && *out <= hi)) {
-		cli_err("bisect: %s must be a number %g..%g", name, lo, hi);
+		cli_err("%s must be a number %g..%g", name, lo, hi);
 		return -EINVAL;
 	}
 	return 0;
@@ -137,10 +141,10 @@ static int parse_args(int argc, char **argv, struct bargs *a, int start)
 	a->quiet_wait_s = RUN_QUIET_WAIT_S;
 	run_state_dir(a->state, sizeof(a->state));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:c:a:s:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:c:a:s:", opts, NULL)) != -1) {
 		/* Only start takes what defines a bisection; resume keeps what it started with. */
 		if (!start && strchr("gbvmnTBMRotp", c)) {
-			cli_err("bisect resume: %s is fixed when a bisection starts", argv[optind - 1]);
+			cli_err("resume: %s is fixed when a bisection starts", argv[optind - 1]);
 			return -EINVAL;
 		}
 		switch (c) {
@@ -186,17 +190,17 @@ static int parse_args(int argc, char **argv, struct bargs *a, int start)
 				return -EINVAL;
 			a->parallel = (int)d;
 			break;
-		default: return -EINVAL;
+		default: cli_bad_option(c, argv); return -EINVAL;
 		}
 	}
 	if (optind != argc - 1) {
-		cli_err("bisect: expected exactly one %s (see 'lab bisect --help')",
+		cli_usage_err("expected exactly one %s",
 			start ? "job file" : "bisection directory");
 		return -EINVAL;
 	}
 	a->job = argv[optind];
 	if (start && (!a->good || !a->bad)) {
-		cli_err("bisect start: --good and --bad are both needed");
+		cli_err("start: --good and --bad are both needed");
 		return -EINVAL;
 	}
 	return 0;
@@ -211,7 +215,7 @@ static int variant_file(const struct bargs *a, const struct job *job, char *out,
 	if (a->variant)
 		return cli_variant_file(a->variant, ".", out, len);
 	if (job->nr_kernels != 1 || !job->kernels[0].variant[0]) {
-		cli_err("bisect: %s: %s: a bisection builds one kernel variant; the job has %u "
+		cli_err("%s: %s: a bisection builds one kernel variant; the job has %u "
 			"kernel(s)%s: name it with --variant", a->job,
 			job->nr_kernels == 1 ? "kernel" : "kernels", job->nr_kernels,
 			job->nr_kernels == 1 ? ", an image" : "");
@@ -238,7 +242,7 @@ static int check_metric(const struct bargs *a, const struct job *job, struct bis
 	for (unsigned i = 0; i < job->nr_workloads; i++)
 		if (!strcmp(job->workloads[i].name, p->workload))
 			return 0;
-	cli_err("bisect: --metric %s: the job has no workload %s", a->metric, p->workload);
+	cli_err("--metric %s: the job has no workload %s", a->metric, p->workload);
 	return -EINVAL;
 }
 
@@ -254,16 +258,16 @@ static int refs(const struct bargs *a, struct bisect_params *p)
 	    (r = bgit_resolve(p->repo, a->good, p->good, &err)) < 0 ||
 	    (r = bgit_resolve(p->repo, a->bad, p->bad, &err)) < 0) {
 		error_format(&err, msg, sizeof(msg));
-		cli_err("bisect: %s", msg);
+		cli_err("%s", msg);
 		return -EINVAL;
 	}
 	if (!strcmp(p->good, p->bad)) {
-		cli_err("bisect: --good %s and --bad %s are the same commit %.12s", a->good, a->bad,
+		cli_err("--good %s and --bad %s are the same commit %.12s", a->good, a->bad,
 			p->good);
 		return -EINVAL;
 	}
 	if ((r = bgit_is_ancestor(p->repo, p->good, p->bad)) != 1) {
-		cli_err("bisect: --good %s (%.12s) is not an ancestor of --bad %s (%.12s): the ends "
+		cli_err("--good %s (%.12s) is not an ancestor of --bad %s (%.12s): the ends "
 			"are in the wrong order or on unrelated branches", a->good, p->good, a->bad,
 			p->bad);
 		return -EINVAL;
@@ -293,7 +297,7 @@ static int prepare_start(struct bargs *a, struct job *job, struct bisect_params 
 	int r;
 
 	if (timing_parse(a->timing, &tm) < 0) {
-		cli_err("bisect: --timing must be auto, kvm, tcg, icount or quantum");
+		cli_err("--timing must be auto, kvm, tcg, icount or quantum");
 		return -EINVAL;
 	}
 	snprintf(p->timing, sizeof(p->timing), "%s", a->timing);
@@ -302,7 +306,7 @@ static int prepare_start(struct bargs *a, struct job *job, struct bisect_params 
 	    (r = refs(a, p)) < 0)
 		return r;
 	if (!realpath(a->job, p->job_file) || sha256_file_hex(p->job_file, p->job_sha256) < 0) {
-		cli_err("bisect: cannot read %s", a->job);
+		cli_err("cannot read %s", a->job);
 		return -EINVAL;
 	}
 	p->tasks = (unsigned)a->tasks;
@@ -327,7 +331,7 @@ static int prepare_start(struct bargs *a, struct job *job, struct bisect_params 
 	_cleanup_free_ char *log = fs_join(dir, "bisect.log");
 
 	if (log && fs_exists(log)) {
-		cli_err("bisect: %s holds a bisection already: continue it with 'lab bisect "
+		cli_err("%s holds a bisection already: continue it with 'lab bisect "
 			"resume %s', or choose another --out", dir, dir);
 		return -EINVAL;
 	}
@@ -346,11 +350,11 @@ static int prepare_resume(const char *dir, struct job *job, struct bisect_params
 	    bisect_params_from_json(j, p, &err) < 0) {
 		error_set_file(&err, ppath);
 		error_format(&err, msg, sizeof(msg));
-		cli_err("bisect resume: %s", msg);
+		cli_err("resume: %s", msg);
 		return -EINVAL;
 	}
 	if (sha256_file_hex(p->job_file, sha) < 0 || strcmp(sha, p->job_sha256)) {
-		cli_err("bisect resume: the job file %s %s since the bisection started: its "
+		cli_err("resume: the job file %s %s since the bisection started: its "
 			"measurements would not be comparable", p->job_file,
 			fs_exists(p->job_file) ? "changed" : "is gone");
 		return -EINVAL;
@@ -379,13 +383,13 @@ static int cmd_log(int argc, char **argv)
 	int r;
 
 	if (argc != 2) {
-		cli_err("bisect log: expected one bisection directory");
+		cli_err("log: expected one bisection directory");
 		return EXIT_BAD_INPUT;
 	}
 	if (!(path = fs_join(argv[1], "bisect.log")))
 		return EXIT_LAB_ERROR;
 	if ((r = fs_read_file(path, BISECT_LOG_MAX, &text, NULL)) < 0) {
-		cli_err("bisect log: %s: %s", path, strerror(-r));
+		cli_err("log: %s: %s", path, strerror(-r));
 		return EXIT_BAD_INPUT;
 	}
 	fputs(text, stdout);
@@ -404,20 +408,20 @@ int cmd_bisect(int argc, char **argv)
 	int start, r;
 
 	if (argc < 2) {
-		cli_err("bisect: expected start, resume or log (see 'lab bisect --help')");
+		cli_usage_err("expected start, resume or log");
 		return EXIT_BAD_INPUT;
 	}
 	if (!strcmp(argv[1], "log"))
 		return cmd_log(argc - 1, argv + 1);
 	start = !strcmp(argv[1], "start");
 	if (!start && strcmp(argv[1], "resume")) {
-		cli_err("bisect: unknown subcommand \"%s\" (start, resume, log)", argv[1]);
+		cli_usage_err("'%s' is not a bisect command: start, resume or log", argv[1]);
 		return EXIT_BAD_INPUT;
 	}
 	if (parse_args(argc - 1, argv + 1, &a, start) < 0)
 		return EXIT_BAD_INPUT;
 	if (accel_mode_parse(a.accel, &o.accel) < 0) {
-		cli_err("bisect: --accel must be auto, tcg or kvm");
+		cli_err("--accel must be auto, tcg or kvm");
 		return EXIT_BAD_INPUT;
 	}
 	if (start) {
@@ -443,10 +447,10 @@ int cmd_bisect(int argc, char **argv)
 	r = bisect_run(&o, &sum, msg, sizeof(msg));
 	job_free(&job);
 	if (r < 0 && r != -EINTR) {
-		cli_err("bisect: %s", msg[0] ? msg : strerror(-r));
+		cli_err("%s", msg[0] ? msg : strerror(-r));
 		return r == -EINVAL ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
 	}
 	if (r == -EINTR)
-		cli_err("bisect: %s", msg);
+		cli_err("%s", msg);
 	return print_result(&sum);
 }

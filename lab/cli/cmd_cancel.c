@@ -1,4 +1,4 @@
-/* lab cancel ID [--json]: stop a job of labd's queue (labd_cli.h). */
+/* lab job cancel ID [--json]: stop a job of labd's queue (labd_cli.h). */
 #include <stdio.h>
 #include <string.h>
 
@@ -8,22 +8,25 @@
 
 void cmd_cancel_help(void)
 {
-	printf("usage: lab cancel ID [--json] [--socket PATH | --url URL [--token-file F]]\n\n"
-	       "Cancels a job of labd's queue (see 'lab submit --help').  A queued job is\n"
+	printf("usage: lab job cancel ID [--json] [--socket PATH | --url URL [--token-file F]]\n\n"
+	       "Cancels a job of labd's queue (see 'lab job submit --help').  A queued job is\n"
 	       "cancelled at once and never runs.  A running one is interrupted as Ctrl-C\n"
 	       "interrupts `lab run`: its guest is destroyed, the run under way is recorded as\n"
-	       "interrupted, and the runs that ended stay in its report; 'lab logs ID --follow'\n"
-	       "shows when it stopped.\n\n"
+	       "interrupted, and the runs that ended stay in its report;\n"
+	       "'lab job logs ID --follow' shows when it stopped.\n\n"
 	       "  --json            labd's answer: {\"id\", \"state\", \"cancel_requested\"} (keys\n"
 	       "                    sorted)\n"
 	       LABD_CLI_OPTIONS_HELP "\n"
-	       "Exit status: 0 cancelled or being stopped; 4 labd is not running or failed; 2 bad\n"
-	       "arguments, no such job, or a job that already ended.\n");
+	       "EXAMPLES\n"
+	       "  lab job cancel 7\n"
+	       "  lab job cancel 7 --json\n\n"
+	       "Exit status: 0 cancelled or being stopped; 4 labd is not running or failed;\n"
+	       "2 bad arguments, no such job, or a job that already ended.\n");
 }
 
 int cmd_cancel(int argc, char **argv)
 {
-	struct labd_cli l = { .verb = "cancel" };
+	struct labd_cli l = { 0 };
 	_cleanup_json_ json_t *j = NULL;
 	const char *state;
 	int rc = labd_cli_job_request(&l, argc, argv, "POST", "/cancel", &j);

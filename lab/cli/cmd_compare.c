@@ -17,42 +17,56 @@
 
 void cmd_compare_help(void)
 {
-	printf("usage: lab compare A [B] [--json] [--threshold PCT] [--all-metrics]\n"
+	printf("usage: lab compare A [B] [-v] [--format text|markdown|csv|json]\n"
+	       "                   [--threshold PCT] [--all-metrics] [--git-bisect]\n"
 	       "                   [--labels BASE,OTHER[,OTHER...]]\n\n"
-	       "Decides whether kernel B is worse, better or the same as kernel A.  A and B are\n"
-	       "report files or directories (a directory holding report.json, or one whose\n"
-	       "subdirectories do, such as reports/); all their runs are pooled per side.  With\n"
-	       "only A, its reports must hold two or more kernel variants (runs[].kernel.label,\n"
-	       "else .variant, else the kernel release): each is compared against the first,\n"
-	       "or, with --labels, each OTHER against BASE (knob sets crossed with kernels:\n"
+	       "Decides whether kernel B is worse, better or the same as kernel A.  A and B\n"
+	       "are report files or directories (holding report.json, or whose subdirectories\n"
+	       "do, such as reports/); all their runs are pooled per side.  With only A, its\n"
+	       "reports must hold two or more kernel variants (runs[].kernel.label, else\n"
+	       ".variant, else the kernel release): each is compared against the first, or,\n"
+	       "with --labels, each OTHER against BASE (knob sets crossed with kernels:\n"
 	       "--labels base-thp,nosplit-thp compares the kernels under one THP setting).\n\n"
 	       "The boot is the unit: the repetitions of one run are averaged first, and the\n"
 	       "spread between boots drives Welch's test on the per-boot means.  Per workload,\n"
-	       "task count and metric: boots, mean, between- and within-boot CV, the %% change\n"
-	       "(signed so that + is better) with its 95%% interval, q (the p-value adjusted\n"
-	       "for the false discovery rate, Benjamini-Hochberg) and a verdict:\n"
-	       "  regression / improvement  q < 0.05 and the whole 95%% interval lies beyond the\n"
-	       "                            threshold\n"
-	       "  no-change                 the interval lies inside +-threshold\n"
-	       "  inconclusive              neither: the line says about how many boots would do\n"
-	       "  insufficient-data         fewer than 2 boots on a side\n"
+	       "task count and metric: the means, the %% change (signed so that + is better)\n"
+	       "with its 95%% interval, and a verdict:\n"
+	       "  regression, improvement  q < 0.05 (Welch's p adjusted for the false\n"
+	       "                           discovery rate) and the whole interval lies beyond\n"
+	       "                           the threshold\n"
+	       "  no-change                the interval lies inside +-threshold\n"
+	       "  inconclusive             neither: more boots would decide (-v: how many)\n"
+	       "  insufficient-data        fewer than 2 boots on a side\n"
+	       "  outside-model            the timing model cannot show what the series\n"
+	       "                           depends on (lock contention under icount)\n"
 	       "Only each workload's primary metrics decide (pft faults_per_s, page_fault*\n"
 	       "ops_per_s, memscale's whole run, mmap_contention's fault rate and p99\n"
-	       "latency); the rest are shown below them.  Rates (units ending in /s) use\n"
-	       "harmonic means, tested on reciprocals.  Runs of different timing models (kvm,\n"
-	       "tcg, icount: the report's host.timing) are never pooled or compared.\n\n"
-	       "  --json           print JSON (schema numalab.compare/2, keys sorted)\n"
+	       "latency).  Rates (units ending in /s) use harmonic means, tested on\n"
+	       "reciprocals.  Runs of different timing models (the report's host.timing) are\n"
+	       "never pooled or compared.\n\n"
+	       "The default output fits 80 columns for a mail: the deciding series, only the\n"
+	       "parameters that differ from the workload's defaults, the decision on the last\n"
+	       "line.\n\n"
+	       "  -v, --verbose    every metric, with boots, CVs and q, and every parameter\n"
+	       "  --format F       text (default), markdown (a table for a cover letter),\n"
+	       "                   csv (every series, a header line first) or json\n"
+	       "  --json           --format json (schema numalab.compare/2, keys sorted)\n"
 	       "  --threshold PCT  the minimum effect that matters, in %% (default %g)\n"
 	       "  --all-metrics    let every metric decide, not only the primary ones\n"
 	       "  --labels LIST    with only A: BASE,OTHER,...: the labels to compare (2..16)\n"
 	       "  --git-bisect     exit codes for `git bisect run` (below)\n\n"
+	       "EXAMPLES\n"
+	       "  lab compare reports/ID\n"
+	       "  lab compare reports/base reports/patched --format markdown\n"
+	       "  lab compare reports/ID -v --threshold 2\n\n"
 	       "Exit status: 0 decided, no regression; 1 a regression (or B had failed runs\n"
 	       "and A none); 2 bad input: unreadable reports, another schema, different\n"
 	       "workloads, topologies, timing models or host classes, or no series in\n"
 	       "common; 3 undecided: no regression seen, but a deciding metric is\n"
 	       "inconclusive, has too little data (run more boots) or is outside the timing\n"
-	       "model; 4 the lab failed.  With --git-bisect, for `git bisect run`: 0 good, 1\n"
-	       "bad (a regression), 125 skip (undecided), 128 stop (bad input, lab error).\n",
+	       "model; 4 the lab failed.  With --git-bisect, for `git bisect run`: 0 good,\n"
+	       "1 bad (a regression), 125 skip (undecided), 128 stop (bad input, lab\n"
+	       "error).\n",
 	       COMPARE_DEFAULT_THRESHOLD_PCT);
 }
 
@@ -63,7 +77,8 @@ struct compare_args {
 	char *labels[MAX_LABELS]; /* --labels, split in place (pointers into labels_arg) */
 	char labels_arg[1024];
 	size_t nr_labels;
-	int json, all_metrics;
+	int verbose, all_metrics;
+	enum { FORMAT_TEXT, FORMAT_MARKDOWN, FORMAT_CSV, FORMAT_JSON } format;
 	int git_bisect;  /* --git-bisect: exit codes for `git bisect run` */
 	double threshold;
 };
@@ -100,10 +115,24 @@ static int parse_labels(const char *s, struct compare_args *a)
 	return a->nr_labels >= 2 ? 0 : -EINVAL;
 }
 
+static int parse_format(const char *s, struct compare_args *a)
+{
+	static const char *const names[] = { "text", "markdown", "csv", "json" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i])) {
+			a->format = i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
 static int parse_args(int argc, char **argv, struct compare_args *a)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "format", required_argument, NULL, 'f' },
 		{ "threshold", required_argument, NULL, 't' },
 		{ "all-metrics", no_argument, NULL, 'A' },
 		{ "labels", required_argument, NULL, 'l' },
@@ -113,37 +142,44 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":v", opts, NULL)) != -1) {
 		switch (c) {
-		case 'j': a->json = 1; break;
+		case 'j': a->format = FORMAT_JSON; break;
+		case 'v': a->verbose = 1; break;
+		case 'f':
+			if (parse_format(optarg, a) < 0) {
+				cli_err("--format must be text, markdown, csv or json");
+				return -EINVAL;
+			}
+			break;
 		case 'A': a->all_metrics = 1; break;
 		case 'G':
 			a->git_bisect = 1;
 			break;
 		case 'l':
 			if (parse_labels(optarg, a) < 0) {
-				cli_err("compare: --labels takes 2 to %d different labels, BASE,OTHER,...",
+				cli_err("--labels takes 2 to %d different labels, BASE,OTHER,...",
 					MAX_LABELS);
 				return -EINVAL;
 			}
 			break;
 		case 't':
 			if (parse_threshold(optarg, &a->threshold) < 0) {
-				cli_err("compare: --threshold must be a non-negative number (percent)");
+				cli_err("--threshold must be a non-negative number (percent)");
 				return -EINVAL;
 			}
 			break;
-		default: return -EINVAL;
+		default: cli_bad_option(c, argv); return -EINVAL;
 		}
 	}
 	if (argc - optind < 1 || argc - optind > 2) {
-		cli_err("compare: expected A [B] (see 'lab compare --help')");
+		cli_usage_err("expected A [B]");
 		return -EINVAL;
 	}
 	a->a = argv[optind];
 	a->b = argc - optind == 2 ? argv[optind + 1] : NULL;
 	if (a->b && a->nr_labels) {
-		cli_err("compare: --labels picks labels of one report set: give only A");
+		cli_err("--labels picks labels of one report set: give only A");
 		return -EINVAL;
 	}
 	return 0;
@@ -154,7 +190,7 @@ static int fail_input(const struct lab_error *err)
 	char msg[1400];
 
 	error_format(err, msg, sizeof(msg));
-	cli_err("compare: %s", msg);
+	cli_err("%s", msg);
 	return EXIT_BAD_INPUT;
 }
 
@@ -235,11 +271,12 @@ static int pick_pairs(const struct compare_args *a, const struct series_set *s, 
 }
 
 static int print_result(const struct series_set *s, const struct comparison *c, size_t n,
-			int as_json)
+			const struct compare_args *a)
 {
 	_cleanup_free_ char *out = NULL;
+	int r;
 
-	if (as_json) {
+	if (a->format == FORMAT_JSON) {
 		_cleanup_json_ json_t *j = compare_json(s, c, n);
 
 		out = j ? jsonio_dumps(j) : NULL;
@@ -248,7 +285,13 @@ static int print_result(const struct series_set *s, const struct comparison *c, 
 		printf("%s\n", out);
 		return 0;
 	}
-	if (compare_text(s, c, n, &out) < 0)
+	if (a->format == FORMAT_CSV)
+		r = compare_csv(s, c, n, &out);
+	else if (a->verbose && a->format == FORMAT_TEXT)
+		r = compare_text(s, c, n, &out);
+	else
+		r = compare_brief(s, c, n, a->format == FORMAT_MARKDOWN, &out);
+	if (r < 0)
 		return -ENOMEM;
 	fputs(out, stdout);
 	return 0;
@@ -273,7 +316,7 @@ static int run_compare(const struct compare_args *a, struct series_set *s,
 		return fail_input(&err);
 	r = a->b ? load_two(f, na, s, &err) : load_one(f, s, &err);
 	if (r == -ENOMEM)
-		return cli_err("compare: out of memory"), EXIT_LAB_ERROR;
+		return cli_err("out of memory"), EXIT_LAB_ERROR;
 	if (r < 0)
 		return fail_input(&err);
 	other = calloc(s->nr_variants, sizeof(*other));
@@ -294,14 +337,14 @@ static int run_compare(const struct compare_args *a, struct series_set *s,
 	}
 	d = compare_decide_all(c, n);
 	if (r == 0)
-		r = print_result(s, c, n, a->json);
+		r = print_result(s, c, n, a);
 	for (size_t i = 0; i < n; i++)
 		compare_free(&c[i]);
 	free(c);
 	if (r == -EINVAL)
 		return fail_input(&err);
 	if (r < 0)
-		return cli_err("compare: %s", strerror(-r)), EXIT_LAB_ERROR;
+		return cli_err("%s", strerror(-r)), EXIT_LAB_ERROR;
 	return d == COMPARE_REGRESSION ? EXIT_REGRESSION
 				       : d == COMPARE_UNDECIDED ? EXIT_UNDECIDED : EXIT_OK;
 }

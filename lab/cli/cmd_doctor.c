@@ -37,11 +37,16 @@ void cmd_doctor_help(void)
 {
 	printf("usage: lab doctor [--probe] [--state DIR]\n\n"
 	       "Checks QEMU and libvirt versions, the vCPU limits, what KVM the host offers and\n"
-	       "what a guest kernel needs for it, the KVM verdict, the guest kernel, the runners,\n"
-	       "disk space, memory and packages, with a fix for each problem.  --probe boots the\n"
-	       "KVM probe guest now instead of reporting the cached verdict; where KVM cannot\n"
-	       "run the lab's kernels (no /dev/kvm; kvm-pvm, for PVM guests only) there is\n"
-	       "nothing to probe and it boots none.  Exit status 0 when all is well, 4 otherwise.\n");
+	       "what a guest kernel needs for it, the KVM verdict, the guest kernel, the\n"
+	       "runners, disk space, memory and packages, with a fix for each problem.\n"
+	       "--probe boots the KVM probe guest now instead of reporting the cached verdict;\n"
+	       "where KVM cannot run the lab's kernels (no /dev/kvm; kvm-pvm, for PVM guests\n"
+	       "only) there is nothing to probe and it boots none.\n\n"
+	       "EXAMPLES\n"
+	       "  lab doctor\n"
+	       "  lab doctor --probe\n"
+	       "  lab doctor --state /var/lib/numalab    # with labd's state (lab/systemd/)\n\n"
+	       "Exit status: 0 when all is well, 4 otherwise.\n");
 }
 
 static void ok(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -207,7 +212,7 @@ int cmd_doctor(int argc, char **argv)
 		else if (!strcmp(argv[i], "--state") && i + 1 < argc)
 			snprintf(d.state, sizeof(d.state), "%s", argv[++i]);
 		else {
-			cli_err("doctor: unknown option '%s'", argv[i]);
+			cli_usage_err("unknown option '%s'", argv[i]);
 			return EXIT_BAD_INPUT;
 		}
 	}

@@ -25,22 +25,23 @@ void cmd_history_help(void)
 	       "                   [--workload W] [--metric M] [--primary] [--json] [--db FILE]\n"
 	       "       lab history rebuild [DIR|FILE...] [--db FILE]\n"
 	       "       lab history index FILE|DIR... [--db FILE]\n\n"
-	       "Every report is indexed in an SQLite file: its job, status and runs (kernel label,\n"
-	       "variant, release, source commit and build key, timing model, host, contended or\n"
-	       "not), and per series (workload, params, task count, metric) of each kernel its\n"
-	       "summary over boots: boots, mean of the per-boot means (harmonic for rates), CV\n"
-	       "between and within boots, as `lab compare` computes them.  The report files stay\n"
-	       "the source of truth: the index can always be rebuilt from them.  `lab run` adds\n"
-	       "each report it writes.\n\n"
+	       "Every report is indexed in an SQLite file: its job, status and runs (kernel\n"
+	       "label, variant, release, source commit and build key, timing model, host,\n"
+	       "contended or not), and per series (workload, params, task count, metric) of\n"
+	       "each kernel its summary over boots: boots, mean of the per-boot means\n"
+	       "(harmonic for rates), CV between and within boots, as `lab compare` computes\n"
+	       "them.  The report files stay the source of truth: the index can always be\n"
+	       "rebuilt from them.  `lab run` adds each report it writes.\n\n"
 	       "  list      the reports, newest first, one line each (the default)\n"
 	       "  series    per series and timing model, its summaries over time (oldest first)\n"
 	       "  rebuild   drop the index and index the reports again (default: %s/, as\n"
 	       "            `lab run` writes them), forgetting reports whose files are gone;\n"
 	       "            nothing changes when an argument names no file or directory\n"
 	       "  index     add reports, or read again those whose files changed\n\n"
-	       "Report arguments are files, directories holding report.json, or directories whose\n"
-	       "subdirectories do.  A report that cannot be read (corrupt, truncated, another\n"
-	       "schema, too large) is named on stderr with the reason, skipped and counted.\n\n"
+	       "Report arguments are files, directories holding report.json, or directories\n"
+	       "whose subdirectories do.  A report that cannot be read (corrupt, truncated,\n"
+	       "another schema, too large) is named on stderr with the reason, skipped and\n"
+	       "counted.\n\n"
 	       "  --job NAME       only this job's reports\n"
 	       "  --kernel LABEL   only runs (series) of this kernel: its label in the job, else\n"
 	       "                   its variant, else its release\n"
@@ -49,13 +50,19 @@ void cmd_history_help(void)
 	       "  --limit N        list at most N reports\n"
 	       "  --workload W     series: only this workload's\n"
 	       "  --metric M       series: only this metric's\n"
-	       "  --primary        series: only primary metrics (those that decide a comparison)\n"
+	       "  --primary        series: only primary metrics (those that decide a\n"
+	       "                   comparison)\n"
 	       "  --json           print JSON, keys sorted (schemas %s,\n"
 	       "                   %s)\n"
-	       "  --db FILE        the index (default $LAB_STATE_DIR/%s, see 'lab run --help')\n\n"
-	       "Exit status: 0 ok (also when reports were skipped); 4 lab error (the index could\n"
-	       "not be opened or written, or it is of a newer lab); 2 bad arguments or a report\n"
-	       "argument that names nothing.\n",
+	       "  --db FILE        the index (default $LAB_STATE_DIR/%s, see\n"
+	       "                   'lab run --help')\n\n"
+	       "EXAMPLES\n"
+	       "  lab history --job quick --limit 10\n"
+	       "  lab history series --job ab-vma-lock --workload pft --primary\n"
+	       "  lab history rebuild reports/\n\n"
+	       "Exit status: 0 ok (also when reports were skipped); 4 lab error (the index\n"
+	       "could not be opened or written, or it is of a newer lab); 2 bad arguments or a\n"
+	       "report argument that names nothing.\n",
 	       DEFAULT_REPORTS, HISTORY_LIST_SCHEMA, HISTORY_SERIES_SCHEMA, HISTORY_DB_NAME);
 }
 
@@ -105,7 +112,7 @@ static int parse_verb(int argc, char **argv, enum verb *v)
 			*v = (enum verb)i;
 			return 1;
 		}
-	cli_err("history: '%s' is not a history command: list, series, rebuild or index (see "
+	cli_err("'%s' is not a history command: list, series, rebuild or index (see "
 		"'lab history --help')", argv[1]);
 	return -EINVAL;
 }
@@ -124,7 +131,7 @@ static int parse_option(int c, struct hargs *a)
 	case 'l':
 		if (parse_limit(optarg, &a->f.limit) == 0)
 			return 0;
-		cli_err("history: --limit must be a positive number");
+		cli_err("--limit must be a positive number");
 		return -EINVAL;
 	default: return -EINVAL;
 	}
@@ -146,9 +153,13 @@ static int parse(int argc, char **argv, struct hargs *a)
 	argc -= skip;
 	argv += skip;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, &li)) != -1) {
-		if (c != '?' && !option_fits(c, a->verb)) {
-			cli_err("history: --%s does not apply here (see 'lab history --help')",
+	while ((c = getopt_long(argc, argv, ":", opts, &li)) != -1) {
+		if (c == '?' || c == ':') {
+			cli_bad_option(c, argv);
+			return -EINVAL;
+		}
+		if (!option_fits(c, a->verb)) {
+			cli_usage_err("--%s does not apply here",
 				opts[li].name);
 			return -EINVAL;
 		}
@@ -158,11 +169,11 @@ static int parse(int argc, char **argv, struct hargs *a)
 	a->files = argv + optind;
 	a->nr_files = argc - optind;
 	if (a->nr_files && (a->verb == LIST || a->verb == SERIES)) {
-		cli_err("history: unexpected argument '%s' (see 'lab history --help')", a->files[0]);
+		cli_usage_err("unexpected argument '%s'", a->files[0]);
 		return -EINVAL;
 	}
 	if (!a->nr_files && a->verb == INDEX) {
-		cli_err("history index: expected report files or directories");
+		cli_err("index: expected report files or directories");
 		return -EINVAL;
 	}
 	return 0;
@@ -181,7 +192,7 @@ static void print_error(const char *what, const struct lab_error *err)
 	char msg[1400];
 
 	error_format(err, msg, sizeof(msg));
-	cli_err("history: %s%s", what, msg);
+	cli_err("%s%s", what, msg);
 }
 
 /* ---- list and series ------------------------------------------------------------------ */
@@ -211,7 +222,7 @@ static int print_rendered(const struct hargs *a, const struct history_report *r,
 	_cleanup_free_ char *out = NULL;
 
 	if (render(a, r, p, n, &out) < 0) {
-		cli_err("history: out of memory");
+		cli_err("out of memory");
 		return EXIT_LAB_ERROR;
 	}
 	fputs(out, stdout);

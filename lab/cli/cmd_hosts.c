@@ -20,8 +20,8 @@ void cmd_hosts_help(void)
 	       "The pool of libvirt hosts `lab run --hosts FILE` and labd run guests on: each\n"
 	       "host opened, with its state (up, down and why, or in-use: this machine's\n"
 	       "embedded driver held by a running lab or labd), class, capacity (CPUs, memory\n"
-	       "free now), the timing models its cached KVM verdict allows (none before a first\n"
-	       "run there), and the lab's guests running there.\n\n"
+	       "free now), the timing models its cached KVM verdict allows (none before a\n"
+	       "first run there), and the lab's guests running there.\n\n"
 	       "FILE (default STATE/hosts.json, which labd reads too):\n"
 	       "  {\"hosts\": [{\"name\": \"here\", \"uri\": \"\", \"class\": \"c2\"},\n"
 	       "             {\"name\": \"big1\", \"uri\": \"qemu+ssh://root@big1/system\",\n"
@@ -34,7 +34,13 @@ void cmd_hosts_help(void)
 	       "  cached by content hash; console and results come back as libvirt console\n"
 	       "  streams.\n\n"
 	       "  --json       {\"hosts\": [...]} with keys sorted\n"
-	       "  --state DIR  state directory (default $LAB_STATE_DIR or ~/.local/state/numalab)\n\n"
+	       "  --state DIR  state directory (default $LAB_STATE_DIR or\n"
+	       "               ~/.local/state/numalab)\n\n"
+	       "EXAMPLES\n"
+	       "  lab hosts\n"
+	       "  lab hosts --json\n"
+	       "  lab hosts --state /var/lib/numalab    # the pool of labd (lab/systemd/)\n"
+	       "  lab hosts --hosts /var/lib/numalab/hosts.json\n\n"
 	       "Exit status: 0 every host up, 3 a host down, 2 bad arguments or pool file.\n");
 }
 
@@ -93,23 +99,23 @@ int cmd_hosts(int argc, char **argv)
 
 	run_state_dir(state, sizeof(state));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
 		case 'H': file = optarg; break;
 		case 'j': json = 1; break;
 		case 's': snprintf(state, sizeof(state), "%s", optarg); break;
-		default: return EXIT_BAD_INPUT;
+		default: cli_bad_option(c, argv); return EXIT_BAD_INPUT;
 		}
 	}
 	if (optind != argc) {
-		cli_err("hosts: no arguments besides the options (see 'lab hosts --help')");
+		cli_usage_err("no arguments besides the options");
 		return EXIT_BAD_INPUT;
 	}
 	if (!p || !out || !(deflt = fs_join(state, "hosts.json")))
 		return EXIT_LAB_ERROR;
 	if (hosts_load_file(file ? file : deflt, p, &err) < 0) {
 		error_format(&err, msg, sizeof(msg));
-		cli_err("hosts: %s", msg);
+		cli_err("%s", msg);
 		return EXIT_BAD_INPUT;
 	}
 	if (hosts_init_pool(&h, p) < 0)

@@ -22,15 +22,21 @@ void cmd_image_help(void)
 	       "       lab image list [--json] [--cache DIR]\n\n"
 	       "Guest disk images from recipes (images/NAME.json, see images/README.md).\n\n"
 	       "build  makes the image unless the cache has it: mmdebstrap builds the root file\n"
-	       "       system from Debian's archive, libguestfs puts it on a qcow2 with the agent as\n"
-	       "       init.  RECIPE is a name (images/NAME.json) or a path.  Prints the image.\n"
+	       "       system from Debian's archive, libguestfs puts it on a qcow2 with the\n"
+	       "       agent as init.  RECIPE is a name (images/NAME.json) or a path.  Prints\n"
+	       "       the image.\n"
 	       "list   the cached images.\n\n"
 	       "  --rebuild     build even when cached (replaces the entry)\n"
 	       "  --accel MODE  how libguestfs runs its appliance: auto (the host's KVM verdict,\n"
 	       "                probed once per host like 'lab run'), tcg or kvm\n"
-	       "  --cache DIR   image cache (default $LAB_IMAGE_CACHE or " IMAGE_DEFAULT_CACHE ")\n"
+	       "  --cache DIR   image cache (default $LAB_IMAGE_CACHE or\n"
+	       "                " IMAGE_DEFAULT_CACHE ")\n"
 	       "  --state DIR   state directory for the KVM verdict (as 'lab run')\n"
 	       "  --json        list as JSON\n\n"
+	       "EXAMPLES\n"
+	       "  lab image build debian-perf\n"
+	       "  lab image build images/debian-kbuild-full.json --accel tcg\n"
+	       "  lab image list --json\n\n"
 	       "Exit status: 0 ok, 2 bad recipe (the error names the JSON path), 4 lab error.\n");
 }
 
@@ -61,14 +67,14 @@ static int parse_args(int argc, char **argv, struct image_args *a)
 	a->accel = "auto";
 	run_state_dir(a->state, sizeof(a->state));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': a->rebuild = 1; break;
 		case 'a': a->accel = optarg; break;
 		case 'c': a->cache = optarg; break;
 		case 's': snprintf(a->state, sizeof(a->state), "%s", optarg); break;
 		case 'j': a->json = 1; break;
-		default: return -EINVAL;
+		default: cli_bad_option(c, argv); return -EINVAL;
 		}
 	}
 	return optind;
@@ -85,7 +91,7 @@ static int kvm_verdict(const struct image_args *a, int *kvm)
 	int r;
 
 	if (accel_mode_parse(a->accel, &mode) < 0) {
-		cli_err("image: --accel must be auto, tcg or kvm");
+		cli_err("--accel must be auto, tcg or kvm");
 		return -EINVAL;
 	}
 	*kvm = mode == ACCEL_FORCE_KVM;
@@ -127,7 +133,7 @@ static int image_build(const struct image_args *a)
 		r = image_ensure(path, &o, &info, &err);
 	if (r < 0) {
 		error_format(&err, msg, sizeof(msg));
-		cli_err("image: %s", msg[0] ? msg : strerror(-r));
+		cli_err("%s", msg[0] ? msg : strerror(-r));
 		/* -EINVAL: the recipe (JSON path in msg); -ENOENT: no such recipe. */
 		return r == -EINVAL || r == -ENOENT ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
 	}
@@ -178,7 +184,7 @@ int cmd_image(int argc, char **argv)
 	int first;
 
 	if (argc < 2) {
-		cli_err("image: expected 'build RECIPE' or 'list' (see 'lab image --help')");
+		cli_usage_err("expected 'build RECIPE' or 'list'");
 		return EXIT_BAD_INPUT;
 	}
 	verb = argv[1];
@@ -191,6 +197,6 @@ int cmd_image(int argc, char **argv)
 	}
 	if (!strcmp(verb, "list") && first == argc - 1)
 		return image_list_cmd(&a);
-	cli_err("image: expected 'build RECIPE' or 'list' (see 'lab image --help')");
+	cli_usage_err("expected 'build RECIPE' or 'list'");
 	return EXIT_BAD_INPUT;
 }

@@ -25,18 +25,25 @@ void cmd_kernel_help(void)
 	printf("usage: lab kernel build VARIANT... [--cache DIR] [--force] [-j N]\n"
 	       "       lab kernel list [--cache DIR]\n"
 	       "       lab kernel path VARIANT [--cache DIR]\n\n"
-	       "Kernel variants are kernels/NAME.json (or a path to such a file): a source, a patch\n"
-	       "series and config fragments on a lean base config; see kernels/README.md.\n\n"
+	       "Kernel variants are kernels/NAME.json (or a path to such a file): a source, a\n"
+	       "patch series and config fragments on a lean base config; see kernels/README.md.\n\n"
 	       "  build   configure and build each variant unless the cache has it; prints the\n"
 	       "          image path.  Progress (percent, ETA) on stderr, niced, ccache'd.\n"
 	       "  list    the variants in kernels/ and whether the cache has each\n"
 	       "  path    print the cached image of a variant: vmlinux for a build with the PVH\n"
-	       "          entry point (the lab's base config), else bzImage (exit 4 when not built)\n\n"
-	       "  --cache DIR  artifact cache (default $LAB_KERNEL_CACHE or %s)\n"
+	       "          entry point (the lab's base config), else bzImage (exit 4 when not\n"
+	       "          built)\n\n"
+	       "  --cache DIR  artifact cache (default $LAB_KERNEL_CACHE or\n"
+	       "               %s)\n"
 	       "  --force      configure and build even when the cache has it\n"
 	       "  -j N         parallel make jobs (default: the number of CPUs)\n\n"
-	       "Exit status: 0 ok, 2 bad variant (its file, its source, a patch that does not apply,\n"
-	       "an option that did not stick), 3 the build failed (log kept), 4 lab error.\n",
+	       "EXAMPLES\n"
+	       "  lab kernel list\n"
+	       "  lab kernel build baseline no-per-vma-lock -j 8\n"
+	       "  lab kernel path baseline\n\n"
+	       "Exit status: 0 ok, 2 bad variant (its file, its source, a patch that does not\n"
+	       "apply, an option that did not stick), 3 the build failed (log kept), 4 lab\n"
+	       "error.\n",
 	       KERNEL_CACHE_DEFAULT);
 }
 
@@ -63,7 +70,7 @@ static int parse(int argc, char **argv, struct kargs *a)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:fj:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":c:fj:", opts, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
@@ -72,11 +79,11 @@ static int parse(int argc, char **argv, struct kargs *a)
 		case 'j':
 			a->jobs = (unsigned)strtoul(optarg, &end, 10);
 			if (*end || a->jobs < 1 || a->jobs > 1024) {
-				cli_err("kernel: -j must be 1..1024");
+				cli_err("-j must be 1..1024");
 				return -EINVAL;
 			}
 			break;
-		default: return -EINVAL;
+		default: cli_bad_option(c, argv); return -EINVAL;
 		}
 	}
 	return 0;
@@ -150,7 +157,7 @@ static int list(const struct kernel_build_opts *o)
 
 	if (kernel_variants_dir(dir, sizeof(dir)) < 0 ||
 	    (n = scandir(dir, &ents, filter_json, alphasort)) < 0) {
-		cli_err("kernel list: cannot read the kernels/ directory");
+		cli_err("list: cannot read the kernels/ directory");
 		return EXIT_LAB_ERROR;
 	}
 	for (int i = 0; i < n; i++) {
@@ -192,7 +199,7 @@ static int path(const char *ref, const struct kernel_build_opts *o)
 	if (hit > 0)
 		printf("%s\n", a.image);
 	else
-		cli_err("kernel path: %s is not built (lab kernel build %s)%s%s", v.name, v.name,
+		cli_err("path: %s is not built (lab kernel build %s)%s%s", v.name, v.name,
 			hit < 0 ? ": " : "", hit < 0 ? a.error : "");
 	kernel_artifact_free(&a);
 	kvariant_free(&v);
@@ -208,7 +215,7 @@ int cmd_kernel(int argc, char **argv)
 	int rc = EXIT_OK;
 
 	if (argc < 2) {
-		cli_err("kernel: expected build, list or path (see 'lab kernel --help')");
+		cli_usage_err("expected build, list or path");
 		return EXIT_BAD_INPUT;
 	}
 	verb = argv[1];
@@ -234,7 +241,6 @@ int cmd_kernel(int argc, char **argv)
 		}
 		return rc;
 	}
-	cli_err("kernel: expected 'build VARIANT...', 'list' or 'path VARIANT' (see 'lab kernel "
-		"--help')");
+	cli_usage_err("expected 'build VARIANT...', 'list' or 'path VARIANT'");
 	return EXIT_BAD_INPUT;
 }

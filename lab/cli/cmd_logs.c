@@ -1,4 +1,4 @@
-/* lab logs ID [--follow] [--json]: a job's events from labd's log (labd_cli.h). */
+/* lab job logs ID [--follow] [--json]: a job's events from labd's log (labd_cli.h). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -8,19 +8,24 @@
 
 void cmd_logs_help(void)
 {
-	printf("usage: lab logs ID [--follow] [--json]\n"
+	printf("usage: lab job logs ID [--follow] [--json]\n"
 	       "                [--socket PATH | --url URL [--token-file F]]\n\n"
-	       "The events of a job of labd's queue (see 'lab submit --help'), oldest first, one\n"
-	       "line each: time, type, what happened.  Types: accepted, started, progress (the\n"
-	       "lines `lab run` prints: kernel builds, run K/N booting, its outcome), run-started,\n"
-	       "run-ended (outcome and reason), cancel, interrupted (labd restarted during these\n"
-	       "runs: recorded as interrupted, not run again), done (the job's final state, the\n"
-	       "exit code of its `lab run`, the error of a failed job).\n\n"
+	       "The events of a job of labd's queue (see 'lab job submit --help'), oldest\n"
+	       "first, one line each: time, type, what happened.  Types: accepted, started,\n"
+	       "progress (the lines `lab run` prints: kernel builds, run K/N booting, its\n"
+	       "outcome), run-started, run-ended (outcome and reason), cancel, interrupted\n"
+	       "(labd restarted during these runs: recorded as interrupted, not run again),\n"
+	       "done (the job's final state, the exit code of its `lab run`, the error of a\n"
+	       "failed job).\n\n"
 	       "  --follow          then wait for more until the job ends (long polls of %ld s;\n"
 	       "                    Ctrl-C stops following, not the job)\n"
 	       "  --json            each event as labd sends it, one JSON object a line (keys\n"
 	       "                    sorted): {\"data\", \"job\", \"seq\", \"time\", \"type\"}\n"
 	       LABD_CLI_OPTIONS_HELP "\n"
+	       "EXAMPLES\n"
+	       "  lab job logs 7\n"
+	       "  lab job logs 7 --follow       # until the job ends\n"
+	       "  lab job logs 7 --json\n\n"
 	       "Exit status: 0 ok; 4 labd is not running or failed; 2 bad arguments or no such\n"
 	       "job.\n", LABD_POLL_S);
 }
@@ -45,7 +50,7 @@ static void print_event(void *ud, const json_t *ev)
 
 int cmd_logs(int argc, char **argv)
 {
-	struct labd_cli l = { .verb = "logs" };
+	struct labd_cli l = { 0 };
 	_cleanup_json_ json_t *j = NULL;
 	char path[96];
 	int follow = 0, first, rc;
@@ -54,7 +59,7 @@ int cmd_logs(int argc, char **argv)
 	first = labd_cli_getopt_flag(&l, argc, argv, "follow", &follow);
 	if (first < 0)
 		return EXIT_BAD_INPUT;
-	if ((rc = labd_cli_one_id(&l, argc, argv, first, &id)) != EXIT_OK ||
+	if ((rc = labd_cli_one_id(argc, argv, first, &id)) != EXIT_OK ||
 	    (rc = labd_cli_open(&l)) != EXIT_OK)
 		return rc;
 	/* The job first: an unknown ID is an error, not an empty log. */

@@ -44,12 +44,15 @@ void cmd_nightly_help(void)
 	       "  bisection      a confirmed regression runs 'lab bisect' between the two\n"
 	       "                 nights' commits; the culprit goes into the night's report.\n"
 	       "A night is OUT/NIGHT/JOB/: run/ (tonight), confirm-NIGHT/ (side by side),\n"
-	       "bisect/ and nightly.json (schema %s).  CONFIG's keys are described in\n"
-	       "configs/README.md (\"Nightly\"); lab/systemd/ has a service and timer that run it\n"
-	       "every night.\n\n"
+	       "bisect/ and nightly.json (schema %s).  CONFIG's keys are\n"
+	       "described in configs/README.md (\"Nightly\"); lab/systemd/ has a service and\n"
+	       "timer that run it every night.\n\n"
 	       "  --at REF       measure REF instead of the branch head (a backfill, a test)\n"
 	       "  --night NAME   the night's name (default: the time, YYYYmmdd-HHMMSS UTC)\n"
 	       "  RUN OPTIONS as for 'lab run'\n\n"
+	       "EXAMPLES\n"
+	       "  lab nightly configs/nightly/example.json\n"
+	       "  lab nightly configs/nightly/example.json --at v6.12 --night backfill-v6.12\n\n"
 	       "Exit status: 0 no confirmed regression; 1 a regression was confirmed; 2 bad\n"
 	       "configuration, job or variant; 3 a night could not be measured; 4 lab error.\n",
 	       NIGHTLY_SCHEMA);
@@ -86,7 +89,7 @@ static int parse_args(int argc, char **argv, struct nargs *a)
 	a->quiet_wait_s = RUN_QUIET_WAIT_S;
 	run_state_dir(a->state, sizeof(a->state));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:a:s:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":c:a:s:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'A': a->at = optarg; break;
 		case 'N': a->night = optarg; break;
@@ -98,23 +101,23 @@ static int parse_args(int argc, char **argv, struct nargs *a)
 
 			a->quiet_wait_s = strtod(optarg, &end);
 			if (end == optarg || *end || !(a->quiet_wait_s >= 0) || a->quiet_wait_s > 3600) {
-				cli_err("nightly: --quiet-wait must be 0..3600 seconds");
+				cli_err("--quiet-wait must be 0..3600 seconds");
 				return -EINVAL;
 			}
 			break;
 		}
-		default: return -EINVAL;
+		default: cli_bad_option(c, argv); return -EINVAL;
 		}
 	}
 	if (optind != argc - 1) {
-		cli_err("nightly: expected exactly one configuration file (see 'lab nightly --help')");
+		cli_usage_err("expected exactly one configuration file");
 		return -EINVAL;
 	}
 	a->cfg = argv[optind];
 	if (a->night && (strlen(a->night) > 31 || strspn(a->night, "0123456789abcdefghijklmnop"
 			 "qrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ._-") != strlen(a->night) ||
 			 a->night[0] == '.' || a->night[0] == '-')) {
-		cli_err("nightly: --night must be [A-Za-z0-9._-], at most 31 characters");
+		cli_err("--night must be [A-Za-z0-9._-], at most 31 characters");
 		return -EINVAL;
 	}
 	return 0;
@@ -147,7 +150,7 @@ static int resolve(const struct nightly_cfg *cfg, const char *dir, struct job *j
 		snprintf(path, sizeof(path), "%s%s%s", cfg->jobs[i].job[0] == '/' ? "" : dir,
 			 cfg->jobs[i].job[0] == '/' ? "" : "/", cfg->jobs[i].job);
 		if (!realpath(path, t[i].job_file)) {
-			cli_err("nightly: jobs[%u].job: %s: %s", i, path, strerror(errno));
+			cli_err("jobs[%u].job: %s: %s", i, path, strerror(errno));
 			return -EINVAL;
 		}
 		if (cli_load_job(t[i].job_file, &jobs[i]) < 0)
@@ -158,12 +161,12 @@ static int resolve(const struct nightly_cfg *cfg, const char *dir, struct job *j
 				     sizeof(t[i].variant_file)) < 0 ||
 		    cli_variant_git(t[i].variant_file, t[i].variant, sizeof(t[i].variant),
 				    t[i].repo) < 0) {
-			cli_err("nightly: in jobs[%u].variant", i);
+			cli_err("in jobs[%u].variant", i);
 			return -EINVAL;
 		}
 		for (unsigned k = 0; k < i; k++)
 			if (!strcmp(jobs[k].name, jobs[i].name)) {
-				cli_err("nightly: jobs[%u]: job name \"%s\" is also jobs[%u]'s: a "
+				cli_err("jobs[%u]: job name \"%s\" is also jobs[%u]'s: a "
 					"night's directories are named by it", i, jobs[i].name, k);
 				return -EINVAL;
 			}
@@ -190,7 +193,7 @@ int cmd_nightly(int argc, char **argv)
 	if (parse_args(argc, argv, &a) < 0)
 		return EXIT_BAD_INPUT;
 	if (accel_mode_parse(a.accel, &o.accel) < 0) {
-		cli_err("nightly: --accel must be auto, tcg or kvm");
+		cli_err("--accel must be auto, tcg or kvm");
 		return EXIT_BAD_INPUT;
 	}
 	if (load_cfg(a.cfg, cfg) < 0 || !(dir = fs_dirname(a.cfg)))
@@ -217,7 +220,7 @@ int cmd_nightly(int argc, char **argv)
 	if (r == -EINVAL && !msg[0])
 		return EXIT_BAD_INPUT;
 	if (r < 0) {
-		cli_err("nightly: %s", msg[0] ? msg : strerror(-r));
+		cli_err("%s", msg[0] ? msg : strerror(-r));
 		return r == -EINVAL || r == -EEXIST ? EXIT_BAD_INPUT : r == -EINTR
 			? EXIT_RUN_FAILED : EXIT_LAB_ERROR;
 	}
@@ -229,7 +232,7 @@ int cmd_nightly(int argc, char **argv)
 		snprintf(page, sizeof(page), "%s/dashboard.html", out);
 		snprintf(title, sizeof(title), "numalab nightly %s", cfg->name);
 		if (cmd_report(6, rargv) != EXIT_OK)
-			cli_err("nightly: the dashboard could not be written (the night is kept)");
+			cli_err("the dashboard could not be written (the night is kept)");
 	}
 	printf("%u job(s): %u failed night(s), %u suspect night(s), %u confirmed change(s), %u "
 	       "regression(s), %u bisected%s%s\nreport: %s\n", sum.jobs, sum.failed, sum.suspects,

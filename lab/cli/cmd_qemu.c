@@ -23,16 +23,18 @@ void cmd_qemu_help(void)
 	       "       lab qemu path [--cache DIR]\n\n"
 	       "The QEMU of the contention timing model: Debian's source of the QEMU the lab\n"
 	       "runs (apt's deb-src index, SHA256 checked) with the patches in images/qemu/,\n"
-	       "x86_64-softmmu only, cached by the content of all that (images/qemu/README.md).\n\n"
-	       "Examples:\n"
-	       "  lab qemu build             # about 20 minutes on 2 cores the first time\n"
-	       "  $(lab qemu path) -icount shift=0,sleep=off,quantum=1000 ...\n\n"
+	       "x86_64-softmmu only, cached by the content of all that (images/qemu/README.md).\n"
+	       "Run by hand: $(lab qemu path) -icount shift=0,sleep=off,quantum=1000 ...\n\n"
 	       "  build        build it unless the cache has it; prints the binary's path.\n"
 	       "               Progress (percent, ETA) on stderr, niced\n"
-	       "  path         print the cached binary (exit 1 when not built)\n"
+	       "  path         print the cached binary (exit 4 when not built)\n"
 	       "  --cache DIR  cache (default $LAB_QEMU_CACHE or %s)\n"
 	       "  --force      build even when the cache has it\n"
 	       "  -j N         parallel build jobs (default: the host's CPUs)\n\n"
+	       "EXAMPLES\n"
+	       "  lab qemu build             # about 20 minutes on 2 cores the first time\n"
+	       "  lab qemu build --force -j 8\n"
+	       "  lab qemu path\n\n"
 	       "Exit status: 0 ok, 4 not built (path) or the build failed, 2 bad usage.\n",
 	       QEMU_CACHE_DEFAULT);
 }
@@ -53,7 +55,7 @@ static int parse(int argc, char **argv, struct qemu_build_opts *o)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "j:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': o->cache = optarg; break;
 		case 'f': o->force = 1; break;
@@ -64,17 +66,17 @@ static int parse(int argc, char **argv, struct qemu_build_opts *o)
 			errno = 0;
 			n = strtol(optarg, &end, 10);
 			if (errno || end == optarg || *end || n < 1 || n > 256) {
-				cli_err("qemu: -j must be a number 1..256");
+				cli_err("-j must be a number 1..256");
 				return -EINVAL;
 			}
 			o->jobs = (unsigned)n;
 			break;
 		}
-		default: return -EINVAL;
+		default: cli_bad_option(c, argv); return -EINVAL;
 		}
 	}
 	if (optind != argc) {
-		cli_err("qemu: unexpected argument '%s' (see 'lab qemu --help')", argv[optind]);
+		cli_usage_err("unexpected argument '%s'", argv[optind]);
 		return -EINVAL;
 	}
 	return 0;
@@ -89,7 +91,7 @@ int cmd_qemu(int argc, char **argv)
 	int r;
 
 	if (argc < 2 || (strcmp(argv[1], "build") && strcmp(argv[1], "path"))) {
-		cli_err("qemu: expected build or path (see 'lab qemu --help')");
+		cli_usage_err("expected build or path");
 		return EXIT_BAD_INPUT;
 	}
 	if (parse(argc - 1, argv + 1, &o) < 0)
@@ -99,7 +101,7 @@ int cmd_qemu(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	r = qemu_build_ensure(&o, &b, why, sizeof(why));
 	if (r < 0) {
-		cli_err("qemu: %s", why[0] ? why : strerror(-r));
+		cli_err("%s", why[0] ? why : strerror(-r));
 		return EXIT_LAB_ERROR;
 	}
 	if (!o.offline)

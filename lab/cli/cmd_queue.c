@@ -1,4 +1,4 @@
-/* lab queue [--state S] [--limit N] [--json]: labd's jobs, newest first (labd_cli.h). */
+/* lab job list [--state S] [--limit N] [--json]: labd's jobs, newest first (labd_cli.h). */
 #include <curl/curl.h>
 #include <errno.h>
 #include <stdio.h>
@@ -15,15 +15,19 @@
 
 void cmd_queue_help(void)
 {
-	printf("usage: lab queue [--state S] [--limit N] [--json]\n"
+	printf("usage: lab job list [--state S] [--limit N] [--json]\n"
 	       "                 [--socket PATH | --url URL [--token-file F]]\n\n"
 	       "The jobs of labd's queue, newest first, one line each: ID, state, runs done of\n"
-	       "planned, when it was created, its name (see 'lab submit --help').\n\n"
+	       "planned, when it was created, its name (see 'lab job submit --help').\n\n"
 	       "  --state S         only jobs in this state: queued, running, done, failed or\n"
 	       "                    cancelled\n"
 	       "  --limit N         at most N jobs (labd's default: 1000)\n"
 	       "  --json            labd's JSON, {\"jobs\": [...]} (keys sorted)\n"
 	       LABD_CLI_OPTIONS_HELP "\n"
+	       "EXAMPLES\n"
+	       "  lab job list\n"
+	       "  lab job list --state running\n"
+	       "  lab job list --state failed --limit 20 --json\n\n"
 	       "Exit status: 0 ok (also when no job is listed); 4 labd is not running or failed;\n"
 	       "2 bad arguments.\n");
 }
@@ -45,7 +49,7 @@ static int own_option(void *ud, int opt, const char *arg)
 	errno = 0;
 	a->limit = strtol(arg, &end, 10);
 	if (errno || end == arg || *end || a->limit < 1) {
-		cli_err("queue: --limit must be a positive number");
+		cli_err("--limit must be a positive number");
 		return -EINVAL;
 	}
 	return 0;
@@ -108,7 +112,7 @@ int cmd_queue(int argc, char **argv)
 		{ "limit", required_argument, NULL, OPT_LIMIT },
 		{ 0 },
 	};
-	struct labd_cli l = { .verb = "queue" };
+	struct labd_cli l = { 0 };
 	struct qargs a = { 0 };
 	_cleanup_json_ json_t *j = NULL;
 	_cleanup_free_ char *path = NULL;
@@ -117,7 +121,7 @@ int cmd_queue(int argc, char **argv)
 	if (first < 0)
 		return EXIT_BAD_INPUT;
 	if (first != argc) {
-		cli_err("queue: unexpected argument '%s' (see 'lab queue --help')", argv[first]);
+		cli_usage_err("unexpected argument '%s'", argv[first]);
 		return EXIT_BAD_INPUT;
 	}
 	if ((rc = labd_cli_open(&l)) != EXIT_OK)
@@ -125,7 +129,7 @@ int cmd_queue(int argc, char **argv)
 	path = list_path(&a, l.c.curl);
 	rc = path ? labd_cli_call(&l, "GET", path, NULL, LABD_ANSWER_MAX, LABD_TIMEOUT_S,
 				  NULL, &j)
-		  : (cli_err("queue: out of memory"), EXIT_LAB_ERROR);
+		  : (cli_err("out of memory"), EXIT_LAB_ERROR);
 	labd_cli_close(&l);
 	if (rc != EXIT_OK)
 		return rc;

@@ -51,6 +51,10 @@ void cmd_report_help(void)
 	       "Variants are runs[].kernel.label, else .variant, else the kernel release.  The\n"
 	       "chart library (Chart.js, chartjs-chart-error-bars) is read from\n"
 	       "lab/report/vendor/ of the lab's checkout ($LAB_ROOT, else beside build/).\n\n"
+	       "EXAMPLES\n"
+	       "  lab report reports/                     # every report under reports/\n"
+	       "  lab report reports/ID -o ab.html --title \"per-VMA lock A/B\"\n"
+	       "  lab report reports/nightly/mm-example --threshold 2\n\n"
 	       "Exit status: 0 written, 2 bad input (unreadable or invalid report), 4 lab error.\n",
 	       COMPARE_DEFAULT_THRESHOLD_PCT);
 }
@@ -76,7 +80,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	a->out = "dashboard.html";
 	a->title = "numalab dashboard";
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': a->out = optarg; break;
 		case 'T': a->title = optarg; break;
@@ -85,16 +89,15 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			a->threshold = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !isfinite(a->threshold) ||
 			    a->threshold < 0) {
-				cli_err("report: --threshold must be a non-negative number (percent)");
+				cli_err("--threshold must be a non-negative number (percent)");
 				return -EINVAL;
 			}
 			break;
-		default: return -EINVAL;
+		default: cli_bad_option(c, argv); return -EINVAL;
 		}
 	}
 	if (optind >= argc) {
-		cli_err("report: expected one or more report files or directories (see 'lab "
-			"report --help')");
+		cli_usage_err("expected one or more report files or directories");
 		return -EINVAL;
 	}
 	a->first = optind;
@@ -108,7 +111,7 @@ static int bad_input(const char *what, const struct lab_error *err)
 	char msg[1400];
 
 	error_format(err, msg, sizeof(msg));
-	cli_err("report: %s%s", what, msg);
+	cli_err("%s%s", what, msg);
 	return EXIT_BAD_INPUT;
 }
 
@@ -192,7 +195,7 @@ static int read_assets(char *text[NR_ASSETS])
 		if (r == 0)
 			r = fs_read_file(path, ASSET_MAX_SIZE, &text[i], NULL);
 		if (r < 0) {
-			cli_err("report: cannot read %s: %s (run from the checkout, or set LAB_ROOT; "
+			cli_err("cannot read %s: %s (run from the checkout, or set LAB_ROOT; "
 				"lab/scripts/vendor-charts.sh restores the vendored chart library)",
 				path, strerror(-r));
 			return r;
@@ -218,7 +221,7 @@ static int write_page(const struct report_args *a, const struct series_set *s,
 
 		r = dashboard_html(&in, &as, &html);
 		if (r == -EINVAL)
-			cli_err("report: an embedded script or style could end its HTML element "
+			cli_err("an embedded script or style could end its HTML element "
 				"early; refusing to write the page");
 	}
 	for (size_t i = 0; i < NR_ASSETS; i++)
@@ -227,7 +230,7 @@ static int write_page(const struct report_args *a, const struct series_set *s,
 		return EXIT_LAB_ERROR;
 	r = fs_write_atomic(a->out, html, strlen(html));
 	if (r < 0) {
-		cli_err("report: cannot write %s: %s", a->out, strerror(-r));
+		cli_err("cannot write %s: %s", a->out, strerror(-r));
 		return EXIT_LAB_ERROR;
 	}
 	printf("dashboard: %s (%zu reports, %zu kernel variants, %zu bytes)\n", a->out,

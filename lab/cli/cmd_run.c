@@ -34,16 +34,17 @@ void cmd_run_help(void)
 	       "               [--parallel N|auto] [--keep-initrd] [--seed S]\n"
 	       "               [--hosts HOSTS.json [--host-class CLASS] [--host-wait S]]\n"
 	       "               [--resume [--interrupted I,J]]\n\n"
-	       "Boots one libvirt guest per repetition of the job, runs its workloads inside and\n"
-	       "writes DIR/report.json (default reports/<id>/) after every run; at the end the\n"
-	       "report joins the history index (STATE/history.db, 'lab history').\n\n"
+	       "Boots one libvirt guest per repetition of the job, runs its workloads inside\n"
+	       "and writes DIR/report.json (default reports/<id>/) after every run; at the end\n"
+	       "the report joins the history index (STATE/history.db, 'lab history').\n\n"
 	       "Which to use: `lab run` for a one-shot job on your own terminal: no daemon\n"
-	       "needed, the report where you say, Ctrl-C stops it.  `lab submit` queues the job\n"
-	       "in labd, the lab's daemon, on a machine shared with others: jobs wait their turn\n"
-	       "(one measuring guest at a time), survive a restart, and can be watched and\n"
-	       "cancelled from elsewhere ('lab submit --help').\n\n"
+	       "needed, the report where you say, Ctrl-C stops it.  `lab job submit` queues\n"
+	       "the job in labd, the lab's daemon, on a machine shared with others: jobs wait\n"
+	       "their turn (one measuring guest at a time), survive a restart, and can be\n"
+	       "watched and cancelled from elsewhere ('lab job submit --help').\n\n"
 	       "  --out DIR      report directory\n"
-	       "  --connect URI  libvirt URI (default: embedded driver, qemu:///embed?root=STATE)\n"
+	       "  --connect URI  libvirt URI (default: embedded driver,\n"
+	       "                 qemu:///embed?root=STATE)\n"
 	       "  --accel MODE   auto (probe KVM once per host, default; TCG without a probe\n"
 	       "                 where KVM cannot run the lab's kernels: no /dev/kvm, or\n"
 	       "                 kvm-pvm, for PVM guests only), tcg or kvm\n"
@@ -62,10 +63,10 @@ void cmd_run_help(void)
 	       "                 host to be quiet (default %.0f; 0: do not wait); runs measured\n"
 	       "                 on a busy host are flagged in the report either way\n"
 	       "  --parallel N   guests at once, overriding the job's \"parallel\": under icount\n"
-	       "                 N, or auto (the default) for one per host core other work leaves\n"
-	       "                 free, as many as memory holds; under kvm and tcg always 1, since\n"
-	       "                 a guest beside another moves its figures (N > 1 with those is\n"
-	       "                 refused)\n"
+	       "                 N, or auto (the default) for one per host core other work\n"
+	       "                 leaves free, as many as memory holds; under kvm and tcg\n"
+	       "                 always 1, since a guest beside another moves its figures\n"
+	       "                 (N > 1 with those is refused)\n"
 	       "  --state DIR    state directory (default $LAB_STATE_DIR or\n"
 	       "                 ~/.local/state/numalab): libvirt root, KVM verdict cache,\n"
 	       "                 history index\n"
@@ -98,6 +99,11 @@ void cmd_run_help(void)
 	       "                 index N-1); each the report lacks is recorded as infra-error,\n"
 	       "                 end \"interrupted\", its console.log kept, and not run again\n"
 	       "  --git-bisect   exit codes for `git bisect run` (below)\n\n"
+	       "EXAMPLES\n"
+	       "  lab run configs/quick.json\n"
+	       "  lab run configs/ab-vma-lock.json --out reports/ab    # an A/B of two kernels\n"
+	       "  lab run configs/ab-vma-lock.json --out reports/ab --resume    # after Ctrl-C\n"
+	       "  lab run configs/quick.json --timing icount --seed 7\n\n"
 	       "Exit status: 0 every run ok, 3 a run failed, 2 bad job file (or a report that\n"
 	       "--resume cannot continue), 4 lab error.  With --git-bisect: 0 good, 1 bad (a\n"
 	       "guest panicked), 125 skip (another failure: a build, a hang, the host), 128\n"
@@ -174,7 +180,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	a->quiet_wait_s = RUN_QUIET_WAIT_S;
 	run_state_dir(a->state, sizeof(a->state));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:c:a:s:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:c:a:s:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': a->out = optarg; break;
 		case 'c': a->uri = optarg; break;
@@ -191,7 +197,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			q = strtoul(optarg, &end, 10);
 			if (errno || end == optarg || *end || !isdigit((unsigned char)optarg[0]) ||
 			    q < 1 || q > DOMAIN_QUANTUM_MAX) {
-				cli_err("run: --quantum must be a number 1..%u", DOMAIN_QUANTUM_MAX);
+				cli_err("--quantum must be a number 1..%u", DOMAIN_QUANTUM_MAX);
 				return -EINVAL;
 			}
 			a->quantum = (unsigned)q;
@@ -208,7 +214,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			a->host_wait_s = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(a->host_wait_s >= 1) ||
 			    a->host_wait_s > 86400) {
-				cli_err("run: --host-wait must be a number of seconds 1..86400");
+				cli_err("--host-wait must be a number of seconds 1..86400");
 				return -EINVAL;
 			}
 			break;
@@ -224,7 +230,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			errno = 0;
 			n = strtol(optarg, &end, 10);
 			if (errno || end == optarg || *end || n < 1 || n > JOB_MAX_PARALLEL) {
-				cli_err("run: --parallel must be auto or a number 1..%d",
+				cli_err("--parallel must be auto or a number 1..%d",
 					JOB_MAX_PARALLEL);
 				return -EINVAL;
 			}
@@ -238,7 +244,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			a->seed = strtoull(optarg, &end, 10);
 			if (errno || end == optarg || *end || *optarg == '-' ||
 			    a->seed > RUN_SEED_MAX) {
-				cli_err("run: --seed must be a number 0..%llu", RUN_SEED_MAX);
+				cli_err("--seed must be a number 0..%llu", RUN_SEED_MAX);
 				return -EINVAL;
 			}
 			a->seed_set = 1;
@@ -251,33 +257,33 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			a->quiet_wait_s = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(a->quiet_wait_s >= 0) ||
 			    a->quiet_wait_s > 3600) {
-				cli_err("run: --quiet-wait must be a number of seconds 0..3600");
+				cli_err("--quiet-wait must be a number of seconds 0..3600");
 				return -EINVAL;
 			}
 			break;
 		}
-		default: return -EINVAL;
+		default: cli_bad_option(c, argv); return -EINVAL;
 		}
 	}
 	if (optind != argc - 1) {
-		cli_err("run: expected exactly one job file (see 'lab run --help')");
+		cli_usage_err("expected exactly one job file");
 		return -EINVAL;
 	}
 	a->job = argv[optind];
 	if (a->interrupted && !a->resume) {
-		cli_err("run: --interrupted goes with --resume");
+		cli_err("--interrupted goes with --resume");
 		return -EINVAL;
 	}
 	if ((a->host_class || a->host_wait_s > 0) && !a->hosts) {
-		cli_err("run: --host-class and --host-wait go with --hosts");
+		cli_err("--host-class and --host-wait go with --hosts");
 		return -EINVAL;
 	}
 	if (a->hosts && a->uri) {
-		cli_err("run: --hosts and --connect: the pool file names each host's URI");
+		cli_err("--hosts and --connect: the pool file names each host's URI");
 		return -EINVAL;
 	}
 	if (a->resume && !a->out) {
-		cli_err("run: --resume needs --out DIR, the report directory to continue");
+		cli_err("--resume needs --out DIR, the report directory to continue");
 		return -EINVAL;
 	}
 	return 0;
@@ -307,7 +313,7 @@ static int load_resume(const struct run_args *a, const struct job *job, const ch
 		r = runresume_plan(rep, job, sha256, idx, n, res, &err);
 	if (r < 0) {
 		error_format(&err, msg, sizeof(msg));
-		cli_err("run: --resume: %s", msg[0] ? msg : strerror(-r));
+		cli_err("--resume: %s", msg[0] ? msg : strerror(-r));
 	}
 	return r;
 }
@@ -352,11 +358,11 @@ static int run_main(int argc, char **argv, struct run_args *pa, struct run_summa
 	if (rc < 0)
 		return EXIT_BAD_INPUT;
 	if (accel_mode_parse(a.accel, &o.accel) < 0) {
-		cli_err("run: --accel must be auto, tcg or kvm");
+		cli_err("--accel must be auto, tcg or kvm");
 		return EXIT_BAD_INPUT;
 	}
 	if (timing_parse(a.timing, &o.timing) < 0) {
-		cli_err("run: --timing must be auto, kvm, tcg, icount or quantum");
+		cli_err("--timing must be auto, kvm, tcg, icount or quantum");
 		return EXIT_BAD_INPUT;
 	}
 	if (a.hosts) {
@@ -367,7 +373,7 @@ static int run_main(int argc, char **argv, struct run_args *pa, struct run_summa
 			return EXIT_LAB_ERROR;
 		if (hosts_load_file(a.hosts, pool, &err) < 0) {
 			error_format(&err, msg, sizeof(msg));
-			cli_err("run: %s", msg);
+			cli_err("%s", msg);
 			return EXIT_BAD_INPUT;
 		}
 		o.pool = pool;
@@ -377,7 +383,7 @@ static int run_main(int argc, char **argv, struct run_args *pa, struct run_summa
 	if (load_job(a.job, &job, sha256) < 0)
 		return EXIT_BAD_INPUT;
 	if (a.quantum && (o.timing != TIMING_AUTO ? o.timing : job.timing) != TIMING_QUANTUM) {
-		cli_err("run: --quantum needs the contention model (--timing quantum, or the "
+		cli_err("--quantum needs the contention model (--timing quantum, or the "
 			"job's \"timing\": \"quantum\")");
 		job_free(&job);
 		return EXIT_BAD_INPUT;
@@ -385,7 +391,7 @@ static int run_main(int argc, char **argv, struct run_args *pa, struct run_summa
 	if (a.parallel > 1 && (o.timing == TIMING_KVM || o.timing == TIMING_TCG ||
 			       (o.timing == TIMING_AUTO && job.timing != TIMING_AUTO &&
 				!timing_info(job.timing)->deterministic))) {
-		cli_err("run: --parallel %d needs a deterministic timing model (icount, quantum): under "
+		cli_err("--parallel %d needs a deterministic timing model (icount, quantum): under "
 			"%s a guest's figures move with what else runs on the host", a.parallel,
 			timing_info(o.timing != TIMING_AUTO ? o.timing : job.timing)->name);
 		job_free(&job);
@@ -419,7 +425,7 @@ static int run_main(int argc, char **argv, struct run_args *pa, struct run_summa
 	runresume_free(&res);
 	job_free(&job);
 	if (r < 0) {
-		cli_err("run: %s", msg[0] ? msg : strerror(-r));
+		cli_err("%s", msg[0] ? msg : strerror(-r));
 		return r == -EINVAL ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
 	}
 	print_summary(&sum);

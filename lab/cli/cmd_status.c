@@ -1,4 +1,4 @@
-/* lab status ID [--json]: one job of labd's queue (labd_cli.h). */
+/* lab job status ID [--json]: one job of labd's queue (labd_cli.h). */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,14 +9,17 @@
 
 void cmd_status_help(void)
 {
-	printf("usage: lab status ID [--json] [--socket PATH | --url URL [--token-file F]]\n\n"
-	       "One job of labd's queue (see 'lab submit --help'): its state (queued, running,\n"
-	       "done, failed, cancelled), runs done of planned, when it was created, started and\n"
-	       "ended, where its report is (on labd's machine), the error that failed it, and\n"
-	       "whether a cancel was asked for.\n\n"
+	printf("usage: lab job status ID [--json] [--socket PATH | --url URL [--token-file F]]\n\n"
+	       "One job of labd's queue (see 'lab job submit --help'): its state (queued,\n"
+	       "running, done, failed, cancelled), runs done of planned, when it was created,\n"
+	       "started and ended, where its report is (on labd's machine), the error that\n"
+	       "failed it, and whether a cancel was asked for.\n\n"
 	       "  --json            labd's JSON of the job, the submitted job included (keys\n"
 	       "                    sorted)\n"
 	       LABD_CLI_OPTIONS_HELP "\n"
+	       "EXAMPLES\n"
+	       "  lab job status 7\n"
+	       "  lab job status 7 --json\n\n"
 	       "Exit status: 0 ok (whatever the job's state); 4 labd is not running or failed;\n"
 	       "2 bad arguments or no such job.\n");
 }
@@ -58,7 +61,7 @@ static void print_job(const json_t *j)
 
 int cmd_status(int argc, char **argv)
 {
-	struct labd_cli l = { .verb = "status" };
+	struct labd_cli l = { 0 };
 	_cleanup_json_ json_t *j = NULL;
 	int rc = labd_cli_job_request(&l, argc, argv, "GET", "", &j);
 

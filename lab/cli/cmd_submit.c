@@ -1,4 +1,4 @@
-/* lab submit JOB.json [--wait] [--json]: a job into labd's queue (labd_cli.h); with --wait,
+/* lab job submit JOB.json [--wait] [--json]: a job into labd's queue (labd_cli.h); with --wait,
  * followed to its end as `lab run` would show it. */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,33 +19,38 @@
 
 void cmd_submit_help(void)
 {
-	printf("usage: lab submit JOB.json [--wait] [--json]\n"
+	printf("usage: lab job submit JOB.json [--wait] [--json]\n"
 	       "                  [--socket PATH | --url URL [--token-file F]]\n\n"
 	       "Queues a job file, as `lab run` takes it, in labd, the lab's daemon, and prints\n"
 	       "its ID.  labd runs its jobs one at a time (one measuring guest at a time), each\n"
-	       "as `lab run` would, and keeps its queue on disk: jobs survive a restart of labd or\n"
-	       "of the machine (a run cut short is recorded as interrupted and the job goes on\n"
-	       "with its next run).  labd checks the job as `lab run` does: a job it refuses is\n"
-	       "said with its JSON path and nothing is queued.\n\n"
+	       "as `lab run` would, and keeps its queue on disk: jobs survive a restart of labd\n"
+	       "or of the machine (a run cut short is recorded as interrupted and the job goes\n"
+	       "on with its next run).  labd checks the job as `lab run` does: a job it\n"
+	       "refuses is said with its JSON path and nothing is queued.\n\n"
 	       "Which to use: `lab run` for a one-shot job on your own terminal (no daemon, the\n"
-	       "report where you say, Ctrl-C stops it); `lab submit` on a machine shared with\n"
-	       "others, for jobs that must wait their turn, outlive your session or a restart,\n"
-	       "or be watched from elsewhere ('lab queue', 'lab status', 'lab logs', 'lab\n"
-	       "cancel').\n\n"
+	       "report where you say, Ctrl-C stops it); `lab job submit` on a machine shared\n"
+	       "with others, for jobs that must wait their turn, outlive your session or a\n"
+	       "restart, or be watched from elsewhere ('lab job list', 'lab job status',\n"
+	       "'lab job logs', 'lab job cancel').\n\n"
 	       "labd resolves the job's references on its side, from its own checkout or\n"
 	       "installation: names (a topology such as \"4s-8c\", kernel variants, image\n"
-	       "recipes) as `lab run` resolves them there, absolute paths as they are (on labd's\n"
-	       "machine).  A relative path (a topology, variant or recipe file beside the job, a\n"
-	       "kernel image) would resolve elsewhere there, so it is refused here with its JSON\n"
-	       "path: use an absolute path or a name.  So is a topology name that a file\n"
-	       "topologies/NAME.json beside the job would give another meaning than labd's.\n\n"
+	       "recipes) as `lab run` resolves them there, absolute paths as they are (on\n"
+	       "labd's machine).  A relative path (a topology, variant or recipe file beside\n"
+	       "the job, a kernel image) would resolve elsewhere there, so it is refused here\n"
+	       "with its JSON path: use an absolute path or a name.  So is a topology name\n"
+	       "that a file topologies/NAME.json beside the job would give another meaning\n"
+	       "than labd's.\n\n"
 	       "  --wait            follow the job until it ends, its progress on stderr as `lab\n"
 	       "                    run` prints it; then its summary and report path (the report\n"
 	       "                    is on labd's machine).  Ctrl-C stops waiting, not the job\n"
-	       "                    ('lab cancel ID' stops it)\n"
+	       "                    ('lab job cancel ID' stops it)\n"
 	       "  --json            labd's answer, {\"id\", \"state\"}; with --wait instead the\n"
-	       "                    ended job as 'lab status --json' prints it (keys sorted)\n"
+	       "                    ended job as 'lab job status --json' prints it (keys sorted)\n"
 	       LABD_CLI_OPTIONS_HELP "\n"
+	       "EXAMPLES\n"
+	       "  lab job submit configs/quick.json\n"
+	       "  lab job submit configs/ab-vma-lock.json --wait    # follow it to its end\n"
+	       "  lab job submit configs/quick.json --json --socket /run/numalab/labd.sock\n\n"
 	       "Exit status: 0 queued (with --wait: every run ok); 4 labd is not running or\n"
 	       "failed, or (with --wait) the job failed as a lab error; 2 bad job file (refused\n"
 	       "here or by labd); 3 with --wait, a run failed or the job was cancelled.\n");
@@ -149,7 +154,7 @@ static int load_job(const char *file, json_t **out)
 	if (r == 0 && (r = check_topology(j, dir, &err)) == 0)
 		r = check_kernels_image(j, &err);
 	if (r == -ENOMEM) {
-		cli_err("submit: out of memory");
+		cli_err("out of memory");
 		return EXIT_LAB_ERROR;
 	}
 	if (r < 0) {
@@ -217,7 +222,7 @@ static json_t *fetch_report(struct labd_cli *l, int64_t id)
 	labd_cli_job_path(path, sizeof(path), id, "/report");
 	if (labd_request(&l->c, "GET", path, NULL, LABD_REPORT_MAX, LABD_TIMEOUT_S * 4, &st, &rep,
 			 &err) < 0)
-		cli_err("submit: warning: %s", err.msg);
+		cli_err("warning: %s", err.msg);
 	if (st != 200) {
 		json_decref(rep);
 		return NULL;
@@ -264,7 +269,7 @@ static int wait_job(struct labd_cli *l, int64_t id)
 		return rc;
 	if ((err = json_string_value(json_object_get(job, "error"))) && err[0]) {
 		text_clean_copy(e, sizeof(e), err);
-		cli_err("submit: job %" PRId64 ": %s", id, e);
+		cli_err("job %" PRId64 ": %s", id, e);
 	}
 	rc = summarise(l, id, job);
 	return l->json && labd_cli_print_json(job) != EXIT_OK ? EXIT_LAB_ERROR : rc;
@@ -283,7 +288,7 @@ static int submit(struct labd_cli *l, const char *file, const json_t *job, int w
 		return rc;
 	id = json_integer_value(json_object_get(a, "id"));
 	if (id <= 0) {
-		cli_err("submit: labd answered without a job ID");
+		cli_err("labd answered without a job ID");
 		return EXIT_LAB_ERROR;
 	}
 	if (l->json && !wait)
@@ -297,14 +302,14 @@ static int submit(struct labd_cli *l, const char *file, const json_t *job, int w
 
 int cmd_submit(int argc, char **argv)
 {
-	struct labd_cli l = { .verb = "submit" };
+	struct labd_cli l = { 0 };
 	_cleanup_json_ json_t *job = NULL;
 	int wait, first = labd_cli_getopt_flag(&l, argc, argv, "wait", &wait), rc;
 
 	if (first < 0)
 		return EXIT_BAD_INPUT;
 	if (first != argc - 1) {
-		cli_err("submit: expected exactly one job file (see 'lab submit --help')");
+		cli_usage_err("expected exactly one job file");
 		return EXIT_BAD_INPUT;
 	}
 	if ((rc = load_job(argv[first], &job)) != EXIT_OK || (rc = labd_cli_open(&l)) != EXIT_OK)

@@ -19,13 +19,14 @@ int labd_cli_getopt(struct labd_cli *l, int argc, char **argv, const struct opti
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
 		case LABD_OPT_SOCKET: l->t.socket = optarg; break;
 		case LABD_OPT_URL: l->t.url = optarg; break;
 		case LABD_OPT_TOKEN: l->t.token_file = optarg; break;
 		case LABD_OPT_JSON: l->json = 1; break;
-		case '?': return -EINVAL;
+		case '?':
+		case ':': cli_bad_option(c, argv); return -EINVAL;
 		default:
 			if (!own || own(ud, c, optarg) < 0)
 				return -EINVAL;
@@ -34,16 +35,13 @@ int labd_cli_getopt(struct labd_cli *l, int argc, char **argv, const struct opti
 	return optind;
 }
 
-static void print_error(const struct labd_cli *l, const struct lab_error *err)
+static void print_error(const struct lab_error *err)
 {
 	char msg[1200];
 
-	error_format(err, msg, sizeof(msg));
 	/* An error in a job file is said as `lab run` says it: file, JSON path, reason. */
-	if (err->file[0])
-		cli_err("%s", msg);
-	else
-		cli_err("%s: %s", l->verb, msg);
+	error_format(err, msg, sizeof(msg));
+	cli_err("%s", msg);
 }
 
 int labd_cli_open(struct labd_cli *l)
@@ -52,12 +50,12 @@ int labd_cli_open(struct labd_cli *l)
 	int r;
 
 	if (l->t.socket && l->t.url) {
-		cli_err("%s: --socket and --url exclude each other", l->verb);
+		cli_err("--socket and --url exclude each other");
 		return EXIT_BAD_INPUT;
 	}
 	r = labd_client_open(&l->c, &l->t, &err);
 	if (r < 0) {
-		print_error(l, &err);
+		print_error(&err);
 		return r == -EINVAL ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
 	}
 	return EXIT_OK;
@@ -88,19 +86,19 @@ int labd_cli_getopt_flag(struct labd_cli *l, int argc, char **argv, const char *
 	return labd_cli_getopt(l, argc, argv, opts, set_flag, flag);
 }
 
-int labd_cli_one_id(const struct labd_cli *l, int argc, char **argv, int first, int64_t *id)
+int labd_cli_one_id(int argc, char **argv, int first, int64_t *id)
 {
 	char *end;
 
 	if (first != argc - 1) {
-		cli_err("%s: expected one job ID (see 'lab %s --help')", l->verb, l->verb);
+		cli_usage_err("expected one job ID");
 		return EXIT_BAD_INPUT;
 	}
 	errno = 0;
 	*id = argv[first][0] >= '0' && argv[first][0] <= '9' ? strtoll(argv[first], &end, 10) : 0;
 	if (*id > 0 && !errno && !*end)
 		return EXIT_OK;
-	cli_err("%s: a job ID is a positive number, not '%s'", l->verb, argv[first]);
+	cli_err("a job ID is a positive number, not '%s'", argv[first]);
 	return EXIT_BAD_INPUT;
 }
 
@@ -127,7 +125,7 @@ int labd_cli_call(struct labd_cli *l, const char *method, const char *path, cons
 	if (r < 0) {
 		if (!err.msg[0])
 			error_set(&err, "", "%s", strerror(-r));
-		print_error(l, &err);
+		print_error(&err);
 		return EXIT_LAB_ERROR;
 	}
 	if (st >= 200 && st < 300) {
@@ -139,7 +137,7 @@ int labd_cli_call(struct labd_cli *l, const char *method, const char *path, cons
 		snprintf(err.path, sizeof(err.path), "%s", "token (--token-file)");
 	else
 		error_set_file(&err, file);
-	print_error(l, &err);
+	print_error(&err);
 	return refused(st) ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
 }
 
@@ -154,7 +152,7 @@ int labd_cli_job_request(struct labd_cli *l, int argc, char **argv, const char *
 	*out = NULL;
 	if (first < 0)
 		return EXIT_BAD_INPUT;
-	if ((rc = labd_cli_one_id(l, argc, argv, first, &id)) != EXIT_OK ||
+	if ((rc = labd_cli_one_id(argc, argv, first, &id)) != EXIT_OK ||
 	    (rc = labd_cli_open(l)) != EXIT_OK)
 		return rc;
 	labd_cli_job_path(path, sizeof(path), id, suffix);

@@ -1,4 +1,4 @@
-/* What the labd client commands (lab submit, queue, status, cancel, logs) share: the options
+/* What the labd client commands (lab job submit, queue, status, cancel, logs) share: the options
  * that say where labd is, one call with its errors printed and its exit code, labd's JSON on
  * stdout, and a job's events, read once or followed until the job ends. */
 #pragma once
@@ -31,7 +31,6 @@
 #define LABD_POLL_S 30L
 
 struct labd_cli {
-	const char *verb;  /* the command, for messages: "submit" */
 	struct labd_target t;
 	int json;
 	struct labd_client c;
@@ -53,7 +52,7 @@ void labd_cli_close(struct labd_cli *l);
 int labd_cli_getopt_flag(struct labd_cli *l, int argc, char **argv, const char *name, int *flag);
 /* The arguments from first on must be exactly one job ID, a positive decimal number:
  * EXIT_OK with *id, else said on stderr and EXIT_BAD_INPUT. */
-int labd_cli_one_id(const struct labd_cli *l, int argc, char **argv, int first, int64_t *id);
+int labd_cli_one_id(int argc, char **argv, int first, int64_t *id);
 /* "/v1/jobs/ID" + suffix (may be "") into buf. */
 void labd_cli_job_path(char *buf, size_t len, int64_t id, const char *suffix);
 
@@ -63,7 +62,7 @@ void labd_cli_job_path(char *buf, size_t len, int64_t id, const char *suffix);
  * EXIT_LAB_ERROR for the rest (not running, a refused token, 5xx). */
 int labd_cli_call(struct labd_cli *l, const char *method, const char *path, const json_t *body,
 		  size_t max, long timeout_s, const char *file, json_t **out);
-/* The whole of `lab status` and `lab cancel`: the common options, one job ID, one request
+/* The whole of `lab job status` and `lab job cancel`: the common options, one job ID, one request
  * to the job's path + suffix.  EXIT_OK with *out (labd's answer; --json in l->json), or the
  * error said and its exit code. */
 int labd_cli_job_request(struct labd_cli *l, int argc, char **argv, const char *method,

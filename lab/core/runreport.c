@@ -1,4 +1,5 @@
 #include "core/runreport.h"
+#include "util/version.h"
 
 #include <math.h>
 #include <string.h>
@@ -246,10 +247,11 @@ json_t *runreport_run_json(const struct run_record *r)
 static json_t *runreport_base(const char *id, const char *created, const struct job *job,
 			      const char *job_file, json_t *runs, enum outcome status)
 {
-	return json_pack("{s:s,s:s,s:s,s:{s:s,s:s,s:I},s:s,s:O}", "schema", RUNREPORT_SCHEMA, "id",
-			 id, "created", created, "job", "name", job->name, "file", job_file,
-			 "repeats", (json_int_t)job->repeats, "status", outcome_name(status),
-			 "runs", runs);
+	return json_pack("{s:s,s:s,s:s,s:{s:s,s:s,s:I},s:{s:s,s:s},s:s,s:O}", "schema",
+			 RUNREPORT_SCHEMA, "id", id, "created", created, "job", "name", job->name,
+			 "file", job_file, "repeats", (json_int_t)job->repeats, "lab", "version",
+			 version_lab(), "commit", version_commit(), "status",
+			 outcome_name(status), "runs", runs);
 }
 
 /* The job's kernels in run order (A B A B ...): labels for comparisons. */

@@ -53,7 +53,7 @@ static void usage(FILE *f)
 		"usage: labd [--state DIR] [--socket PATH] [--listen HOST:PORT --token-file FILE]\n"
 		"            [--grace S] [--lab PATH] [--hosts FILE]\n\n"
 		"The numalab daemon: a durable queue of lab jobs, run one at a time, with an\n"
-		"HTTP/JSON API ('lab submit', 'lab queue', 'lab status', 'lab cancel', 'lab logs').\n\n"
+		"HTTP/JSON API ('lab job submit', 'lab job list', 'lab job status', 'lab job cancel', 'lab job logs').\n\n"
 		"  --state DIR        the lab's state directory (default as 'lab run': $LAB_STATE_DIR,\n"
 		"                     ~/.local/state/numalab, /var/lib/numalab); labd keeps its\n"
 		"                     queue, jobs and reports in DIR/labd/\n"

@@ -87,7 +87,7 @@ static void worker_on_line(void *ud, const char *line)
 
 	if (!data)
 		return;
-	/* Every line is progress (what `lab submit --wait` shows); a run's start and end are
+	/* Every line is progress (what `lab job submit --wait` shows); a run's start and end are
 	 * also events of their own, for programs. */
 	if (strcmp(type, "progress")) {
 		const char *msg = strncmp(line, LINE_PREFIX, strlen(LINE_PREFIX))

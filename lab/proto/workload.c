@@ -542,3 +542,26 @@ int workload_params_max(const struct workload_def *w, const json_t *params, cons
 	*out = TAKE_PTR(res);
 	return 0;
 }
+
+int workload_param_is_default(const struct workload_def *w, const char *name,
+			      const json_t *value)
+{
+	for (size_t i = 0; i < w->nr_params; i++) {
+		const struct workload_param *p = &w->params[i];
+
+		if (strcmp(p->name, name))
+			continue;
+		switch (p->type) {
+		case WORKLOAD_PARAM_ENUM:
+			return json_is_string(value) && !strcmp(json_string_value(value), p->choices[0]);
+		case WORKLOAD_PARAM_INT:
+			return json_is_integer(value) && json_integer_value(value) == p->def;
+		case WORKLOAD_PARAM_BOOL:
+			return json_is_boolean(value) && json_is_true(value) == (p->def != 0);
+		case WORKLOAD_PARAM_STRING:
+			return json_is_string(value) && !strcmp(json_string_value(value), p->def_str);
+		case WORKLOAD_PARAM_TASKS: return 0;
+		}
+	}
+	return 0;
+}

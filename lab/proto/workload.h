@@ -105,3 +105,8 @@ unsigned workload_mechs(const char *name, const char *metric, const json_t *para
 			unsigned tasks, int *only);
 /* Whether metric is one of the primary metrics of the workload called name. */
 int workload_metric_is_primary(const char *name, const char *metric);
+/* 1 when value is the default of w's parameter called name (a filled-in object's member:
+ * what `lab compare` leaves out of a workload's heading), 0 when it differs or there is no
+ * such parameter (task counts never are). */
+int workload_param_is_default(const struct workload_def *w, const char *name,
+			      const json_t *value);

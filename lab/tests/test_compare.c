@@ -2,7 +2,7 @@
  *
  * Inputs are synthetic reports in lab/tests/data/compare/ (written once by
  * lab/tests/make-reports.py; B's faults_per_s is 10% below A's).  Outputs are compared byte for
- * byte with lab/tests/golden/{compare-ab.json,compare-ab.txt,charts-ab.json,dashboard-ab.html};
+ * byte with lab/tests/golden/{compare-ab.json,compare-ab.txt,compare-ab-brief.{txt,md},compare-ab.csv,charts-ab.json,dashboard-ab.html};
  * UPDATE_GOLDEN=1 rewrites them.  Reader errors are data-driven: lab/tests/data/series-errors/
  * NAME.json must fail with the "path: reason" line in NAME.expected. */
 #include <errno.h>
@@ -82,6 +82,15 @@ static void test_regression(void)
 	js = j ? jsonio_dumps(j) : NULL;
 	testutil_golden("compare-ab.json", js);
 	testutil_golden("compare-ab.txt", compare_text(&s, &c, 1, &text) == 0 ? text : NULL);
+	{
+		_cleanup_free_ char *brief = NULL, *md = NULL, *csv = NULL;
+
+		testutil_golden("compare-ab-brief.txt",
+				compare_brief(&s, &c, 1, 0, &brief) == 0 ? brief : NULL);
+		testutil_golden("compare-ab-brief.md",
+				compare_brief(&s, &c, 1, 1, &md) == 0 ? md : NULL);
+		testutil_golden("compare-ab.csv", compare_csv(&s, &c, 1, &csv) == 0 ? csv : NULL);
+	}
 	charts = charts_json(&s);
 	cj = charts ? jsonio_dumps(charts) : NULL;
 	tap_ok(json_array_size(json_object_get(charts, "charts")) == 6,

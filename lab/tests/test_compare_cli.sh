@@ -48,7 +48,24 @@ grep '^not ok' "$T/val" | head -5 | sed 's/^/# /'
 expect 1 "10% lower faults/s: regression" $LAB compare "$T/A" "$T/B"
 has "$T/out" "regression" "text table names the verdict"
 has "$T/out" "decision: regression" "text says the decision"
-has "$T/out" "deciding metrics: 4 regressions, 0 improvements" "text summary counts the 4 task counts"
+has "$T/out" "decision: regression (4 regressions)" "text summary counts the 4 task counts"
+last=$(tail -1 "$T/out")
+ok "$([ "${last#decision: }" != "$last" ] && echo 0 || echo 1)" "... the decision is the last line"
+wide=$(awk 'length($0) > 80' "$T/out" | wc -l)
+ok "$wide" "... the short form fits 80 columns ($wide lines wider)"
+expect 1 "-v: the full table" $LAB compare "$T/A" "$T/B" -v
+has "$T/out" "deciding metrics: 4 regressions, 0 improvements" "... counts the 4 task counts"
+has "$T/out" "95% CI of change" "... with every column"
+expect 1 "--format markdown" $LAB compare "$T/A" "$T/B" --format markdown
+has "$T/out" "| tasks | metric | A mean | B mean | change | 95% CI | verdict |" "... a markdown table"
+tail -1 "$T/out" | grep -q "^decision: regression"; ok $? "... the decision last"
+expect 1 "--format csv" $LAB compare "$T/A" "$T/B" --format csv
+head -1 "$T/out" | grep -q "^a,b,timing,topology,workload,params,tasks,metric,unit,primary,"
+ok $? "... a header line"
+"${PY:-python3}" -c 'import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); sys.exit(0 if r and all(x["verdict"] for x in r) and any(x["primary"]=="1" for x in r) else 1)' "$T/out"
+ok $? "... rows Python's csv module reads, every one with a verdict"
+expect 2 "--format bogus" $LAB compare "$T/A" "$T/B" --format bogus
+has "$T/err" "lab compare: --format must be text, markdown, csv or json" "... says the choices"
 expect 1 "--json: regression" $LAB compare "$T/A" "$T/B" --json
 pyjson "d['schema'] == 'numalab.compare/2' and d['regression'] is True and d['decision'] == 'regression'" "JSON: schema, regression flag and decision"
 pyjson "all((r['verdict'] == 'regression') == (r['metric'] == 'faults_per_s') for r in d['comparisons'][0]['rows'])" \
@@ -72,7 +89,7 @@ expect 0 "identical sets, --threshold 10: no change" $LAB compare "$T/A" "$T/A" 
 pyjson "all(r['verdict'] == 'no-change' and r['p'] == 1 for r in d['comparisons'][0]['rows']) and not d['regression'] and d['decision'] == 'ok'" \
 	"identical sets: every row no-change, p = 1"
 expect 3 "identical sets, 2 % noise, threshold 1 %: undecided, not a pass" $LAB compare "$T/A" "$T/A"
-has "$T/out" "decision: undecided (about" "... and says how many boots would decide"
+has "$T/out" "boots a side would decide it." "... and says how many boots would decide"
 expect 0 "--threshold 25: a 10% change inside +-25% is no change" $LAB compare "$T/A" "$T/B" --threshold 25
 expect 1 "--threshold 5: it fails" $LAB compare "$T/A" "$T/B" --threshold 5
 expect 1 "one report holding both variants (interleaved)" $LAB compare "$T/ab"
@@ -91,10 +108,12 @@ has "$T/err" 'no runs labelled "32K" (the reports hold: 4K, 16K, 64K)' "... name
 expect 2 "--labels with one label" $LAB compare "$T/sets" --labels 4K
 expect 2 "--labels with A and B" $LAB compare "$T/A" "$T/B" --labels 4K,16K
 expect 1 "B panicked where A did not: outcome regression" $LAB compare "$T/A" "$T/panic"
-has "$T/out" "outcome regression: 2 of B's 6 runs failed" "the outcome regression is said"
+has "$T/out" "2 of B's 6 runs failed, none of A's" "the outcome regression is said"
 expect 3 "a real A/B report of lab run (two labelled kernels, 2 boots each): undecided" \
 	$LAB compare lab/tests/data/compare/real-ab.json
-has "$T/out" "B: deb-b  (1 report, 2 runs: ok 2)" "... compares deb-b against deb-a"
+has "$T/out" "B: deb-b 2 runs, 0 failed, 1 report" "... compares deb-b against deb-a"
+wide=$(awk 'length($0) > 80' "$T/out" | wc -l)
+ok "$wide" "... fits 80 columns ($wide lines wider)"
 expect 0 "A/B of report files, not directories" $LAB compare "$T/A/r-000/report.json" "$T/A/r-001/report.json" --threshold 50
 expect 3 "one boot (of 5 repetitions) a side: insufficient data, undecided (exit 3)" $LAB compare "$T/oneboot" "$T/oneboot"
 has "$T/out" "insufficient-data" "... says insufficient-data"

@@ -42,6 +42,7 @@ present usr/lib/sysusers.d/numalab.conf
 present usr/lib/tmpfiles.d/numalab.conf
 present usr/share/man/man1/lab.1
 present usr/share/man/man8/labd.8
+present usr/share/bash-completion/completions/lab
 has "$D/usr/lib/systemd/system/numalab-labd.service" "ExecStart=/usr/bin/labd --socket /run/numalab/labd.sock" \
 	"the service runs PREFIX's labd on /run/numalab/labd.sock"
 has "$D/usr/lib/systemd/system/numalab-nightly@.service" "ExecStart=/usr/bin/lab nightly" \

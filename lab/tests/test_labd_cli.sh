@@ -90,7 +90,7 @@ has "$T/err" "$T/jobs/broken.json: invalid JSON" "... said as lab run says it"
 job "$T/jobs/bad.json" b '"4s-8c"' '{"image": "/boot/vmlinuz-*"}'
 sed -i 's/"repeats": 2/"repeats": 0/' "$T/jobs/bad.json"
 expect 2 "a job labd refuses" "$LAB" submit "$T/jobs/bad.json"
-has "$T/err" "lab: $T/jobs/bad.json: repeats: must be a positive integer" "... its message with the file and JSON path"
+has "$T/err" "lab job submit: $T/jobs/bad.json: repeats: must be a positive integer" "... its message with the file and JSON path"
 
 expect 0 "queue" "$LAB" queue
 has "$T/out" "STATE" "... a table"
@@ -103,7 +103,7 @@ has "$T/out" "job 2 (ab-vma-lock): queued, 0 of 3 run(s) done" "... its state an
 expect 0 "status 2 --json" "$LAB" status 2 --json
 pyjson 'd["id"] == 2 and d["job"]["name"] == "ab-vma-lock"' "... labd's JSON with the job"
 expect 2 "status of no such job" "$LAB" status 42
-has "$T/err" "lab: status: no such job" "... labd's words"
+has "$T/err" "lab job status: no such job" "... labd's words"
 
 expect 0 "cancel 2 (queued)" "$LAB" cancel 2
 has "$T/out" "job 2: cancelled" "... cancelled at once"

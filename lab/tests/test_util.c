@@ -11,11 +11,13 @@
 
 #include "tap.h"
 #include "util/checkout.h"
+#include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/hostkernel.h"
 #include "util/linesplit.h"
 #include "util/sha256.h"
 #include "util/spawn.h"
+#include "util/strbuf.h"
 #include "util/text.h"
 
 static char tmp[] = "/tmp/numalab-test-util.XXXXXX";
@@ -219,6 +221,53 @@ static void test_linesplit(void)
 	linesplit_free(&ls);
 }
 
+static void test_csv(void)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "plain", "plain," },         { "", "," },
+		{ "a,b", "\"a,b\"," },        { "say \"hi\"", "\"say \"\"hi\"\"\"," },
+		{ "two\nlines", "\"two\nlines\"," }, { "\"", "\"\"\"\"," },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+		_cleanup_free_ char *got = NULL;
+
+		int r;
+
+		strbuf_append_csv(&sb, cases[i].in, ",");
+		r = strbuf_take(&sb, &got);
+		tap_ok(r == 0 && !strcmp(got, cases[i].out), "csv field %zu: %s", i, got);
+	}
+}
+
+static void test_distance(void)
+{
+	static const struct {
+		const char *a, *b;
+		unsigned d;
+	} cases[] = {
+		{ "compare", "compare", 0 }, { "comapre", "compare", 1 }, { "compar", "compare", 1 },
+		{ "compaare", "compare", 1 }, { "cmopare", "compare", 1 }, { "xompare", "compare", 1 },
+		{ "", "run", 3 },             { "run", "", 3 },            { "kernal", "kernel", 1 },
+		{ "ca", "abc", 3 },           { "status", "stats", 1 },    { "nightyl", "nightly", 1 },
+	};
+	char longer[TEXT_DISTANCE_MAX + 2];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned d = text_distance(cases[i].a, cases[i].b);
+
+		tap_ok(d == cases[i].d, "distance \"%s\" \"%s\": %u (got %u)", cases[i].a,
+		       cases[i].b, cases[i].d, d);
+	}
+	memset(longer, 'a', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	tap_ok(text_distance(longer, "a") == TEXT_DISTANCE_MAX + 1, "distance: a string too long "
+	       "is farther than any bound");
+}
+
 int main(void)
 {
 	char path[PATH_MAX + 16];
@@ -230,6 +279,8 @@ int main(void)
 	test_fs_sha_text();
 	test_spawn();
 	test_linesplit();
+	test_distance();
+	test_csv();
 	snprintf(path, sizeof(path), "%s", tmp);
 	fs_rm_rf(path);
 	return tap_done();

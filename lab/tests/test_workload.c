@@ -320,6 +320,38 @@ static void test_kbuild(void)
 	}
 }
 
+/* Every workload's filled-in defaults are its defaults, member by member; a changed value and
+ * an unknown name are not. */
+static void test_is_default(void)
+{
+	for (size_t i = 0; i < workload_count(); i++) {
+		const struct workload_def *w = workload_at(i);
+		_cleanup_json_ json_t *out = NULL;
+		struct lab_error err = {0};
+		const char *k;
+		json_t *v;
+		int all = 1;
+
+		if (workload_params(w, NULL, "p", VCPUS, &out, &err) < 0) {
+			tap_ok(0, "%s: defaults fill in", w->name);
+			continue;
+		}
+		json_object_foreach(out, k, v)
+			if (strcmp(k, "tasks") && !workload_param_is_default(w, k, v))
+				all = 0, tap_diag(k);
+		tap_ok(all, "%s: every filled-in default is the default", w->name);
+		tap_ok(!workload_param_is_default(w, "no-such-param", json_true()),
+		       "%s: no such parameter is not a default", w->name);
+	}
+	{
+		const struct workload_def *w = workload_find("kbuild");
+		_cleanup_json_ json_t *j3 = json_integer(3), *s = json_string("clean");
+
+		tap_ok(w && !workload_param_is_default(w, "jobs", j3), "kbuild jobs 3 is not default");
+		tap_ok(w && !workload_param_is_default(w, "prepare", s), "kbuild prepare clean is not");
+	}
+}
+
 int main(void)
 {
 	for (size_t i = 0; i < workload_count(); i++)
@@ -330,5 +362,6 @@ int main(void)
 	test_primary();
 	test_wopts();
 	test_kbuild();
+	test_is_default();
 	return tap_done();
 }

@@ -173,3 +173,21 @@ void strbuf_free(struct strbuf *sb)
 	sb->len = sb->cap = 0;
 	sb->err = 0;
 }
+
+int strbuf_append_csv(struct strbuf *sb, const char *s, const char *sep)
+{
+	const char *q;
+
+	if (!strpbrk(s, ",\"\r\n")) {
+		strbuf_append(sb, s);
+		return strbuf_append(sb, sep);
+	}
+	strbuf_append(sb, "\"");
+	for (; (q = strchr(s, '"')); s = q + 1) {
+		strbuf_appendn(sb, s, (size_t)(q - s + 1));
+		strbuf_append(sb, "\"");
+	}
+	strbuf_append(sb, s);
+	strbuf_append(sb, "\"");
+	return strbuf_append(sb, sep);
+}

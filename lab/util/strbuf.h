@@ -20,6 +20,9 @@ int strbuf_appendf(struct strbuf *sb, const char *fmt, ...) __attribute__((forma
 /* Append s escaped for XML text or attribute values (& < > ' ").  Refuses (-EINVAL) strings
  * XML 1.0 cannot carry: control characters other than tab/newline/CR, DEL, and invalid UTF-8. */
 int strbuf_append_xml(struct strbuf *sb, const char *s);
+/* s as one CSV field (RFC 4180): quoted, its quotes doubled, when it holds a comma, a quote
+ * or a line break; then sep (",", or "\r\n" after a row's last field). */
+int strbuf_append_csv(struct strbuf *sb, const char *s, const char *sep);
 /* Hand the string to the caller (never NULL on success, "" when empty) and reset sb; on a sticky
  * error free the buffer and return the error. */
 int strbuf_take(struct strbuf *sb, char **out);

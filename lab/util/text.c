@@ -1,4 +1,5 @@
 #include "util/text.h"
+#include <string.h>
 
 int text_has_control_chars(const char *s)
 {
@@ -70,4 +71,35 @@ void text_utf8_sanitize(char *s, size_t len)
 		}
 		i += k;
 	}
+}
+
+/* Optimal string alignment over three rows of the table; the lengths are bounded, so the
+ * rows live on the stack. */
+unsigned text_distance(const char *a, const char *b)
+{
+	unsigned rows[3][TEXT_DISTANCE_MAX + 2], *pp = rows[0], *p = rows[1], *c = rows[2];
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la > TEXT_DISTANCE_MAX || lb > TEXT_DISTANCE_MAX)
+		return TEXT_DISTANCE_MAX + 1;
+	for (size_t j = 0; j <= lb; j++)
+		p[j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		unsigned *t;
+
+		c[0] = (unsigned)i;
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned sub = p[j - 1] + (a[i - 1] != b[j - 1]);
+			unsigned del = p[j] + 1, ins = c[j - 1] + 1;
+			unsigned m = sub < del ? sub : del;
+
+			m = m < ins ? m : ins;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    pp[j - 2] + 1 < m)
+				m = pp[j - 2] + 1;
+			c[j] = m;
+		}
+		t = pp, pp = p, p = c, c = t;
+	}
+	return p[lb];
 }

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# TAP test of lab's command-line conventions (lab(1)): every failure mode in
+# lab/tests/data/cli/errors.txt exits as its line says with its message in the one shape,
+# "lab CMD: ... (see 'lab CMD --help')"; every command's --help exits 0, has EXAMPLES, fits
+# 80 columns and ends with the exit-code table; 'lab help CMD' is 'lab CMD --help'; the old
+# names of the job verbs are aliases; -h is --help's usage and EXAMPLES; --version names the version and the commit.
+# Ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. lab/tests/lib.sh
+T=$(mktemp -d /tmp/numalab-test-cli.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+B=${B:-build}
+LAB=$(pwd)/$B/lab
+# No labd, state or cache of this machine's may answer: every case fails before them.
+export LAB_SOCKET=$T/no-labd.sock LAB_STATE_DIR=$T/state
+unset LAB_URL LAB_TOKEN_FILE
+
+[ -x "$LAB" ] || { ok 1 "$LAB is built (run make first)"; finish; }
+
+# ---- failure modes, from the table ------------------------------------------------------
+while IFS='|' read -r want args text; do
+	case $want in '#'* | '') continue ;; esac
+	want=${want// /} args=$(echo "$args" | xargs) text=${text# }
+	# shellcheck disable=SC2086
+	expect "$want" "lab $args" "$LAB" $args
+	[ -z "$text" ] || has "$T/err" "$text" "... says: $text"
+	[ -s "$T/out" ] && ok 1 "... prints nothing on stdout" && diag "$T/out" | head -3
+done <lab/tests/data/cli/errors.txt
+
+# ---- every command's help ---------------------------------------------------------------
+cmds=$("$LAB" --help | sed -n '/^commands:/,/^$/p' | awk 'NF > 1 && $1 != "commands:" {print $1}')
+ok "$([ "$(echo "$cmds" | wc -l)" -ge 14 ] && echo 0 || echo 1)" "lab --help lists the commands"
+for c in $cmds "job submit" "job list" "job status" "job logs" "job cancel"; do
+	# shellcheck disable=SC2086
+	expect 0 "lab $c --help" "$LAB" $c --help
+	cp "$T/out" "$T/help"
+	head -1 "$T/help" | grep -q "^usage: lab $c\b"; ok $? "... starts with its usage line"
+	wide=$(awk 'length($0) > 80' "$T/help" | wc -l)
+	ok "$wide" "... fits 80 columns ($wide lines wider)"
+	grep -q "^EXAMPLES" "$T/help"; ok $? "... has EXAMPLES"
+	has "$T/help" "Exit status, every lab command: 0 ok or no regression" "... ends with the exit-code table"
+	# shellcheck disable=SC2086
+	expect 0 "lab $c -h" "$LAB" $c -h
+	head -1 "$T/out" | grep -q "^usage: lab $c\b"; ok $? "... its usage line"
+	grep -q "^EXAMPLES" "$T/out"; ok $? "... and EXAMPLES"
+	ok "$([ "$(wc -l <"$T/out")" -lt "$(wc -l <"$T/help")" ] && echo 0 || echo 1)" \
+		"... shorter than --help"
+	has "$T/out" "'lab $c --help' says all of it." "... points to --help"
+	# shellcheck disable=SC2086
+	"$LAB" help $c >"$T/help2" 2>&1
+	cmp -s "$T/help" "$T/help2"; ok $? "... the same as 'lab help $c'"
+done
+expect 0 "lab help" "$LAB" help
+has "$T/out" "usage: lab <command>" "... the list of commands"
+expect 0 "lab --help" "$LAB" --help
+has "$T/out" "old names, kept for one release: submit, queue, status, cancel, logs" \
+	"... names the job verbs' old names"
+
+# ---- the job verbs' old names -----------------------------------------------------------
+for pair in "submit:submit" "queue:list" "status:status" "cancel:cancel" "logs:logs"; do
+	old=${pair%%:*} new=${pair#*:}
+	"$LAB" "$old" --help >"$T/a" 2>&1
+	"$LAB" job "$new" --help >"$T/b" 2>&1
+	cmp -s "$T/a" "$T/b"; ok $? "lab $old is lab job $new"
+done
+
+# ---- --version --------------------------------------------------------------------------
+expect 0 "lab --version" "$LAB" --version
+grep -Eq '^lab [0-9]+\.[0-9]+ \(commit ([0-9a-f]{12}(-dirty)?|unknown)\)$' "$T/out"
+ok $? "... prints the version and the commit ($(cat "$T/out"))"
+"$LAB" version >"$T/v2"
+cmp -s "$T/out" "$T/v2"; ok $? "... the same as lab version"
+if git rev-parse --short=12 HEAD >"$T/head" 2>/dev/null; then
+	has "$T/out" "$(cat "$T/head")" "... the commit is this checkout's HEAD"
+fi
+
+# ---- bash completion (lab/completion/lab.bash: it asks lab itself) ----------------------
+comp() {
+	bash -c '. lab/completion/lab.bash
+		COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _lab; echo "${COMPREPLY[*]}"' \
+		_ "$LAB" "$@"
+}
+[ "$(comp comp)" = compare ]; ok $? "completion: lab comp<TAB> is compare"
+[ "$(comp job st)" = status ]; ok $? "completion: lab job st<TAB> is status"
+[ "$(comp compare --fo)" = --format ]; ok $? "completion: lab compare --fo<TAB> is --format"
+[ "$(comp job status --so)" = --socket ]; ok $? "completion: lab job status --so<TAB> is --socket"
+finish
