@@ -35,7 +35,7 @@ void cmd_bisect_help(void)
 	       "                  [--boots N] [--max-tries N] [--no-revert] [--out DIR]\n"
 	       "                  [--timing M] [--parallel N|auto] [RUN OPTIONS]\n"
 	       "       lab bisect resume DIR [RUN OPTIONS]\n"
-	       "       lab bisect log DIR\n\n"
+	       "       lab bisect log DIR [--json]\n\n"
 	       "Finds the commit of a kernel git tree that changed one figure of a job, like\n"
 	       "`git bisect run` with the lab's statistics as the test.  The kernel is the\n"
 	       "job's variant (or --variant), which must have a git source ({\"git\": REPO});\n"
@@ -377,17 +377,31 @@ static int print_result(const struct bisect_run_summary *s)
 	return s->answer == BISECT_ANSWER_FOUND ? EXIT_OK : EXIT_RUN_FAILED;
 }
 
+/* lab bisect log DIR [--json]: the log as it was written, or the result (bisect.json). */
 static int cmd_log(int argc, char **argv)
 {
 	_cleanup_free_ char *path = NULL, *text = NULL;
-	int r;
+	int json = argc == 3 && !strcmp(argv[2], "--json"), r;
 
-	if (argc != 2) {
-		cli_err("log: expected one bisection directory");
+	if (argc != 2 && !json) {
+		cli_usage_err("log: expected one bisection directory [--json]");
 		return EXIT_BAD_INPUT;
 	}
-	if (!(path = fs_join(argv[1], "bisect.log")))
+	if (!(path = fs_join(argv[1], json ? "bisect.json" : "bisect.log")))
 		return EXIT_LAB_ERROR;
+	if (json) {
+		_cleanup_json_ json_t *j = NULL;
+		struct lab_error err = { 0 };
+
+		if ((r = jsonio_load_file(path, BISECT_LOG_MAX, &j, &err)) < 0) {
+			cli_err("log: %s: %s", path, err.msg[0] ? err.msg : strerror(-r));
+			return EXIT_BAD_INPUT;
+		}
+		if (!(text = jsonio_dumps(j)))
+			return EXIT_LAB_ERROR;
+		printf("%s\n", text);
+		return EXIT_OK;
+	}
 	if ((r = fs_read_file(path, BISECT_LOG_MAX, &text, NULL)) < 0) {
 		cli_err("log: %s: %s", path, strerror(-r));
 		return EXIT_BAD_INPUT;

@@ -16,6 +16,7 @@
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/hostkernel.h"
+#include "util/jsonio.h"
 #include "util/spawn.h"
 #include "virt/virt.h"
 
@@ -29,19 +30,21 @@ static const char *const packages[] = {
 
 struct doctor {
 	int problems;
+	json_t *checks;  /* --json: the checks, printed at the end; NULL: lines as they come */
 	char state[4096];
 	int probe;
 };
 
 void cmd_doctor_help(void)
 {
-	printf("usage: lab doctor [--probe] [--state DIR]\n\n"
+	printf("usage: lab doctor [--probe] [--state DIR] [--json]\n\n"
 	       "Checks QEMU and libvirt versions, the vCPU limits, what KVM the host offers and\n"
 	       "what a guest kernel needs for it, the KVM verdict, the guest kernel, the\n"
 	       "runners, disk space, memory and packages, with a fix for each problem.\n"
 	       "--probe boots the KVM probe guest now instead of reporting the cached verdict;\n"
 	       "where KVM cannot run the lab's kernels (no /dev/kvm; kvm-pvm, for PVM guests\n"
-	       "only) there is nothing to probe and it boots none.\n\n"
+	       "only) there is nothing to probe and it boots none.  --json prints the checks\n"
+	       "as JSON at the end: {\"checks\": [{\"check\", \"ok\", \"says\", \"fix\"}], \"ok\"}.\n\n"
 	       "EXAMPLES\n"
 	       "  lab doctor\n"
 	       "  lab doctor --probe\n"
@@ -49,16 +52,33 @@ void cmd_doctor_help(void)
 	       "Exit status: 0 when all is well, 4 otherwise.\n");
 }
 
-static void ok(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void ok(const char *what, const char *fmt, ...)
+/* One check's line: printed at once, or kept for --json. */
+static void say(struct doctor *d, const char *what, const char *fix, const char *fmt, va_list ap)
+{
+	char msg[1024];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (fix)
+		d->problems++;
+	if (d->checks) {
+		json_array_append_new(d->checks, json_pack("{s:s, s:b, s:s, s:s?}", "check", what,
+							   "ok", !fix, "says", msg, "fix", fix));
+		return;
+	}
+	printf("%-5s %-10s %s\n", fix ? "FAIL" : "ok", what, msg);
+	if (fix)
+		printf("      fix: %s\n", fix);
+}
+
+static void ok(struct doctor *d, const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void ok(struct doctor *d, const char *what, const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("ok    %-10s ", what);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	say(d, what, NULL, fmt, ap);
 	va_end(ap);
-	printf("\n");
 }
 
 static void bad(struct doctor *d, const char *what, const char *fix, const char *fmt, ...)
@@ -67,12 +87,9 @@ static void bad(struct doctor *d, const char *what, const char *fix, const char 
 {
 	va_list ap;
 
-	d->problems++;
-	printf("FAIL  %-10s ", what);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	say(d, what, fix, fmt, ap);
 	va_end(ap);
-	printf("\n      fix: %s\n", fix);
 }
 
 static void check_packages(struct doctor *d)
@@ -92,7 +109,7 @@ static void check_packages(struct doctor *d)
 	if (missing[0])
 		bad(d, "packages", FIX_DEPS, "missing:%s", missing);
 	else
-		ok("packages", "all %zu installed", sizeof(packages) / sizeof(packages[0]));
+		ok(d, "packages", "all %zu installed", sizeof(packages) / sizeof(packages[0]));
 }
 
 static void check_virt(struct doctor *d, struct virt_conn *vc)
@@ -107,28 +124,28 @@ static void check_virt(struct doctor *d, struct virt_conn *vc)
 	if (hv < 8001000)
 		bad(d, "qemu", FIX_DEPS, "QEMU %s: 512-vCPU guests need QEMU >= 8.1", qv);
 	else
-		ok("qemu", "QEMU %s", qv);
-	ok("libvirt", "libvirt %s, %s", lv, vc->uri);
+		ok(d, "qemu", "QEMU %s", qv);
+	ok(d, "libvirt", "libvirt %s, %s", lv, vc->uri);
 	tcg = virt_max_vcpus(vc, "qemu");
 	kvm = virt_max_vcpus(vc, "kvm");
 	if (tcg < 512)
 		bad(d, "vcpus", FIX_DEPS, "q35 under TCG allows %d vCPUs; 4s-512c needs 512", tcg);
 	else
-		ok("vcpus", "q35 allows %d vCPUs under TCG, %d under KVM (-1: no KVM)", tcg, kvm);
+		ok(d, "vcpus", "q35 allows %d vCPUs under TCG, %d under KVM (-1: no KVM)", tcg, kvm);
 }
 
 /* What this machine's KVM offers and what a guest kernel needs for it: facts of the loaded
  * modules, not a verdict (TCG where KVM cannot run the lab's kernels is how the lab runs). */
-static enum accel_kvm_kind check_kvm(void)
+static enum accel_kvm_kind check_kvm(struct doctor *d)
 {
 	struct accel_kvm k;
 
 	if (accel_kvm_module(ACCEL_SYS_MODULE, &k) == ACCEL_KVM_NONE) {
-		ok("kvm", "no KVM vendor module under " ACCEL_SYS_MODULE);
+		ok(d, "kvm", "no KVM vendor module under " ACCEL_SYS_MODULE);
 		return k.kind;
 	}
-	ok("kvm", "%s", k.offers);
-	ok("kvm guest", "a kernel for it needs %s", k.guest_needs);
+	ok(d, "kvm", "%s", k.offers);
+	ok(d, "kvm guest", "a kernel for it needs %s", k.guest_needs);
 	return k.kind;
 }
 
@@ -140,29 +157,29 @@ static void check_accel(struct doctor *d, struct virt_conn *vc, enum accel_kvm_k
 	char kernel[4096] = "", why[256];
 
 	if (hostkernel_pick(HOSTKERNEL_GLOB, kernel, sizeof(kernel)) == 0)
-		ok("kernel", "%s", kernel);
+		ok(d, "kernel", "%s", kernel);
 	else
 		bad(d, "kernel", FIX_DEPS, "no " HOSTKERNEL_GLOB " for configs/quick.json");
 	if (!agent || !fs_exists(agent)) {
 		bad(d, "runners", "run 'make'", "no guest agent at %s", agent ? agent : "?");
 		return;
 	}
-	ok("runners", "%s", runners);
+	ok(d, "runners", "%s", runners);
 	/* No KVM for the lab's kernels: TCG, known without a probe, and --probe boots none. */
 	if (!accel_kvm_offered(vc, why, sizeof(why))) {
 		/* kvm-pvm's reason is the kvm and kvm guest lines again. */
 		if (kind == ACCEL_KVM_PVM)
 			snprintf(why, sizeof(why), "the lab's kernels are not PVM guests");
-		ok("accel", "tcg, no probe: %s%s", why,
+		ok(d, "accel", "tcg, no probe: %s%s", why,
 		   d->probe ? " (--probe boots none: it could not succeed)" : "");
 		return;
 	}
 	if (!d->probe) {
 		if (accel_cached(vc, d->state, &v) == 0)
-			ok("accel", "%s (cached: %s; re-check with --probe)", v.kvm ? "kvm" : "tcg",
+			ok(d, "accel", "%s (cached: %s; re-check with --probe)", v.kvm ? "kvm" : "tcg",
 			   v.reason);
 		else
-			ok("accel", "not probed yet: 'lab run' or 'lab doctor --probe' will");
+			ok(d, "accel", "not probed yet: 'lab run' or 'lab doctor --probe' will");
 		return;
 	}
 	/* --probe means a fresh verdict: forget the cached one first. */
@@ -174,7 +191,7 @@ static void check_accel(struct doctor *d, struct virt_conn *vc, enum accel_kvm_k
 		bad(d, "accel", "see the messages above", "KVM probe could not run");
 		return;
 	}
-	ok("accel", "%s: %s", v.kvm ? "kvm" : "tcg", v.reason);
+	ok(d, "accel", "%s: %s", v.kvm ? "kvm" : "tcg", v.reason);
 }
 
 static void check_resources(struct doctor *d)
@@ -192,10 +209,10 @@ static void check_resources(struct doctor *d)
 			bad(d, "disk", "free space under the state directory or set LAB_STATE_DIR",
 			    "%.1f GiB free under %s (want >= 5)", gib, d->state);
 		else
-			ok("disk", "%.0f GiB free under %s", gib, d->state);
+			ok(d, "disk", "%.0f GiB free under %s", gib, d->state);
 	}
 	if (sysinfo(&si) == 0)
-		ok("memory", "%llu MiB RAM, %d CPUs (guest RAM must fit: 4s-512c needs 8 GiB)",
+		ok(d, "memory", "%llu MiB RAM, %d CPUs (guest RAM must fit: 4s-512c needs 8 GiB)",
 		   (unsigned long long)si.totalram * si.mem_unit >> 20, get_nprocs());
 }
 
@@ -209,6 +226,8 @@ int cmd_doctor(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--probe"))
 			d.probe = 1;
+		else if (!strcmp(argv[i], "--json") && !d.checks)
+			d.checks = json_array();
 		else if (!strcmp(argv[i], "--state") && i + 1 < argc)
 			snprintf(d.state, sizeof(d.state), "%s", argv[++i]);
 		else {
@@ -225,9 +244,18 @@ int cmd_doctor(int argc, char **argv)
 		    vc.last_error[0] ? vc.last_error : strerror(-r));
 	} else {
 		check_virt(&d, &vc);
-		check_accel(&d, &vc, check_kvm());
+		check_accel(&d, &vc, check_kvm(&d));
 		virt_close(&vc);
 	}
-	printf("%s\n", d.problems ? "problems found" : "all checks passed");
+	if (d.checks) {
+		_cleanup_json_ json_t *j = json_pack("{s:o, s:b}", "checks", d.checks, "ok",
+						     !d.problems);
+		_cleanup_free_ char *text = j ? jsonio_dumps(j) : NULL;
+
+		if (text)
+			printf("%s\n", text);
+	} else {
+		printf("%s\n", d.problems ? "problems found" : "all checks passed");
+	}
 	return d.problems ? EXIT_LAB_ERROR : EXIT_OK;
 }

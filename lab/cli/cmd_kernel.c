@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "stage/kernel.h"
 #include "util/cleanup.h"
+#include "util/jsonio.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -23,7 +24,7 @@ static void on_signal(int sig)
 void cmd_kernel_help(void)
 {
 	printf("usage: lab kernel build VARIANT... [--cache DIR] [--force] [-j N]\n"
-	       "       lab kernel list [--cache DIR]\n"
+	       "       lab kernel list [--cache DIR] [--json]\n"
 	       "       lab kernel path VARIANT [--cache DIR]\n\n"
 	       "Kernel variants are kernels/NAME.json (or a path to such a file): a source, a\n"
 	       "patch series and config fragments on a lean base config; see kernels/README.md.\n\n"
@@ -36,7 +37,9 @@ void cmd_kernel_help(void)
 	       "  --cache DIR  artifact cache (default $LAB_KERNEL_CACHE or\n"
 	       "               %s)\n"
 	       "  --force      configure and build even when the cache has it\n"
-	       "  -j N         parallel make jobs (default: the number of CPUs)\n\n"
+	       "  -j N         parallel make jobs (default: the number of CPUs)\n"
+	       "  --json       list: a JSON array, one object a variant (name, state,\n"
+	       "               description, image and key when built, error)\n\n"
 	       "EXAMPLES\n"
 	       "  lab kernel list\n"
 	       "  lab kernel build baseline no-per-vma-lock -j 8\n"
@@ -55,7 +58,7 @@ static void print_progress(void *ud, const char *msg)
 
 struct kargs {
 	const char *cache;
-	int force;
+	int force, json;
 	unsigned jobs;
 };
 
@@ -65,6 +68,7 @@ static int parse(int argc, char **argv, struct kargs *a)
 		{ "cache", required_argument, NULL, 'c' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "json", no_argument, NULL, 'J' },
 		{ 0 },
 	};
 	int c;
@@ -76,6 +80,7 @@ static int parse(int argc, char **argv, struct kargs *a)
 		switch (c) {
 		case 'c': a->cache = optarg; break;
 		case 'f': a->force = 1; break;
+		case 'J': a->json = 1; break;
 		case 'j':
 			a->jobs = (unsigned)strtoul(optarg, &end, 10);
 			if (*end || a->jobs < 1 || a->jobs > 1024) {
@@ -149,10 +154,33 @@ static int filter_json(const struct dirent *d)
 	return n > 5 && !strcmp(d->d_name + n - 5, ".json");
 }
 
-static int list(const struct kernel_build_opts *o)
+/* One variant of the list: a line (and its image or error below it), or a JSON object. */
+static void list_one(const struct kvariant *v, int hit, const struct kernel_artifact *a,
+		     json_t *arr)
+{
+	const char *state = hit > 0 ? "built" : hit == 0 ? "missing" : "error";
+
+	if (arr) {
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:s?}", "name",
+						     v->name, "state", state, "description",
+						     v->description, "image", hit > 0 ? a->image : NULL,
+						     "key", hit > 0 ? a->key : NULL, "error",
+						     hit < 0 ? a->error : NULL));
+		return;
+	}
+	printf("%-22s %-8s %s\n", v->name, state, v->description);
+	if (hit > 0)
+		printf("%-22s          %s\n", "", a->image);
+	else if (hit < 0)
+		printf("%-22s          %s\n", "", a->error);
+}
+
+static int list(const struct kernel_build_opts *o, int json)
 {
 	char dir[4096];
 	struct dirent **ents = NULL;
+	_cleanup_json_ json_t *arr = json ? json_array() : NULL;
+	_cleanup_free_ char *text = NULL;
 	int n, rc = EXIT_OK;
 
 	if (kernel_variants_dir(dir, sizeof(dir)) < 0 ||
@@ -172,18 +200,13 @@ static int list(const struct kernel_build_opts *o)
 			rc = EXIT_BAD_INPUT;
 			continue;
 		}
-		int hit = kernel_lookup(&v, o, &a);
-
-		printf("%-22s %-8s %s\n", v.name, hit > 0 ? "built" : hit == 0 ? "missing" : "error",
-		       v.description);
-		if (hit > 0)
-			printf("%-22s          %s\n", "", a.image);
-		else if (hit < 0)
-			printf("%-22s          %s\n", "", a.error);
+		list_one(&v, kernel_lookup(&v, o, &a), &a, arr);
 		kernel_artifact_free(&a);
 		kvariant_free(&v);
 	}
 	free(ents);
+	if (arr && (text = jsonio_dumps(arr)))
+		printf("%s\n", text);
 	return rc;
 }
 
@@ -230,7 +253,7 @@ int cmd_kernel(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	argc--, argv++;
 	if (!strcmp(verb, "list") && optind == argc)
-		return list(&o);
+		return list(&o, a.json);
 	if (!strcmp(verb, "path") && optind == argc - 1)
 		return path(argv[optind], &o);
 	if (!strcmp(verb, "build") && optind < argc) {

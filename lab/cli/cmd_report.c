@@ -44,7 +44,7 @@ void cmd_report_help(void)
 	       "A directory of 'lab nightly' (it holds ledger.json) adds its trends: per job\n"
 	       "the latest night's primary series over all nights with their change points,\n"
 	       "and the confirmed regressions with links to their bisections.\n\n"
-	       "  -o FILE          output file (default dashboard.html)\n"
+	       "  -o, --out FILE   output file (default dashboard.html; --output: the old name)\n"
 	       "  --title TEXT     page title (default \"numalab dashboard\")\n"
 	       "  --threshold PCT  as in 'lab compare': the minimum effect that matters, in %%\n"
 	       "                   (default %g)\n\n"
@@ -69,6 +69,7 @@ struct report_args {
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
 	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "title", required_argument, NULL, 'T' },
 		{ "threshold", required_argument, NULL, 't' },

@@ -33,7 +33,7 @@ void cmd_run_help(void)
 	       "               [--quiet-wait S] [--state DIR]\n"
 	       "               [--parallel N|auto] [--keep-initrd] [--seed S]\n"
 	       "               [--hosts HOSTS.json [--host-class CLASS] [--host-wait S]]\n"
-	       "               [--resume [--interrupted I,J]]\n\n"
+	       "               [--resume [--interrupted I,J]] [--json] [--git-bisect]\n\n"
 	       "Boots one libvirt guest per repetition of the job, runs its workloads inside\n"
 	       "and writes DIR/report.json (default reports/<id>/) after every run; at the end\n"
 	       "the report joins the history index (STATE/history.db, 'lab history').\n\n"
@@ -98,6 +98,8 @@ void cmd_run_help(void)
 	       "                 stopped (0-based as runs[].index: progress line \"run N/T\" is\n"
 	       "                 index N-1); each the report lacks is recorded as infra-error,\n"
 	       "                 end \"interrupted\", its console.log kept, and not run again\n"
+	       "  --json         the summary at the end as JSON on stdout (runs, ok, planned,\n"
+	       "                 status, report, out_dir; keys sorted)\n"
 	       "  --git-bisect   exit codes for `git bisect run` (below)\n\n"
 	       "EXAMPLES\n"
 	       "  lab run configs/quick.json\n"
@@ -145,6 +147,7 @@ struct run_args {
 	unsigned long long seed;
 	unsigned quantum;
 	int git_bisect;      /* --git-bisect: exit codes for `git bisect run` */
+	int json;            /* --json: the summary as JSON on stdout */
 	int resume;
 	const char *interrupted; /* --interrupted, as given */
 	const char *hosts, *host_class;
@@ -171,6 +174,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "seed", required_argument, NULL, 'S' },
 		{ "quantum", required_argument, NULL, 'Q' },
 		{ "git-bisect", no_argument, NULL, 'G' },
+		{ "json", no_argument, NULL, 'j' },
 		{ 0 },
 	};
 	int c;
@@ -189,6 +193,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		case 'k': a->keep_initrd = 1; break;
 		case 't': a->timing = optarg; break;
 		case 'G': a->git_bisect = 1; break;
+		case 'j': a->json = 1; break;
 		case 'Q': {
 			char *end;
 			unsigned long q;
@@ -318,10 +323,21 @@ static int load_resume(const struct run_args *a, const struct job *job, const ch
 	return r;
 }
 
-static void print_summary(const struct run_summary *s)
+static void print_summary(const struct run_summary *s, int as_json)
 {
-	printf("%u run(s): %u ok; status %s\nreport: %s\n", s->runs, s->ok,
-	       outcome_name(s->status), s->report);
+	_cleanup_json_ json_t *j = NULL;
+	_cleanup_free_ char *text = NULL;
+
+	if (!as_json) {
+		printf("%u run(s): %u ok; status %s\nreport: %s\n", s->runs, s->ok,
+		       outcome_name(s->status), s->report);
+		return;
+	}
+	j = json_pack("{s:I, s:I, s:I, s:s, s:s, s:s}", "runs", (json_int_t)s->runs, "ok",
+		      (json_int_t)s->ok, "planned", (json_int_t)s->planned, "status",
+		      outcome_name(s->status), "report", s->report, "out_dir", s->out_dir);
+	if (j && (text = jsonio_dumps(j)))
+		printf("%s\n", text);
 }
 
 static int run_main(int argc, char **argv, struct run_args *pa, struct run_summary *psum);
@@ -428,7 +444,7 @@ static int run_main(int argc, char **argv, struct run_args *pa, struct run_summa
 		cli_err("%s", msg[0] ? msg : strerror(-r));
 		return r == -EINVAL ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
 	}
-	print_summary(&sum);
+	print_summary(&sum, a.json);
 	cli_history_add(a.state, sum.report);
 	*psum = sum;
 	return sum.status == OUTCOME_OK && sum.runs == sum.planned ? EXIT_OK : EXIT_RUN_FAILED;

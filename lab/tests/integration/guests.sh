@@ -35,8 +35,12 @@ if [ $pvm = 1 ]; then
 	check "... and boots none (no kvm-probe directory)" test ! -e "$tmp/fresh/kvm-probe"
 fi
 
+$lab doctor --state "$tmp/fresh" --json >"$tmp/doctor.json" 2>"$tmp/doctor.err"
+check "lab doctor --json: every check an object with check, ok, says, and the whole ok" \
+	jq -e '(.checks | length > 5) and all(.checks[]; has("check") and (.ok | type) == "boolean" and has("says")) and (.ok | type) == "boolean"' "$tmp/doctor.json"
+
 # quick.json: ok, and the guest sees what was asked for.
-$lab run configs/quick.json --out "$tmp/quick" >"$tmp/quick.out" 2>"$tmp/quick.err"
+$lab run configs/quick.json --out "$tmp/quick" --json >"$tmp/quick.out" 2>"$tmp/quick.err"
 ok $? "quick.json exits 0"
 r="$tmp/quick"
 explain_runs "$r"
@@ -54,7 +58,10 @@ check "no results line ignored (guest.bad_lines 0)" jqr "$r" '.runs[0].guest.bad
 check "pft faults/s per task count, with unit and direction" jqr "$r" '.runs[0].workloads[0].results[0] | .tasks == 8 and .metrics.faults_per_s.value > 0 and .metrics.faults_per_s.unit == "faults/s" and .metrics.faults_per_s.better == "higher"'
 check "timings recorded" jqr "$r" '.runs[0].timings | .boot_s > 0 and .total_s >= .boot_s and .workload_s >= 0'
 check "console log kept" test -s "$r/run-0/console.log"
-check "summary names the report" grep -q "report: $r/report.json" "$tmp/quick.out"
+check "--json: the summary as JSON naming the report, 1 run of 1 ok" \
+	jq -e --arg r "$r/report.json" '.report == $r and .runs == 1 and .ok == 1 and .planned == 1 and .status == "ok"' "$tmp/quick.out"
+check "the report names the lab that wrote it (lab --version)" jqr "$r" \
+	".lab.version == \"$($lab --version | sed -E 's/^lab ([^ ]+) .*/\1/')\" and (.lab.commit | length > 6)"
 check "no qemu left after quick" no_qemu
 
 # A guest that panics.

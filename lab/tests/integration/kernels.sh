@@ -43,6 +43,9 @@ $lab kernel build baseline >"$tmp/hit.out" 2>&1
 check "a second build of baseline is a cache hit" grep -q '^baseline: cached ' "$tmp/hit.out"
 $lab kernel list >"$tmp/list.out" 2>&1
 check "lab kernel list shows both built" bash -c "grep -Eq '^baseline +built' $tmp/list.out && grep -Eq '^bench-anon-fault-cost +built' $tmp/list.out"
+$lab kernel list --json >"$tmp/list.json" 2>&1
+check "lab kernel list --json: baseline built, with its image and key" \
+	jq -e '[.[] | select(.name == "baseline")][0] | .state == "built" and (.image | length > 0) and (.key | length == 64)' "$tmp/list.json"
 check "lab kernel path prints the image" bash -c "test -s \"\$($lab kernel path bench-anon-fault-cost)\""
 check "lab kernel --help" $lab kernel --help
 

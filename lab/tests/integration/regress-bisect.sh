@@ -102,6 +102,8 @@ check "the culprit's .text differs from its parent's" jb "$tmp/b" \
 check "the step reports are lab run reports" test -s "$tmp/b/steps/001-${first:0:12}-good-end/report.json"
 $lab bisect log "$tmp/b" >"$tmp/log.txt" 2>&1
 check "lab bisect log prints the replayable log" grep -q "^bisect bad $planted" "$tmp/log.txt"
+$lab bisect log "$tmp/b" --json >"$tmp/log.json" 2>&1
+check "lab bisect log --json prints the result" jq -e '.schema == "numalab.bisect/1" and .culprit.sha != null' "$tmp/log.json"
 check "no qemu left after the bisection" no_qemu
 
 # ---- resume -----------------------------------------------------------------------------------
