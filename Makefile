@@ -63,6 +63,11 @@ TEST_BIN := $(patsubst lab/tests/%.c,$(B)/tests/%,$(TEST_SRC))
 FUZZ_BIN := $(patsubst lab/fuzz/%.c,$(B)/fuzz/%,$(wildcard lab/fuzz/fuzz_*.c))
 
 DEPS_STAMP := $(B)/.deps-ok
+# A plain `make` builds as any user: it only checks that the packages are there (--check says
+# which are missing); the goals that install when something is missing are these.
+DEPS_CHECKED := $(B)/.deps-checked
+INSTALL_GOALS := deps run check check-fresh unit integration bench doctor
+DEPS_FIRST := $(if $(filter $(INSTALL_GOALS),$(MAKECMDGOALS)),$(DEPS_STAMP),$(DEPS_CHECKED))
 
 .PHONY: FORCE all deps run check check-fresh unit integration bench clean doctor install uninstall fuzz \
 	fuzz-build fuzz-bins
@@ -74,9 +79,14 @@ deps:
 $(DEPS_STAMP): lab/scripts/install-deps.sh
 	@mkdir -p $(B)
 	lab/scripts/install-deps.sh
+	@touch $@ $(DEPS_CHECKED)
+
+$(DEPS_CHECKED): lab/scripts/install-deps.sh
+	@mkdir -p $(B)
+	@lab/scripts/install-deps.sh --check
 	@touch $@
 
-$(B)/obj/%.o: %.c | $(DEPS_STAMP)
+$(B)/obj/%.o: %.c | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS) -MMD -MP -c $< -o $@
 
@@ -102,19 +112,19 @@ $(B)/lab: $(CLI_OBJ) $(B)/liblab.a
 $(B)/labd: $(B)/obj/lab/daemon/labd.o $(B)/liblab.a
 	$(CC) $(SANFLAGS) -o $@ $< $(B)/liblab.a $(PKG_LIBS) -lpthread
 
-$(B)/tests/%: lab/tests/%.c lab/tests/tap.h lab/tests/testutil.h $(B)/liblab.a | $(DEPS_STAMP)
+$(B)/tests/%: lab/tests/%.c lab/tests/tap.h lab/tests/testutil.h $(B)/liblab.a | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $< $(B)/liblab.a $(PKG_LIBS) -lpthread
 
 # A libFuzzer harness: the fuzzer's main linked in.
-$(B)/fuzz/%: lab/fuzz/%.c lab/fuzz/fuzz.h $(B)/liblab.a | $(DEPS_STAMP)
+$(B)/fuzz/%: lab/fuzz/%.c lab/fuzz/fuzz.h $(B)/liblab.a | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $< \
 		$(B)/liblab.a $(PKG_LIBS) -lpthread
 
 # Guest-side programs: static, so the initramfs needs no libc of its own.  Never sanitized
 # (ASan cannot link statically); they are plain Linux programs and also run on the host.
-$(B)/runners/%: runners/%.c $(RUN_COMMON) $(RUN_HDRS) | $(DEPS_STAMP)
+$(B)/runners/%: runners/%.c $(RUN_COMMON) $(RUN_HDRS) | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(if $(WERROR),-Werror,) -O2 -g -static -o $@ $< $(RUN_COMMON) -ljansson -lz -lpthread -lm
 

@@ -17,6 +17,9 @@
 
 void cmd_image_help(void)
 {
+	char cache[4096];
+
+	image_cache_dir(cache, sizeof(cache));
 	printf("usage: lab image build RECIPE [--rebuild] [--accel auto|tcg|kvm] [--cache DIR]\n"
 	       "                              [--state DIR]\n"
 	       "       lab image list [--json] [--cache DIR]\n\n"
@@ -30,14 +33,15 @@ void cmd_image_help(void)
 	       "  --accel MODE  how libguestfs runs its appliance: auto (the host's KVM verdict,\n"
 	       "                probed once per host like 'lab run'), tcg or kvm\n"
 	       "  --cache DIR   image cache (default $LAB_IMAGE_CACHE or\n"
-	       "                " IMAGE_DEFAULT_CACHE ")\n"
+	       "                %s)\n"
 	       "  --state DIR   state directory for the KVM verdict (as 'lab run')\n"
 	       "  --json        list as JSON\n\n"
 	       "EXAMPLES\n"
 	       "  lab image build debian-perf\n"
 	       "  lab image build images/debian-kbuild-full.json --accel tcg\n"
 	       "  lab image list --json\n\n"
-	       "Exit status: 0 ok, 2 bad recipe (the error names the JSON path), 4 lab error.\n");
+	       "Exit status: 0 ok, 2 bad recipe (the error names the JSON path), 4 lab error.\n",
+	       cache);
 }
 
 static void print_progress(void *ud, const char *msg)

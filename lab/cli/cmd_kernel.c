@@ -23,6 +23,9 @@ static void on_signal(int sig)
 
 void cmd_kernel_help(void)
 {
+	char cache[4096];
+
+	kernel_cache_dir(NULL, cache, sizeof(cache));
 	printf("usage: lab kernel build VARIANT... [--cache DIR] [--force] [-j N]\n"
 	       "       lab kernel list [--cache DIR] [--json]\n"
 	       "       lab kernel path VARIANT [--cache DIR]\n\n"
@@ -47,7 +50,7 @@ void cmd_kernel_help(void)
 	       "Exit status: 0 ok, 2 bad variant (its file, its source, a patch that does not\n"
 	       "apply, an option that did not stick), 3 the build failed (log kept), 4 lab\n"
 	       "error.\n",
-	       KERNEL_CACHE_DEFAULT);
+	       cache);
 }
 
 static void print_progress(void *ud, const char *msg)

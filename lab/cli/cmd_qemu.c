@@ -19,6 +19,9 @@ static void on_signal(int sig)
 
 void cmd_qemu_help(void)
 {
+	char cache[4096];
+
+	qemu_cache_dir(NULL, cache, sizeof(cache));
 	printf("usage: lab qemu build [--cache DIR] [--force] [-j N]\n"
 	       "       lab qemu path [--cache DIR]\n\n"
 	       "The QEMU of the contention timing model: Debian's source of the QEMU the lab\n"
@@ -36,7 +39,7 @@ void cmd_qemu_help(void)
 	       "  lab qemu build --force -j 8\n"
 	       "  lab qemu path\n\n"
 	       "Exit status: 0 ok, 4 not built (path) or the build failed, 2 bad usage.\n",
-	       QEMU_CACHE_DEFAULT);
+	       cache);
 }
 
 static void print_progress(void *ud, const char *msg)

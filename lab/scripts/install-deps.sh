@@ -38,10 +38,10 @@ BASE_PKGS+=(libglib2.0-dev libpixman-1-dev ninja-build python3-venv)
 BPO_PKGS+=(meson python3-pycotap)
 bpo_src=/etc/apt/sources.list.d/numalab-bookworm-backports-src.sources
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "install-deps: must run as root (apt-get install)" >&2
-	exit 1
-fi
+# --check: only say what is missing (exit 1), never install: what a plain `make` runs, as any
+# user.  `make deps`, `make run` and `make check` install.
+check_only=
+[ "${1:-}" = --check ] && check_only=1
 
 missing=()
 for p in "${BASE_PKGS[@]}" "${BPO_PKGS[@]}"; do
@@ -50,6 +50,11 @@ done
 [ -e "$bpo_src" ] || missing+=("deb-src:bookworm-backports")
 if [ ${#missing[@]} -eq 0 ]; then
 	exit 0
+fi
+if [ -n "$check_only" ] || [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: missing ${missing[*]}" >&2
+	echo "install-deps: install them with 'sudo make deps' (Debian packages, QEMU and libvirt from bookworm-backports)" >&2
+	exit 1
 fi
 echo "install-deps: installing ${missing[*]}"
 

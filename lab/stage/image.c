@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "util/checkout.h"
+#include "util/cachedir.h"
 #include "util/cleanup.h"
 #include "util/clock.h"
 #include "util/fs.h"
@@ -53,9 +54,7 @@ static void progress(const struct image_opts *o, const char *fmt, ...)
 
 void image_cache_dir(char *buf, size_t len)
 {
-	const char *env = getenv("LAB_IMAGE_CACHE");
-
-	snprintf(buf, len, "%s", env && env[0] ? env : IMAGE_DEFAULT_CACHE);
+	cachedir_pick(NULL, "LAB_IMAGE_CACHE", "images", buf, len);
 }
 
 int image_recipe_path(const char *ref, const char *base_dir, char *out, size_t len,

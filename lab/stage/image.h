@@ -6,7 +6,8 @@
  * files.  libguestfs boots an appliance for that under KVM or TCG as the host's verdict says
  * (lab/stage/accel.h): where KVM guests hang, libguestfs would too.
  *
- * The cache ($LAB_IMAGE_CACHE, default /var/cache/numalab/images; outside any checkout so
+ * The cache ($LAB_IMAGE_CACHE, default /var/cache/numalab/images for
+ * root, else ~/.cache/numalab/images: util/cachedir.h; outside any checkout so
  * that CI clones reuse it) has one directory per recipe name and key, NAME-KEY16/, holding
  * disk.qcow2 (read-only: runs boot throw-away overlays of it), meta.json and build.log.  The
  * key is the sha256 of the recipe and of every file and program that goes in.  A build runs
@@ -21,7 +22,6 @@
 #include "util/error.h"
 #include "util/progress.h"
 
-#define IMAGE_DEFAULT_CACHE "/var/cache/numalab/images"
 #define IMAGE_DISK "disk.qcow2"
 
 struct image_info {
@@ -44,7 +44,7 @@ struct image_opts {
 	void *progress_ud;
 };
 
-/* $LAB_IMAGE_CACHE, else IMAGE_DEFAULT_CACHE. */
+/* $LAB_IMAGE_CACHE, else cachedir_default("images") (util/cachedir.h). */
 void image_cache_dir(char *buf, size_t len);
 /* A recipe reference -> file.  A path (contains '/' or ends in .json) is taken relative to
  * base_dir (NULL: the current directory); a name is images/NAME.json found as

@@ -16,6 +16,7 @@
 #include "stage/kgit.h"
 #include "stage/ksource.h"
 #include "util/checkout.h"
+#include "util/cachedir.h"
 #include "util/cleanup.h"
 #include "util/clock.h"
 #include "util/fs.h"
@@ -39,9 +40,7 @@ const char *kernel_fail_name(enum kernel_fail f)
 
 void kernel_cache_dir(const char *opt, char *buf, size_t len)
 {
-	const char *e = getenv("LAB_KERNEL_CACHE");
-
-	snprintf(buf, len, "%s", opt && opt[0] ? opt : e && e[0] ? e : KERNEL_CACHE_DEFAULT);
+	cachedir_pick(opt, "LAB_KERNEL_CACHE", "kernels", buf, len);
 }
 
 int kernel_variants_dir(char *buf, size_t len)

@@ -1,6 +1,7 @@
 /* Kernel variants -> a bootable image, cached by content (kernels/README.md).
  *
- * Cache directory (default /var/cache/numalab/kernels, $LAB_KERNEL_CACHE, --cache):
+ * Cache directory (--cache, else $LAB_KERNEL_CACHE, else util/cachedir.h's: /var/cache/numalab/kernels
+ * for root, ~/.cache/numalab/kernels for a user):
  *   artifacts/KEY/        the image (vmlinux for a PVH build, else bzImage: kconfig_boot_image),
  *                         config, build.log, meta.json; KEY = sha256 of (source
  *                         identity, patch contents, final .config, compiler version).  Made in
@@ -28,11 +29,10 @@
 #include "util/error.h"
 #include "util/progress.h"
 
-#define KERNEL_CACHE_DEFAULT "/var/cache/numalab/kernels"
 /* A variant's O= tree is SRC/O-VARIANT. */
 #define KERNEL_OBJ_PREFIX "O-"
 
-/* $opt, else $LAB_KERNEL_CACHE, else KERNEL_CACHE_DEFAULT. */
+/* $opt, else $LAB_KERNEL_CACHE, else cachedir_default("kernels") (util/cachedir.h). */
 void kernel_cache_dir(const char *opt, char *buf, size_t len);
 /* The kernels/ directory, found as util/checkout.h says ($LAB_ROOT, the lab binary's checkout,
  * the current directory); -ENOENT when there is none. */

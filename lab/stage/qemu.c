@@ -14,6 +14,7 @@
 
 #include "core/qemusrc.h"
 #include "util/checkout.h"
+#include "util/cachedir.h"
 #include "util/cleanup.h"
 #include "util/clock.h"
 #include "util/fetch.h"
@@ -70,9 +71,7 @@ __attribute__((format(printf, 2, 3))) static void progress(struct qctx *c, const
 
 void qemu_cache_dir(const char *opt, char *buf, size_t len)
 {
-	const char *e = getenv("LAB_QEMU_CACHE");
-
-	snprintf(buf, len, "%s", opt && opt[0] ? opt : e && e[0] ? e : QEMU_CACHE_DEFAULT);
+	cachedir_pick(opt, "LAB_QEMU_CACHE", "qemu", buf, len);
 }
 
 /* First line of a short command's output into out; -EIO when it fails. */

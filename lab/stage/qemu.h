@@ -8,10 +8,8 @@
 
 #include "util/progress.h"
 
-#define QEMU_CACHE_DEFAULT "/var/cache/numalab/qemu"
-
 struct qemu_build_opts {
-	const char *cache;        /* NULL: $LAB_QEMU_CACHE or QEMU_CACHE_DEFAULT */
+	const char *cache;        /* NULL: $LAB_QEMU_CACHE or cachedir_default("qemu") */
 	const char *patch_dir;    /* NULL: images/qemu of the lab's checkout */
 	int force;                /* build even when the cache has it */
 	int offline;              /* only look: -ENOENT when not built (never fetch or build) */

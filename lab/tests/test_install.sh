@@ -121,4 +121,16 @@ run "$LAB" doctor >"$T/out" 2>&1
 grep -qE "^ok +runners +$D/usr/lib/numalab/runners\$" "$T/out"
 ok $? "installed lab doctor finds the guest programs in /usr/lib/numalab/runners"
 grep runners "$T/out" | diag /dev/stdin
+
+# ---- plain `make` builds as any user: it checks the packages, only some goals install ----
+cd "$OLDPWD" || exit 1
+make -n all B="$T/nb" 2>/dev/null >"$T/make-all"
+grep -q "install-deps.sh --check" "$T/make-all" && ! grep -qE "install-deps.sh *$" "$T/make-all"
+ok $? "make (all) only checks the packages, installs none"
+for goal in deps run check unit; do
+	make -n "$goal" B="$T/nb" 2>/dev/null | grep -qE "install-deps.sh *$"
+	ok $? "make $goal installs what is missing"
+done
+bash lab/scripts/install-deps.sh --check
+ok $? "install-deps.sh --check: nothing missing here (no root needed to say so)"
 finish

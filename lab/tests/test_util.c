@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "util/cachedir.h"
 #include "util/checkout.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
@@ -243,6 +244,27 @@ static void test_csv(void)
 	}
 }
 
+static void test_cachedir(void)
+{
+	char b[256];
+
+	setenv("XDG_CACHE_HOME", "/x/cache", 1);
+	setenv("HOME", "/home/u", 1);
+	cachedir_default("kernels", 0, b, sizeof(b));
+	tap_ok(!strcmp(b, "/var/cache/numalab/kernels"), "cachedir: root's is the system's (%s)", b);
+	cachedir_default("kernels", 1000, b, sizeof(b));
+	tap_ok(!strcmp(b, "/x/cache/numalab/kernels"), "cachedir: a user's under XDG_CACHE_HOME (%s)",
+	       b);
+	unsetenv("XDG_CACHE_HOME");
+	cachedir_default("images", 1000, b, sizeof(b));
+	tap_ok(!strcmp(b, "/home/u/.cache/numalab/images"), "cachedir: else ~/.cache (%s)", b);
+	setenv("XDG_CACHE_HOME", "relative", 1);
+	unsetenv("HOME");
+	cachedir_default("qemu", 1000, b, sizeof(b));
+	tap_ok(!strcmp(b, "/var/cache/numalab/qemu"), "cachedir: no usable home: the system's (%s)",
+	       b);
+}
+
 static void test_distance(void)
 {
 	static const struct {
@@ -281,6 +303,7 @@ int main(void)
 	test_linesplit();
 	test_distance();
 	test_csv();
+	test_cachedir();
 	snprintf(path, sizeof(path), "%s", tmp);
 	fs_rm_rf(path);
 	return tap_done();
