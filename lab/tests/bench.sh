@@ -33,16 +33,39 @@ for p in ${BENCH_PARTS:-$all}; do
 done
 want() { case " ${BENCH_PARTS:-$all} " in *" $1 "*) return 0;; esac; return 1; }
 
+# Each part's output also goes into BENCHMARKS.md (BENCH_OUT), its own section stamped with
+# this run's date, commit, host and load (lab/tests/bench-record.py).
+out=${BENCH_OUT:-BENCHMARKS.md}
+log=$(mktemp /tmp/numalab-bench.XXXXXX)
+trap 'rm -f "$log"' EXIT
+host_line() {
+	local cpu mem
+	cpu=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)
+	mem=$(awk '/^MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)
+	printf '%s, %s CPUs (%s), %s, Linux %s' "$(hostname)" "$(nproc)" "${cpu:-?}" "$mem" \
+		"$(uname -r)"
+}
+stamp() {
+	printf -- '- date: %s (%s s)\n- lab: %s\n- host: %s\n- load before: %s\n- rounds: %s' \
+		"$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$1" "$(build/lab --version 2>/dev/null || echo '?')" \
+		"$(host_line)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$rounds"
+}
+
 failed=()
 for p in $all; do
 	want "$p" || continue
 	args=()
 	case $p in run | compare | image | model) args=("$rounds") ;; esac
-	rc=0
-	lab/tests/bench-"$p".sh "${args[@]}" || rc=$?
+	rc=0 load0=$(cut -d' ' -f1-3 /proc/loadavg) t0=$(date +%s)
+	lab/tests/bench-"$p".sh "${args[@]}" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	st=$(stamp "$(( $(date +%s) - t0 ))" | sed "s|^- load before: .*|- load before: $load0|")
 	[ "$rc" = 0 ] || { echo "bench: part $p failed (exit $rc)" >&2; failed+=("$p"); }
+	python3 lab/tests/bench-record.py "$out" "$p" "$st" "$log" "$([ "$rc" = 0 ] || echo failed)" ||
+		echo "bench: could not write $out" >&2
 	echo
 done
+echo "bench: the figures are in $out"
 if [ ${#failed[@]} -gt 0 ]; then
 	echo "bench: failed parts: ${failed[*]} (their figures left out: see the lines above)" >&2
 	exit 1

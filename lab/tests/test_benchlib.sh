@@ -56,4 +56,19 @@ ok "$(rc_is $? 0)" "bench_exit: 0 when no run failed"
 (bench_fail "bare run 1" "the guest did not power off within 3 s" 2>/dev/null; bench_exit) 2>"$T/err"
 ok "$(rc_is $? 1)" "bench_exit: 1 after bench_fail"
 has "$T/err" "a run failed; no figure was printed from it" "... and says so"
+
+# BENCHMARKS.md (lab/tests/bench-record.py): a section a part, each with its own stamp; a part
+# run again replaces its own section only; a failed part says so.
+md=$T/BENCHMARKS.md
+echo "model figures 1" >"$T/p1"; echo "compare figures" >"$T/p2"; echo "model figures 2" >"$T/p3"
+python3 lab/tests/bench-record.py "$md" model "- date: one" "$T/p1"
+python3 lab/tests/bench-record.py "$md" compare "- date: two" "$T/p2"
+python3 lab/tests/bench-record.py "$md" model "- date: three" "$T/p3" failed
+[ "$(grep '^## ' "$md" | tr '\n' ' ')" = "## compare ## model " ]
+ok $? "bench-record: one section a part, in bench.sh's order"
+has "$md" "model figures 2" "... a part run again replaces its section"
+! grep -q "model figures 1" "$md"; ok $? "... its old figures gone"
+has "$md" "- date: two" "... the other part's section and stamp kept"
+has "$md" "**This part failed**" "... a failed part says so"
+head -1 "$md" | grep -q "^# Benchmarks$"; ok $? "... under the file's heading"
 finish
