@@ -1,5 +1,5 @@
 # numalab — see README.md.  `make` builds, `make check` tests, `make run` runs configs/quick.json,
-# `make fuzz [FUZZ_SECONDS=60]` runs the libFuzzer harnesses (lab/fuzz/, README.md "Fuzzing").
+# `make fuzz [FUZZ_SECONDS=60]` runs the libFuzzer harnesses (lab/fuzz/, HACKING.md "Fuzzing").
 CC       ?= cc
 WERROR   ?= $(if $(CI),1,)
 SANITIZE ?=
@@ -166,7 +166,7 @@ clean:
 # for them (PREFIX/lib/numalab/runners, PREFIX/share/numalab: lab/util/checkout.h, so these
 # two and bin/ stay relative to PREFIX), the systemd units, the sysusers.d and tmpfiles.d
 # entries, the man pages and bash completion.  Units and man pages get PREFIX for /usr/local.  labd is
-# installed when it is built.  Then: README.md, "The daemon (labd)".
+# installed when it is built.  Then: GUIDE.md, "The daemon (labd)".
 PREFIX      ?= /usr/local
 MANDIR      ?= $(PREFIX)/share/man
 UNITDIR     ?= $(PREFIX)/lib/systemd/system

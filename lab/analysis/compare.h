@@ -102,6 +102,9 @@ int compare_text(const struct series_set *s, const struct comparison *c, size_t 
  * a text or (markdown 1) a markdown table.  0 or -ENOMEM. */
 int compare_brief(const struct series_set *s, const struct comparison *c, size_t n,
 		  int markdown, char **out);
+/* A workload's heading line(s): its name, only the parameters that differ from its defaults,
+ * and the topology, wrapped at 80 columns (markdown: the name in bold). */
+void compare_heading(struct strbuf *sb, const struct series_what *g, int markdown);
 /* Every series of every comparison as CSV (RFC 4180, a header line first). */
 int compare_csv(const struct series_set *s, const struct comparison *c, size_t n, char **out);
 /* One comparison row as a JSON object (also used by the dashboard). */

@@ -94,7 +94,7 @@ static void append_wrapped(struct strbuf *sb, const char *text, int indent)
 
 /* "mmap_contention mappers=1 map_kib=64 on 8 vCPUs (...), 4 nodes": only the parameters that
  * differ from the workload's defaults. */
-static void heading(struct strbuf *sb, const struct series_what *g, int markdown)
+void compare_heading(struct strbuf *sb, const struct series_what *g, int markdown)
 {
 	_cleanup_strbuf_ struct strbuf h = STRBUF_INIT;
 	const struct workload_def *w = workload_find(g->workload);
@@ -187,7 +187,7 @@ static int brief_rows(struct strbuf *sb, const struct series_set *s, const struc
 				row_cells(s, &c->rows[j], &cells[n++]);
 		if (n) {
 			strbuf_append(sb, "\n");
-			heading(sb, g, markdown);
+			compare_heading(sb, g, markdown);
 			if (markdown)
 				table_markdown(sb, cells, n);
 			else

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/report_decision.h"
+#include "cli/report_files.h"
 #include "core/runresume.h"
 #include "stage/hosts.h"
 #include "stage/jobload.h"
@@ -340,6 +342,31 @@ static void print_summary(const struct run_summary *s, int as_json)
 		printf("%s\n", text);
 }
 
+/* A job of two or more kernels or labels ends with its decision, as `lab compare DIR` prints
+ * it, and every job with the commands to look further.  The run's own exit status stays the
+ * runs' (the decision's is `lab compare`'s). */
+static void print_decision(const struct run_summary *sum)
+{
+	struct report_files f = { 0 };
+	struct lab_error err = { 0 };
+	struct series_set s;
+	enum compare_decision d;
+
+	series_init(&s);
+	if (report_files_add(&f, sum->report, &err) == 0 && report_files_read(&f, &err) == 0 &&
+	    series_add_report(&s, f.doc[0], f.path[0], NULL, &err) == 0 && s.nr_variants > 1) {
+		fputs("\n", stdout);
+		fflush(stdout);
+		report_decision_print(&s, &d);
+	}
+	printf("\nnext: lab show %s\n", sum->out_dir);
+	if (s.nr_variants > 1)
+		printf("      lab compare %s -v\n      lab report %s -o %s/dashboard.html\n",
+		       sum->out_dir, sum->out_dir, sum->out_dir);
+	series_free(&s);
+	report_files_free(&f);
+}
+
 static int run_main(int argc, char **argv, struct run_args *pa, struct run_summary *psum);
 
 /* --git-bisect: 0 good; 1 bad when a guest panicked (the kernel under test is broken); 125 skip
@@ -445,6 +472,8 @@ static int run_main(int argc, char **argv, struct run_args *pa, struct run_summa
 		return r == -EINVAL ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
 	}
 	print_summary(&sum, a.json);
+	if (!a.json && sum.report[0])
+		print_decision(&sum);
 	cli_history_add(a.state, sum.report);
 	*psum = sum;
 	return sum.status == OUTCOME_OK && sum.runs == sum.planned ? EXIT_OK : EXIT_RUN_FAILED;

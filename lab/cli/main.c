@@ -17,6 +17,7 @@ static void cmd_help_help(void);
 static const struct lab_cmd commands[] = {
 	LAB_CMD("run", "boot guests for a job file and write a report", cmd_run),
 	LAB_CMD("compare", "A/B statistics of two kernel variants' reports", cmd_compare),
+	LAB_CMD("show", "one report as text: runs, outcomes, primary metrics, decision", cmd_show),
 	LAB_CMD("report", "write an HTML dashboard of reports", cmd_report),
 	LAB_CMD("export", "a report's figures for other tools: KCIDB, LKP, CSV", cmd_export),
 	LAB_CMD("history", "the index of reports: list runs, follow series over time", cmd_history),

@@ -65,6 +65,13 @@ for pair in "submit:submit" "queue:list" "status:status" "cancel:cancel" "logs:l
 	cmp -s "$T/a" "$T/b"; ok $? "lab $old is lab job $new"
 done
 
+# ---- lab show: one report as text, its decision last when it has two labels --------------
+expect 0 "lab show of a real A/B report" "$LAB" show lab/tests/data/compare/real-ab.json
+has "$T/out" "deb-a                ok" "... a line a run"
+tail -1 "$T/out" | grep -q "^decision: "; ok $? "... the decision last"
+wide=$(awk 'length($0) > 80' "$T/out" | wc -l)
+ok "$wide" "... in 80 columns ($wide lines wider)"
+
 # ---- --version --------------------------------------------------------------------------
 expect 0 "lab --version" "$LAB" --version
 grep -Eq '^lab [0-9]+\.[0-9]+ \(commit ([0-9a-f]{12}(-dirty)?|unknown)\)$' "$T/out"
