@@ -90,19 +90,14 @@ static const struct lab_cmd *command_find(const char *name)
 	return NULL;
 }
 
-/* "did you mean 'compare'?" for a typo: the nearest command within distance 2. */
+/* "did you mean 'compare'?" for a typo (util/text.h's rule). */
 static const char *command_nearest(const char *name)
 {
-	const char *best = NULL;
-	unsigned bd = 3;
+	const char *names[NR_COMMANDS];
 
-	for (size_t i = 0; i < NR_COMMANDS; i++) {
-		unsigned d = text_distance(name, commands[i].name);
-
-		if (d < bd)
-			bd = d, best = commands[i].name;
-	}
-	return best;
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		names[i] = commands[i].name;
+	return text_nearest(name, names, NR_COMMANDS);
 }
 
 static void not_a_command(const char *name)

@@ -147,7 +147,16 @@ static int parse_workload(const json_t *w, unsigned idx, unsigned vcpus,
 	if (!def) {
 		char known[256];
 
+		const char *names[32], *near;
+		size_t n = 0;
+
+		for (; n < workload_count() && n < 32; n++)
+			names[n] = workload_at(n)->name;
+		near = text_nearest(name, names, n);
 		workload_names(known, sizeof(known));
+		if (near)
+			return error_set(err, p, "unknown workload \"%.64s\": did you mean \"%s\"? "
+					 "(known: %s)", name, near, known);
 		return error_set(err, p, "unknown workload \"%.64s\" (known: %s)", name, known);
 	}
 	snprintf(out->name, sizeof(out->name), "%s", def->name);

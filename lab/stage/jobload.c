@@ -16,8 +16,33 @@
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
+#include "util/text.h"
 
 #define TOPOLOGY_MAX_SIZE (4u << 20)
+
+/* No topology ref: say where it was looked for, the nearest name and every known one (beside
+ * the job, then the lab's configs/topologies). */
+static int topology_unknown(const char *ref, const char *job_dir, const char *looked,
+			    struct lab_error *err)
+{
+	char names[64][64], dir[PATH_MAX + 16], list[1024] = "";
+	const char *ptr[64], *near;
+	size_t n;
+
+	snprintf(dir, sizeof(dir), "%s/topologies", job_dir);
+	n = fs_json_names(dir, names, 64);
+	if (checkout_find("configs/topologies", dir, sizeof(dir)) == 0)
+		n += fs_json_names(dir, names + n, 64 - n);
+	for (size_t i = 0; i < n; i++) {
+		ptr[i] = names[i];
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "",
+			 names[i]);
+	}
+	near = text_nearest(ref, ptr, n);
+	return error_set(err, "topology", "no topology named \"%s\" (looked in %s)%s%s%s; known: "
+			 "%s", ref, looked, near ? ": did you mean \"" : "", near ? near : "",
+			 near ? "\"?" : "", n ? list : "none");
+}
 
 static int load_topology(const char *ref, void *ud, json_t **out, struct lab_error *err)
 {
@@ -37,8 +62,7 @@ static int load_topology(const char *ref, void *ud, json_t **out, struct lab_err
 		if (checkout_find(rel, found, sizeof(found)) == 0)
 			return jsonio_load_file(found, TOPOLOGY_MAX_SIZE, out, err);
 	}
-	return error_set(err, "topology", "no topology named \"%s\" (looked in %s)", ref,
-			 beside);
+	return topology_unknown(ref, job_dir, beside, err);
 }
 
 /* The guest's memory against the host's (memplan), then the workloads' against each node of

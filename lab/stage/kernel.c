@@ -21,6 +21,7 @@
 #include "util/clock.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
+#include "util/text.h"
 #include "util/sha256.h"
 #include "util/spawn.h"
 
@@ -36,6 +37,22 @@ static const char *const fail_names[] = {
 const char *kernel_fail_name(enum kernel_fail f)
 {
 	return (unsigned)f < sizeof(fail_names) / sizeof(fail_names[0]) ? fail_names[f] : "?";
+}
+
+/* No variant ref in kernels/: where it was looked for, and the nearest name there. */
+static int variant_unknown(const char *ref, const char *vdir, const char *path,
+			   struct lab_error *err)
+{
+	char names[128][64];
+	const char *ptr[128], *near;
+	size_t n = fs_json_names(vdir, names, 128);
+
+	for (size_t i = 0; i < n; i++)
+		ptr[i] = names[i];
+	near = text_nearest(ref, ptr, n);
+	return error_set(err, "", "no kernel variant \"%s\" (looked for %s)%s%s%s; see 'lab kernel "
+			 "list'", ref, path, near ? ": did you mean \"" : "", near ? near : "",
+			 near ? "\"?" : "");
 }
 
 void kernel_cache_dir(const char *opt, char *buf, size_t len)
@@ -92,8 +109,7 @@ int kernel_variant_load(const char *ref, const char *base_dir, struct kvariant *
 			return error_set(err, "", "cannot find the kernels/ directory");
 		snprintf(path, sizeof(path), "%s/%s.json", vdir, ref);
 		if (!fs_exists(path))
-			return error_set(err, "", "no kernel variant \"%s\" (looked for %s; see 'lab "
-					 "kernel list')", ref, path);
+			return variant_unknown(ref, vdir, path, err);
 	}
 	error_set_file(err, path);
 	if ((r = jsonio_load_file(path, VARIANT_MAX_SIZE, &j, err)) < 0)

@@ -284,6 +284,15 @@ static void test_distance(void)
 		tap_ok(d == cases[i].d, "distance \"%s\" \"%s\": %u (got %u)", cases[i].a,
 		       cases[i].b, cases[i].d, d);
 	}
+	{
+		static const char *const c[] = { "compare", "report", "run", "name", "repeats" };
+
+		tap_ok(text_nearest("comapre", c, 5) == c[0], "nearest: a swap is one edit");
+		tap_ok(text_nearest("repeat", c, 5) == c[4], "nearest: repeat -> repeats");
+		tap_ok(!text_nearest("nice", c, 5), "nearest: nice is not name (2 edits in 4)");
+		tap_ok(!text_nearest("xyz", c, 5), "nearest: nothing near");
+		tap_ok(!text_nearest("run", c, 5), "nearest: the name itself is no suggestion");
+	}
 	memset(longer, 'a', sizeof(longer) - 1);
 	longer[sizeof(longer) - 1] = '\0';
 	tap_ok(text_distance(longer, "a") == TEXT_DISTANCE_MAX + 1, "distance: a string too long "

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,4 +158,27 @@ int fs_lock_wait(const char *path, volatile sig_atomic_t *interrupt, void (*wait
 		if (errno != EINTR || (interrupt && *interrupt))
 			return -EINTR;
 	return 0;
+}
+
+static int json_name_filter(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return n > 5 && n - 5 < 64 && d->d_name[0] != '.' && !strcmp(d->d_name + n - 5, ".json");
+}
+
+size_t fs_json_names(const char *dir, char (*names)[64], size_t max)
+{
+	struct dirent **ents = NULL;
+	int n = scandir(dir, &ents, json_name_filter, alphasort);
+	size_t k = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (k < max)
+			snprintf(names[k++], 64, "%.*s", (int)strlen(ents[i]->d_name) - 5,
+				 ents[i]->d_name);
+		free(ents[i]);
+	}
+	free(ents);
+	return k;
 }

@@ -21,3 +21,6 @@ int fs_rm_rf(const char *path);
  * (-EINTR).  0, or a negative errno. */
 int fs_lock_wait(const char *path, volatile sig_atomic_t *interrupt, void (*waiting)(void *ud),
 		 void *ud, int *fd);
+/* The names of dir's NAME.json files, ".json" cut, sorted, at most max of them, into names
+ * (each of len bytes): how many; 0 when dir cannot be read.  For lists of what exists. */
+size_t fs_json_names(const char *dir, char (*names)[64], size_t max);

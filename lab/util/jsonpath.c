@@ -1,4 +1,5 @@
 #include "util/jsonpath.h"
+#include "util/text.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -31,8 +32,15 @@ int jsonpath_check_keys(const json_t *obj, const char *prefix, const char *const
 		while (*a && strcmp(*a, key) != 0)
 			a++;
 		if (!*a) {
+			size_t n = 0;
+			const char *near;
+
+			while (allowed[n])
+				n++;
+			near = text_nearest(key, allowed, n);
 			jsonpath_key(p, sizeof(p), prefix, key);
-			return error_set(err, p, "unknown key");
+			return near ? error_set(err, p, "unknown key (did you mean \"%s\"?)", near)
+				    : error_set(err, p, "unknown key");
 		}
 	}
 	return 0;

@@ -103,3 +103,18 @@ unsigned text_distance(const char *a, const char *b)
 	}
 	return p[lb];
 }
+
+const char *text_nearest(const char *name, const char *const *cands, size_t n)
+{
+	const char *best = NULL;
+	unsigned bd = 3, len = (unsigned)strlen(name);
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = text_distance(name, cands[i]);
+
+		/* one edit in a word of 3 or more, two in one of 6 or more: "nice" is not "name" */
+		if (d && d < bd && d * 3 <= len)
+			bd = d, best = cands[i];
+	}
+	return best;
+}

@@ -21,3 +21,6 @@ void text_utf8_sanitize(char *s, size_t len);
  * longer than TEXT_DISTANCE_MAX count as TEXT_DISTANCE_MAX + 1 away from everything. */
 #define TEXT_DISTANCE_MAX 63
 unsigned text_distance(const char *a, const char *b);
+/* The candidate nearest to name by text_distance, when it is at most a third of name's length
+ * away (one edit from a word of 3, two from one of 6); NULL otherwise.  For "did you mean". */
+const char *text_nearest(const char *name, const char *const *cands, size_t n);
