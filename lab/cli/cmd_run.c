@@ -15,6 +15,7 @@
 #include "core/runresume.h"
 #include "stage/hosts.h"
 #include "stage/jobload.h"
+#include "stage/plan.h"
 #include "stage/run.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
@@ -35,7 +36,8 @@ void cmd_run_help(void)
 	       "               [--quiet-wait S] [--state DIR]\n"
 	       "               [--parallel N|auto] [--keep-initrd] [--seed S]\n"
 	       "               [--hosts HOSTS.json [--host-class CLASS] [--host-wait S]]\n"
-	       "               [--resume [--interrupted I,J]] [--json] [--git-bisect]\n\n"
+	       "               [--resume [--interrupted I,J]] [--json] [--git-bisect]\n"
+	       "               [--dry-run]\n\n"
 	       "Boots one libvirt guest per repetition of the job, runs its workloads inside\n"
 	       "and writes DIR/report.json (default reports/<id>/) after every run; at the end\n"
 	       "the report joins the history index (STATE/history.db, 'lab history').\n\n"
@@ -100,6 +102,10 @@ void cmd_run_help(void)
 	       "                 stopped (0-based as runs[].index: progress line \"run N/T\" is\n"
 	       "                 index N-1); each the report lacks is recorded as infra-error,\n"
 	       "                 end \"interrupted\", its console.log kept, and not run again\n"
+	       "  --dry-run      resolve and check everything and print the plan: each kernel\n"
+	       "                 cached or to build, the image, the timing model and why, the\n"
+	       "                 run order, an estimate from the history; builds, boots and\n"
+	       "                 writes nothing (exit 0, or 2 with the job's error)\n"
 	       "  --json         the summary at the end as JSON on stdout (runs, ok, planned,\n"
 	       "                 status, report, out_dir; keys sorted)\n"
 	       "  --git-bisect   exit codes for `git bisect run` (below)\n\n"
@@ -150,6 +156,7 @@ struct run_args {
 	unsigned quantum;
 	int git_bisect;      /* --git-bisect: exit codes for `git bisect run` */
 	int json;            /* --json: the summary as JSON on stdout */
+	int dry_run;         /* --dry-run: the plan only */
 	int resume;
 	const char *interrupted; /* --interrupted, as given */
 	const char *hosts, *host_class;
@@ -177,6 +184,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "quantum", required_argument, NULL, 'Q' },
 		{ "git-bisect", no_argument, NULL, 'G' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "dry-run", no_argument, NULL, 'n' },
 		{ 0 },
 	};
 	int c;
@@ -196,6 +204,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		case 't': a->timing = optarg; break;
 		case 'G': a->git_bisect = 1; break;
 		case 'j': a->json = 1; break;
+		case 'n': a->dry_run = 1; break;
 		case 'Q': {
 			char *end;
 			unsigned long q;
@@ -367,6 +376,28 @@ static void print_decision(const struct run_summary *sum)
 	report_files_free(&f);
 }
 
+/* --dry-run: the plan, nothing built, booted or written; 0, or 2 with the job's error. */
+static int dry_run(const struct run_opts *o, struct job *job, struct runresume *res)
+{
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	_cleanup_free_ char *text = NULL;
+	struct lab_error err = { 0 };
+	char msg[1400];
+	int r = run_plan(o, job, &sb, &err);
+
+	runresume_free(res);
+	job_free(job);
+	if (r < 0) {
+		error_format(&err, msg, sizeof(msg));
+		cli_err("%s", err.msg[0] ? msg : strerror(-r));
+		return r == -EINVAL ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
+	}
+	if (strbuf_take(&sb, &text) < 0)
+		return EXIT_LAB_ERROR;
+	fputs(text, stdout);
+	return EXIT_OK;
+}
+
 static int run_main(int argc, char **argv, struct run_args *pa, struct run_summary *psum);
 
 /* --git-bisect: 0 good; 1 bad when a guest panicked (the kernel under test is broken); 125 skip
@@ -459,6 +490,8 @@ static int run_main(int argc, char **argv, struct run_args *pa, struct run_summa
 	o.state_dir = a.state;
 	o.interrupt = &interrupted;
 	o.progress = print_progress;
+	if (a.dry_run)
+		return dry_run(&o, &job, &res);
 	/* The guest is destroyed on the way out, so a signal must not kill us outright. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

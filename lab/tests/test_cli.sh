@@ -72,6 +72,15 @@ tail -1 "$T/out" | grep -q "^decision: "; ok $? "... the decision last"
 wide=$(awk 'length($0) > 80' "$T/out" | wc -l)
 ok "$wide" "... in 80 columns ($wide lines wider)"
 
+# ---- lab run --dry-run: the plan, nothing written --------------------------------------
+expect 0 "lab run --dry-run configs/ab-vma-lock.json" "$LAB" run configs/ab-vma-lock.json \
+	--dry-run --out "$T/never"
+has "$T/out" "run order (6 runs, interleaved): baseline no-per-vma-lock baseline" "... the run order"
+has "$T/out" "kernel no-per-vma-lock: variant no-per-vma-lock, " "... each kernel, cached or to build"
+has "$T/out" "timing model " "... the timing model"
+grep -q "^estimate: " "$T/out"; ok $? "... an estimate, or says there is none"
+[ ! -e "$T/never" ] && [ ! -e "$LAB_STATE_DIR/libvirt" ]; ok $? "... wrote no report and opened no libvirt"
+
 # ---- --version --------------------------------------------------------------------------
 expect 0 "lab --version" "$LAB" --version
 grep -Eq '^lab [0-9]+\.[0-9]+ \(commit ([0-9a-f]{12}(-dirty)?|unknown)\)$' "$T/out"
