@@ -15,6 +15,7 @@
 #include "util/checkout.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
+#include "util/hostkernel.h"
 #include "util/jsonio.h"
 #include "util/text.h"
 
@@ -76,10 +77,30 @@ static int check_memory(const struct job *job, struct lab_error *err)
 	return memfit_check_job(job, err);
 }
 
+/* A kernel given as a glob with no "name" is labelled by what it resolves to on this host
+ * ("vmlinuz-6.1.0-57-amd64"), never the glob: labels are what booted.  One that resolves to
+ * nothing keeps the glob; the run says why it cannot boot. */
+static void label_globs(struct job *job)
+{
+	for (unsigned i = 0; i < job->nr_kernels; i++) {
+		struct job_kernel *k = &job->kernels[i];
+		char path[PATH_MAX];
+		const char *base;
+
+		if (k->variant[0] || !strpbrk(k->label, "*?[") ||
+		    hostkernel_pick(k->image, path, sizeof(path)) < 0)
+			continue;
+		base = strrchr(path, '/');
+		snprintf(k->label, sizeof(k->label), "%.63s", base ? base + 1 : path);
+	}
+}
+
 int jobload_json(const json_t *j, const char *job_dir, struct job *job, struct lab_error *err)
 {
 	int r = job_from_json(j, load_topology, (void *)job_dir, job, err);
 
+	if (r == 0)
+		label_globs(job);
 	/* A job that parsed is the caller's to free, except when the memory checks refuse it. */
 	if (r == 0 && (r = check_memory(job, err)) < 0)
 		job_free(job);

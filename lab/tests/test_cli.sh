@@ -81,6 +81,11 @@ has "$T/out" "timing model " "... the timing model"
 grep -q "^estimate: " "$T/out"; ok $? "... an estimate, or says there is none"
 [ ! -e "$T/never" ] && [ ! -e "$LAB_STATE_DIR/libvirt" ]; ok $? "... wrote no report and opened no libvirt"
 
+expect 0 "lab run --dry-run configs/quick.json (a kernel given as a glob)" "$LAB" run \
+	configs/quick.json --dry-run
+grep -Eq '^kernel vmlinuz-[^*?]+: the image /boot/vmlinuz-' "$T/out"
+ok $? "... labelled by the image it resolved to, never the glob"
+
 # ---- --version --------------------------------------------------------------------------
 expect 0 "lab --version" "$LAB" --version
 grep -Eq '^lab [0-9]+\.[0-9]+ \(commit ([0-9a-f]{12}(-dirty)?|unknown)\)$' "$T/out"
