@@ -306,3 +306,89 @@ void kpatch_failing_file(const char *out, char *file, size_t len)
 	if (last)
 		snprintf(file, len, "%.*s", (int)strcspn(last, "\n\t '"), last);
 }
+
+/* A relative path of base's made absolute (its directory before it), in place. */
+static int absolute(json_t *holder, const char *key, size_t idx, const char *dir)
+{
+	json_t *v = key ? json_object_get(holder, key) : json_array_get(holder, idx);
+	const char *s = json_string_value(v);
+	char buf[PATH_MAX];
+
+	if (!s || s[0] == '/')
+		return 0;
+	if ((size_t)snprintf(buf, sizeof(buf), "%s/%s", dir, s) >= sizeof(buf))
+		return -ENAMETOOLONG;
+	return (key ? json_object_set_new(holder, key, json_string(buf))
+		    : json_array_set_new(holder, idx, json_string(buf))) < 0 ? -ENOMEM : 0;
+}
+
+static int absolute_paths(json_t *v, const char *dir)
+{
+	json_t *a = json_object_get(v, "patches"), *e;
+	size_t i;
+	int r = absolute(json_object_get(v, "source"), "git", 0, dir);
+
+	json_array_foreach(a, i, e)
+		if (r == 0)
+			r = json_is_string(e) ? absolute(a, NULL, i, dir) : absolute(e, "file", 0, dir);
+	a = json_object_get(v, "config");
+	json_array_foreach(a, i, e)
+		if (r == 0)
+			r = absolute(a, NULL, i, dir);
+	return r;
+}
+
+/* The child's entries of key (an array) after the base's. */
+static int append(json_t *out, const json_t *child, const char *key, struct lab_error *err)
+{
+	const json_t *add = json_object_get(child, key);
+	json_t *have = json_object_get(out, key);
+
+	if (!add)
+		return 0;
+	if (!json_is_array(add))
+		return error_set(err, key, "must be an array (appended to the base's)");
+	if (!have)
+		return json_object_set_new(out, key, json_deep_copy(add)) < 0 ? -ENOMEM : 0;
+	return json_array_extend(have, (json_t *)add) < 0 ? -ENOMEM : 0;
+}
+
+int kvariant_extend(const json_t *base, const char *base_dir, const json_t *child,
+		    const char *name, json_t **out, struct lab_error *err)
+{
+	static const char *const keys[] = {
+		"extends", "description", "source", "patches", "base", "config", NULL,
+	};
+	static const char *const over[] = { "description", "source", "base" };
+	_cleanup_json_ json_t *o = json_deep_copy(base);
+	int r;
+
+	if (!json_is_object(child))
+		return error_set(err, "", "a kernel variant must be a JSON object");
+	if ((r = jsonpath_check_keys(child, "", keys, err)) < 0)
+		return r;
+	if (!json_is_string(json_object_get(child, "extends")))
+		return error_set(err, "extends", "must be a variant name or path");
+	if (!o || !json_is_object(o))
+		return o ? error_set(err, "extends", "the base is not a JSON object") : -ENOMEM;
+	json_object_del(o, "extends");
+	if ((r = absolute_paths(o, base_dir)) < 0)
+		return r == -ENAMETOOLONG ? error_set(err, "extends", "a path of the base is too long")
+					  : r;
+	for (size_t i = 0; i < sizeof(over) / sizeof(over[0]); i++)
+		if (json_object_get(child, over[i]) &&
+		    json_object_set(o, over[i], json_object_get(child, over[i])) < 0)
+			return -ENOMEM;
+	if (!json_object_get(child, "description") &&
+	    json_is_string(json_object_get(o, "description"))) {
+		char d[600];
+
+		snprintf(d, sizeof(d), "%s (+ %s)", json_string_value(json_object_get(o, "description")),
+			 name);
+		json_object_set_new(o, "description", json_string(d));
+	}
+	if ((r = append(o, child, "patches", err)) < 0 || (r = append(o, child, "config", err)) < 0)
+		return r;
+	*out = json_incref(o);
+	return 0;
+}

@@ -139,3 +139,12 @@ json_t *kconfig_confounds(const struct kconfig *final);
 /* {"CONFIG_X": "y", ...} for the options the report shows: every option the fragments name,
  * those of the known confounds and a fixed list relevant to MM scaling; "n" when absent. */
 json_t *kconfig_subset(const struct kconfig *c, const struct kconfig *frags, unsigned nfrags);
+/* "extends": a variant that says only what differs from another.  base is the other's JSON
+ * (already extended itself), base_dir its directory; child the variant's own JSON, naming
+ * it with "extends".  *out gets base with its relative paths (patches, config fragments, a
+ * git source) made absolute, then the child's "description", "source" and "base" over it and
+ * its "patches" and "config" appended; kvariant_from_json(*out, ..., the child's dir) parses
+ * the result.  A child without a description gets the base's, marked "(+ NAME)".  -EINVAL
+ * with err naming the JSON path (an unknown key, a wrong type), -ENOMEM. */
+int kvariant_extend(const json_t *base, const char *base_dir, const json_t *child,
+		    const char *name, json_t **out, struct lab_error *err);

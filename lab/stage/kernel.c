@@ -90,36 +90,74 @@ static int check_files(const struct kvariant *v, struct lab_error *err)
 	return 0;
 }
 
-int kernel_variant_load(const char *ref, const char *base_dir, struct kvariant *v,
+/* A variant's file from its reference: a name in kernels/, or a path (from base_dir). */
+static int variant_path(const char *ref, const char *base_dir, char *path, size_t len,
 			struct lab_error *err)
 {
-	_cleanup_json_ json_t *j = NULL;
-	_cleanup_free_ char *dir = NULL;
-	char path[PATH_MAX + 64], vdir[PATH_MAX], name[128];
+	char vdir[PATH_MAX];
 	size_t n = strlen(ref);
-	const char *base;
+
+	if (strchr(ref, '/') || (n > 5 && !strcmp(ref + n - 5, ".json"))) {
+		snprintf(path, len, "%s%s%s", ref[0] == '/' ? "" : base_dir, ref[0] == '/' ? "" : "/",
+			 ref);
+		return 0;
+	}
+	if (kernel_variants_dir(vdir, sizeof(vdir)) < 0)
+		return error_set(err, "", "cannot find the kernels/ directory");
+	snprintf(path, len, "%s/%s.json", vdir, ref);
+	return fs_exists(path) ? 0 : variant_unknown(ref, vdir, path, err);
+}
+
+/* How deep "extends" may chain (a loop ends here too). */
+#define VARIANT_EXTENDS_MAX 8
+
+/* The variant's JSON with every "extends" resolved (kvariant_extend), its name and the
+ * directory its own relative paths start from. */
+static int variant_json(const char *ref, const char *base_dir, int depth, json_t **out,
+			char *name, size_t nlen, char **dir, struct lab_error *err)
+{
+	_cleanup_json_ json_t *j = NULL, *bj = NULL;
+	_cleanup_free_ char *bdir = NULL;
+	char path[PATH_MAX + 64], bname[128];
+	const char *base, *ext;
 	int r;
 
-	memset(v, 0, sizeof(*v));
-	if (strchr(ref, '/') || (n > 5 && !strcmp(ref + n - 5, ".json"))) {
-		snprintf(path, sizeof(path), "%s%s%s", ref[0] == '/' ? "" : base_dir,
-			 ref[0] == '/' ? "" : "/", ref);
-	} else {
-		if (kernel_variants_dir(vdir, sizeof(vdir)) < 0)
-			return error_set(err, "", "cannot find the kernels/ directory");
-		snprintf(path, sizeof(path), "%s/%s.json", vdir, ref);
-		if (!fs_exists(path))
-			return variant_unknown(ref, vdir, path, err);
-	}
+	if ((r = variant_path(ref, base_dir, path, sizeof(path), err)) < 0)
+		return r;
 	error_set_file(err, path);
 	if ((r = jsonio_load_file(path, VARIANT_MAX_SIZE, &j, err)) < 0)
 		return r;
 	base = strrchr(path, '/');
 	base = base ? base + 1 : path;
-	snprintf(name, sizeof(name), "%.*s", (int)(strlen(base) > 5 ? strlen(base) - 5 : 0), base);
-	dir = fs_dirname(path);
-	if (!dir)
+	snprintf(name, nlen, "%.*s", (int)(strlen(base) > 5 ? strlen(base) - 5 : 0), base);
+	if (!(*dir = fs_dirname(path)))
 		return -ENOMEM;
+	ext = json_string_value(json_object_get(j, "extends"));
+	if (!json_object_get(j, "extends")) {
+		*out = json_incref(j);
+		return 0;
+	}
+	if (!ext || depth >= VARIANT_EXTENDS_MAX)
+		return error_set(err, "extends", ext ? "more than %d variants deep (a loop?)"
+						     : "must be a variant name or path",
+				 VARIANT_EXTENDS_MAX);
+	if ((r = variant_json(ext, *dir, depth + 1, &bj, bname, sizeof(bname), &bdir, err)) < 0)
+		return r;
+	error_set_file(err, path);
+	return kvariant_extend(bj, bdir, j, name, out, err);
+}
+
+int kernel_variant_load(const char *ref, const char *base_dir, struct kvariant *v,
+			struct lab_error *err)
+{
+	_cleanup_json_ json_t *j = NULL;
+	_cleanup_free_ char *dir = NULL;
+	char name[128];
+	int r;
+
+	memset(v, 0, sizeof(*v));
+	if ((r = variant_json(ref, base_dir, 0, &j, name, sizeof(name), &dir, err)) < 0)
+		return r;
 	if ((r = kvariant_from_json(j, name, dir, v, err)) < 0)
 		return r;
 	if ((r = check_files(v, err)) < 0)

@@ -406,6 +406,48 @@ static void patch_output_cases(void)
 	}
 }
 
+/* kvariant_extend: the base's relative paths made absolute, the child's patches and fragments
+ * after the base's, its description, source and base over the base's; errors at their path. */
+static void extend_cases(void)
+{
+	static const struct {
+		const char *base, *child, *want;
+	} c[] = {
+		{ "{\"description\": \"b\", \"source\": {\"debian\": \"linux-source-6.12\"}, "
+		  "\"patches\": [\"p/0001.patch\", {\"file\": \"p/2.patch\"}, {\"url\": "
+		  "\"https://x/3\", \"sha256\": \"ab\"}], \"config\": [\"base.config\"]}",
+		  "{\"extends\": \"baseline\", \"patches\": [\"mine.patch\"]}",
+		  "{\"config\":[\"/K/base.config\"],\"description\":\"b (+ child)\",\"patches\":"
+		  "[\"/K/p/0001.patch\",{\"file\":\"/K/p/2.patch\"},{\"sha256\":\"ab\",\"url\":"
+		  "\"https://x/3\"},\"mine.patch\"],\"source\":{\"debian\":\"linux-source-6.12\"}}" },
+		{ "{\"description\": \"b\", \"source\": {\"git\": \"linux\", \"ref\": \"v1\"}, "
+		  "\"config\": [\"/abs.config\"], \"base\": \"defconfig\"}",
+		  "{\"extends\": \"b\", \"description\": \"c\", \"base\": \"tinyconfig\", "
+		  "\"config\": [\"f.config\"]}",
+		  "{\"base\":\"tinyconfig\",\"config\":[\"/abs.config\",\"f.config\"],"
+		  "\"description\":\"c\",\"source\":{\"git\":\"/K/linux\",\"ref\":\"v1\"}}" },
+		{ "{}", "{\"extends\": \"b\", \"bogus\": 1}", "bogus: unknown key" },
+		{ "{}", "{\"extends\": 3}", "extends: must be a variant name or path" },
+		{ "{}", "{\"extends\": \"b\", \"patches\": \"x\"}",
+		  "patches: must be an array (appended to the base's)" },
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		_cleanup_json_ json_t *b = json_loads(c[i].base, 0, NULL);
+		_cleanup_json_ json_t *ch = json_loads(c[i].child, 0, NULL), *out = NULL;
+		_cleanup_free_ char *got = NULL;
+		struct lab_error err = { 0 };
+		int r = kvariant_extend(b, "/K", ch, "child", &out, &err);
+
+		if (r == 0)
+			got = json_dumps(out, JSON_COMPACT | JSON_SORT_KEYS);
+		else if (asprintf(&got, "%s: %s", err.path, err.msg) < 0)
+			got = NULL;
+		if (!tap_ok(got && !strcmp(got, c[i].want), "extend case %zu", i))
+			printf("# got:  %s\n# want: %s\n", got ? got : "(null)", c[i].want);
+	}
+}
+
 int main(void)
 {
 	update = getenv("UPDATE_GOLDEN") && getenv("UPDATE_GOLDEN")[0] == '1';
@@ -414,6 +456,7 @@ int main(void)
 	fragment_cases();
 	boot_image_cases();
 	shipped_variants();
+	extend_cases();
 	merge_golden();
 	report_golden();
 	key_cases();
