@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/kernel_spec.h"
 #include "cli/report_decision.h"
 #include "cli/report_files.h"
 #include "core/runresume.h"
@@ -37,7 +38,7 @@ void cmd_run_help(void)
 	       "               [--parallel N|auto] [--keep-initrd] [--seed S]\n"
 	       "               [--hosts HOSTS.json [--host-class CLASS] [--host-wait S]]\n"
 	       "               [--resume [--interrupted I,J]] [--json] [--git-bisect]\n"
-	       "               [--dry-run]\n\n"
+	       "               [--dry-run] [--kernel [LABEL=]VARIANT[+PATCH...]]...\n\n"
 	       "Boots one libvirt guest per repetition of the job, runs its workloads inside\n"
 	       "and writes DIR/report.json (default reports/<id>/) after every run; at the end\n"
 	       "the report joins the history index (STATE/history.db, 'lab history').\n\n"
@@ -102,6 +103,10 @@ void cmd_run_help(void)
 	       "                 stopped (0-based as runs[].index: progress line \"run N/T\" is\n"
 	       "                 index N-1); each the report lacks is recorded as infra-error,\n"
 	       "                 end \"interrupted\", its console.log kept, and not run again\n"
+	       "  --kernel SPEC  the job's kernels replaced, one SPEC each (repeat it):\n"
+	       "                 [LABEL=]VARIANT[+PATCH...], e.g. --kernel baseline --kernel\n"
+	       "                 fix=baseline+0001-fix.patch (a variant extending VARIANT with\n"
+	       "                 the patches is written under STATE/variants/)\n"
 	       "  --dry-run      resolve and check everything and print the plan: each kernel\n"
 	       "                 cached or to build, the image, the timing model and why, the\n"
 	       "                 run order, an estimate from the history; builds, boots and\n"
@@ -128,6 +133,20 @@ static void print_progress(void *ud, const char *msg)
 }
 
 /* sha256: the job's identity for --resume (runresume_job_sha256), or NULL. */
+static int load_job_kernels(const char *file, const json_t *kernels, struct job *job,
+			    char sha256[65])
+{
+	struct lab_error err = { 0 };
+	char msg[1200];
+	int r = jobload_file_kernels(file, kernels, job, sha256, &err);
+
+	if (r < 0) {
+		error_format(&err, msg, sizeof(msg));
+		cli_err("%s", msg);
+	}
+	return r;
+}
+
 static int load_job(const char *file, struct job *job, char sha256[65])
 {
 	struct lab_error err = { 0 };
@@ -157,6 +176,8 @@ struct run_args {
 	int git_bisect;      /* --git-bisect: exit codes for `git bisect run` */
 	int json;            /* --json: the summary as JSON on stdout */
 	int dry_run;         /* --dry-run: the plan only */
+	char *kernels[16];   /* --kernel SPEC: the job's kernels replaced */
+	size_t nr_kernels;
 	int resume;
 	const char *interrupted; /* --interrupted, as given */
 	const char *hosts, *host_class;
@@ -185,6 +206,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "git-bisect", no_argument, NULL, 'G' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "kernel", required_argument, NULL, 'K' },
 		{ 0 },
 	};
 	int c;
@@ -205,6 +227,13 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		case 'G': a->git_bisect = 1; break;
 		case 'j': a->json = 1; break;
 		case 'n': a->dry_run = 1; break;
+		case 'K':
+			if (a->nr_kernels == sizeof(a->kernels) / sizeof(a->kernels[0])) {
+				cli_err("--kernel: at most %zu", a->nr_kernels);
+				return -EINVAL;
+			}
+			a->kernels[a->nr_kernels++] = optarg;
+			break;
 		case 'Q': {
 			char *end;
 			unsigned long q;
@@ -454,8 +483,20 @@ static int run_main(int argc, char **argv, struct run_args *pa, struct run_summa
 		o.host_class = a.host_class;
 		o.host_wait_s = a.host_wait_s;
 	}
-	if (load_job(a.job, &job, sha256) < 0)
+	if (a.nr_kernels) {
+		int bad;
+		_cleanup_json_ json_t *ks = kernel_spec_array(a.kernels, a.nr_kernels, a.state, msg,
+							      sizeof(msg), &bad);
+
+		if (!ks) {
+			cli_err("%s", msg);
+			return bad ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
+		}
+		if (load_job_kernels(a.job, ks, &job, sha256) < 0)
+			return EXIT_BAD_INPUT;
+	} else if (load_job(a.job, &job, sha256) < 0) {
 		return EXIT_BAD_INPUT;
+	}
 	if (a.quantum && (o.timing != TIMING_AUTO ? o.timing : job.timing) != TIMING_QUANTUM) {
 		cli_err("--quantum needs the contention model (--timing quantum, or the "
 			"job's \"timing\": \"quantum\")");

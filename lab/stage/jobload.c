@@ -109,6 +109,12 @@ int jobload_json(const json_t *j, const char *job_dir, struct job *job, struct l
 
 int jobload_file(const char *path, struct job *job, char sha256[65], struct lab_error *err)
 {
+	return jobload_file_kernels(path, NULL, job, sha256, err);
+}
+
+int jobload_file_kernels(const char *path, const json_t *kernels, struct job *job,
+			 char sha256[65], struct lab_error *err)
+{
 	_cleanup_json_ json_t *j = NULL;
 	_cleanup_free_ char *dir = fs_dirname(path);
 	int r;
@@ -116,6 +122,11 @@ int jobload_file(const char *path, struct job *job, char sha256[65], struct lab_
 	if (!dir)
 		return -ENOMEM;
 	r = jsonio_load_file(path, JOBLOAD_MAX_SIZE, &j, err);
+	if (r == 0 && kernels && json_is_object(j)) {
+		json_object_del(j, "kernel");
+		if (json_object_set(j, "kernels", (json_t *)kernels) < 0)
+			r = -ENOMEM;
+	}
 	if (r == 0 && sha256 && runresume_job_sha256(j, sha256) < 0)
 		r = error_set(err, "", "out of memory");
 	if (r == 0) {

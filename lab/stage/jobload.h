@@ -18,3 +18,7 @@ int jobload_json(const json_t *j, const char *job_dir, struct job *job, struct l
 /* The job file at path (at most JOBLOAD_MAX_SIZE bytes), err naming the file; sha256 (may be
  * NULL) gets the job's identity for `lab run --resume` (runresume_job_sha256). */
 int jobload_file(const char *path, struct job *job, char sha256[65], struct lab_error *err);
+/* jobload_file with the job's kernels replaced by kernels (a "kernels" array, `lab run
+ * --kernel`; NULL: as written).  The sha256 is the effective job's. */
+int jobload_file_kernels(const char *path, const json_t *kernels, struct job *job,
+			 char sha256[65], struct lab_error *err);

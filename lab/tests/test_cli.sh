@@ -81,6 +81,14 @@ has "$T/out" "timing model " "... the timing model"
 grep -q "^estimate: " "$T/out"; ok $? "... an estimate, or says there is none"
 [ ! -e "$T/never" ] && [ ! -e "$LAB_STATE_DIR/libvirt" ]; ok $? "... wrote no report and opened no libvirt"
 
+expect 0 "lab run --kernel baseline --kernel fix=baseline+PATCH --dry-run" "$LAB" run \
+	configs/ab-vma-lock.json --kernel baseline \
+	--kernel fix=baseline+kernels/patches/6.12/bench-anon-fault-cost.patch --dry-run
+has "$T/out" "run order (6 runs, interleaved): baseline fix baseline fix" "... the job's kernels replaced"
+has "$T/out" "kernel fix: variant fix, " "... the patched one a variant of its own"
+f=$(ls "$LAB_STATE_DIR"/variants/*/fix.json 2>/dev/null | head -1)
+[ -n "$f" ] && jq -e '.extends == "baseline" and (.patches[0] | endswith("/bench-anon-fault-cost.patch"))' "$f" >/dev/null
+ok $? "... written under STATE/variants/, extending baseline with the patch"
 expect 0 "lab run --dry-run configs/quick.json (a kernel given as a glob)" "$LAB" run \
 	configs/quick.json --dry-run
 grep -Eq '^kernel vmlinuz-[^*?]+: the image /boot/vmlinuz-' "$T/out"
