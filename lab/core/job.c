@@ -13,7 +13,7 @@
 #include "util/text.h"
 
 static const char *const job_keys[] = {
-	"name", "topology", "kernel", "kernels", "repeats", "workloads", "timeouts", "debug",
+	"name", "topology", "kernel", "kernels", "matrix", "repeats", "workloads", "timeouts", "debug",
 	"knobs", "image", "timing", "quantum", "precision", "parallel", NULL,
 };
 static const char *const precision_keys[] = {"ci_pct", "min_boots", "max_boots", "max_s", NULL};

@@ -145,12 +145,97 @@ static int parse_list(const json_t *a, struct job *job, struct lab_error *err)
 	return 0;
 }
 
+/* One entry of the matrix: kernel entry k (at path) with knob set `set` called name over its
+ * own knobs, labelled LABEL-NAME (LABEL: its "name" or default label). */
+static int matrix_one(const json_t *k, const char *path, const char *name, const json_t *set,
+		      const struct topology *topo, struct job_kernel *out, struct lab_error *err)
+{
+	struct job_kernel base = { 0 };
+	_cleanup_json_ json_t *e = NULL;
+	json_t *knobs;
+	char label[160];
+	int r = parse_one(k, path, topo, &base, err);
+
+	json_decref(base.own_knobs);
+	if (r < 0)
+		return r;
+	if ((size_t)snprintf(label, sizeof(label), "%s-%s", base.label, name) >= sizeof(out->label))
+		return error_set(err, path, "label \"%s\" is longer than 63 characters", label);
+	e = json_deep_copy(k);
+	knobs = e ? json_object_get(e, "knobs") : NULL;
+	if (!e || (!knobs && json_object_set_new(e, "knobs", json_object()) < 0))
+		return -ENOMEM;
+	knobs = json_object_get(e, "knobs");
+	if (!json_is_object(knobs) || json_object_update(knobs, (json_t *)set) < 0 ||
+	    json_object_set_new(e, "name", json_string(label)) < 0)
+		return json_is_object(knobs) ? -ENOMEM
+					     : error_set(err, path, "knobs: must be an object");
+	return parse_one(e, path, topo, out, err);
+}
+
+/* "matrix": {"kernels": [...], "knobs": {"NAME": {knobs}, ...}}: every kernel under every
+ * knob set, labelled KERNEL-NAME, in that order (then run interleaved as "kernels"). */
+static int parse_matrix(const json_t *m, struct job *job, struct lab_error *err)
+{
+	static const char *const keys[] = {"kernels", "knobs", NULL};
+	const json_t *ks = json_object_get(m, "kernels"), *sets = json_object_get(m, "knobs"), *set;
+	size_t nk = json_array_size(ks), ns = json_object_size(sets), n = 0;
+	const char *name;
+	int r;
+
+	if ((r = jsonpath_check_object(m, "matrix", keys, err)) < 0)
+		return r;
+	if (!json_is_array(ks) || nk < 1)
+		return error_set(err, "matrix.kernels", "must be an array of kernels");
+	if (!json_is_object(sets) || ns < 1)
+		return error_set(err, "matrix.knobs", "must be an object of named knob sets");
+	if (nk * ns > JOB_MAX_KERNELS)
+		return error_set(err, "matrix", "%zu kernels x %zu knob sets is more than %d", nk, ns,
+				 JOB_MAX_KERNELS);
+	json_object_foreach((json_t *)sets, name, set) {
+		char p[JSONPATH_LEN];
+		json_t *norm = NULL;
+
+		jsonpath_key(p, sizeof(p), "matrix.knobs", name);
+		if (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") !=
+			    strlen(name) || !name[0])
+			return error_set(err, p, "a knob set's name must match [A-Za-z0-9._-]+");
+		if ((r = knobs_parse_at(set, &job->topo, p, &norm, err)) < 0)
+			return r;
+		json_decref(norm);
+	}
+	job->kernels = calloc(nk * ns, sizeof(*job->kernels));
+	if (!job->kernels)
+		return -ENOMEM;
+	for (size_t i = 0; i < nk; i++) {
+		char path[JSONPATH_LEN];
+
+		jsonpath_index(path, sizeof(path), "matrix.kernels", i);
+		json_object_foreach((json_t *)sets, name, set) {
+			if ((r = matrix_one(json_array_get(ks, i), path, name, set, &job->topo,
+					    &job->kernels[n], err)) < 0)
+				return r;
+			job->nr_kernels = (unsigned)++n;
+			for (size_t k = 0; k + 1 < n; k++)
+				if (!strcmp(job->kernels[k].label, job->kernels[n - 1].label))
+					return error_set(err, path, "label \"%s\" is used twice (give the "
+							 "kernels different \"name\"s)",
+							 job->kernels[k].label);
+		}
+	}
+	return 0;
+}
+
 int job_parse_kernels(const json_t *j, struct job *job, struct lab_error *err)
 {
 	const json_t *k = json_object_get(j, "kernel"), *ks = json_object_get(j, "kernels");
+	const json_t *m = json_object_get(j, "matrix");
 
-	if (k && ks)
-		return error_set(err, "kernels", "use either \"kernel\" or \"kernels\", not both");
+	if (!!k + !!ks + !!m > 1)
+		return error_set(err, m ? "matrix" : "kernels", "use one of \"kernel\", \"kernels\" "
+				 "and \"matrix\"");
+	if (m)
+		return parse_matrix(m, job, err);
 	if (ks)
 		return parse_list(ks, job, err);
 	if (!k)

@@ -33,7 +33,7 @@ static const struct {
 	/* errors */
 	{ "", "kernel: required" },
 	{ "\"kernel\": {\"image\": \"/a\"}, \"kernels\": []",
-	  "kernels: use either \"kernel\" or \"kernels\", not both" },
+	  "kernels: use one of \"kernel\", \"kernels\" and \"matrix\"" },
 	{ "\"kernel\": {\"image\": \"/a\", \"variant\": \"b\"}",
 	  "kernel: \"image\" and \"variant\" exclude each other" },
 	{ "\"kernel\": {}", "kernel: needs \"image\" (a prebuilt kernel) or \"variant\" "
