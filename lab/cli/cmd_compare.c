@@ -194,30 +194,6 @@ static int fail_input(const struct lab_error *err)
 	return EXIT_BAD_INPUT;
 }
 
-/* Two sides: every run of A's reports is variant "A"'s, every run of B's "B"'s.  The labels
- * are the kernels' own when each side has one and they differ, else "A (...)", "B (...)". */
-static int load_two(struct report_files *f, size_t na, struct series_set *s,
-		    struct lab_error *err)
-{
-	char la[200], lb[200], va[256], vb[256];
-	unsigned ca, cb;
-	int r;
-
-	series_labels(f->doc, na, la, sizeof(la), &ca);
-	series_labels(f->doc + na, f->n - na, lb, sizeof(lb), &cb);
-	if (ca == 1 && cb == 1 && strcmp(la, lb)) {
-		snprintf(va, sizeof(va), "%s", la);
-		snprintf(vb, sizeof(vb), "%s", lb);
-	} else {
-		snprintf(va, sizeof(va), "A (%s)", la);
-		snprintf(vb, sizeof(vb), "B (%s)", lb);
-	}
-	for (size_t i = 0; i < f->n; i++)
-		if ((r = series_add_report(s, f->doc[i], f->path[i], i < na ? va : vb, err)) < 0)
-			return r;
-	return 0;
-}
-
 static int load_one(struct report_files *f, struct series_set *s, struct lab_error *err)
 {
 	int r;
@@ -314,7 +290,7 @@ static int run_compare(const struct compare_args *a, struct series_set *s,
 		return fail_input(&err);
 	if (report_files_read(f, &err) < 0)
 		return fail_input(&err);
-	r = a->b ? load_two(f, na, s, &err) : load_one(f, s, &err);
+	r = a->b ? report_files_sides(f, na, s, &err) : load_one(f, s, &err);
 	if (r == -ENOMEM)
 		return cli_err("out of memory"), EXIT_LAB_ERROR;
 	if (r < 0)

@@ -40,7 +40,8 @@ void cmd_report_help(void)
 	       "against task count, one line per variant, 95%% CI error bars), a trend per\n"
 	       "metric when the reports were created at two or more times, and every run:\n"
 	       "topology requested against observed, knobs, workloads, outcome, and the\n"
-	       "console excerpt of failed runs.\n\n"
+	       "console excerpt of failed runs.  Exactly two arguments are two sides, as in\n"
+	       "'lab compare A B': every run of the first is A's, of the second B's.\n\n"
 	       "A directory of 'lab nightly' (it holds ledger.json) adds its trends: per job\n"
 	       "the latest night's primary series over all nights with their change points,\n"
 	       "and the confirmed regressions with links to their bisections.\n\n"
@@ -162,7 +163,8 @@ static int load(const struct report_args *a, struct report_files *f, struct seri
 		json_t *nightly)
 {
 	struct lab_error err = { 0 };
-	int r;
+	int sides = a->argc - a->first == 2, r;
+	size_t na = 0;
 
 	for (int i = a->first; i < a->argc; i++) {
 		_cleanup_free_ char *ledger = fs_join(a->argv[i], "ledger.json");
@@ -170,13 +172,23 @@ static int load(const struct report_args *a, struct report_files *f, struct seri
 		if (ledger && fs_exists(ledger)) {
 			if ((r = load_nightly(a->argv[i], f, nightly)) != EXIT_OK)
 				return r;
+			sides = 0;
 			continue;
 		}
 		if (report_files_add(f, a->argv[i], &err) < 0)
 			return bad_input("", &err);
+		if (i == a->first)
+			na = f->n;
 	}
 	if (report_files_read(f, &err) < 0)
 		return bad_input("", &err);
+	/* Two report arguments are two sides, as in `lab compare A B`. */
+	if (sides) {
+		r = report_files_sides(f, na, s, &err);
+		if (r == -ENOMEM)
+			return EXIT_LAB_ERROR;
+		return r < 0 ? bad_input("", &err) : EXIT_OK;
+	}
 	for (size_t i = 0; i < f->n; i++) {
 		r = series_add_report(s, f->doc[i], f->path[i], NULL, &err);
 		if (r == -ENOMEM)

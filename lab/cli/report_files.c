@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/series.h"
 #include "core/runreport.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
@@ -136,3 +137,26 @@ void report_files_free(struct report_files *f)
 	memset(f, 0, sizeof(*f));
 }
 
+/* Two sides: every run of A's reports is variant "A"'s, every run of B's "B"'s.  The labels
+ * are the kernels' own when each side has one and they differ, else "A (...)", "B (...)". */
+int report_files_sides(struct report_files *f, size_t na, struct series_set *s,
+		       struct lab_error *err)
+{
+	char la[200], lb[200], va[256], vb[256];
+	unsigned ca, cb;
+	int r;
+
+	series_labels(f->doc, na, la, sizeof(la), &ca);
+	series_labels(f->doc + na, f->n - na, lb, sizeof(lb), &cb);
+	if (ca == 1 && cb == 1 && strcmp(la, lb)) {
+		snprintf(va, sizeof(va), "%s", la);
+		snprintf(vb, sizeof(vb), "%s", lb);
+	} else {
+		snprintf(va, sizeof(va), "A (%s)", la);
+		snprintf(vb, sizeof(vb), "B (%s)", lb);
+	}
+	for (size_t i = 0; i < f->n; i++)
+		if ((r = series_add_report(s, f->doc[i], f->path[i], i < na ? va : vb, err)) < 0)
+			return r;
+	return 0;
+}

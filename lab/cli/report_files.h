@@ -23,3 +23,10 @@ int report_files_add(struct report_files *f, const char *arg, struct lab_error *
 /* Parse every file (duplicate keys rejected); errors name the file. */
 int report_files_read(struct report_files *f, struct lab_error *err);
 void report_files_free(struct report_files *f);
+
+struct series_set;
+/* The reports f->doc[0..na) are side A, the rest side B (`lab compare A B`, `lab report A B`):
+ * every run of a side is one variant, labelled by the side's kernel when each side has one
+ * and they differ, else "A (labels)" and "B (labels)". */
+int report_files_sides(struct report_files *f, size_t na, struct series_set *s,
+		       struct lab_error *err);

@@ -89,6 +89,12 @@ $LAB report "$T/bad.json" -o "$T/x.html" >/dev/null 2>"$T/err"
 ok $([ $? = 2 ] && echo 0 || echo 1) "an invalid report exits 2"
 has "$T/err" "bad.json: runs: must be an array" "... naming file and JSON path"
 ok $([ ! -e "$T/x.html" ] && echo 0 || echo 1) "nothing written on bad input"
+# Two arguments are two sides, as in `lab compare A B`: both reports are of one kernel release
+# here, so the sides are "A (...)" and "B (...)", B compared against A.
+$LAB report lab/tests/data/compare/a.json lab/tests/data/compare/b.json -o "$T/sides.html" >/dev/null
+ok $? "lab report A B"
+has "$T/sides.html" '"label":"B (6.12.0-synthetic)"' "... B's runs are side B"
+has "$T/sides.html" 'B (6.12.0-synthetic) against A: A (6.12.0-synthetic)' "... compared against side A"
 $LAB report --help >/dev/null
 ok $? "--help"
 finish
