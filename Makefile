@@ -1,4 +1,4 @@
-# numalab — see README.md.  `make` builds, `make check` tests, `make run` runs configs/quick.json,
+# numalab — see README.md.  `make` builds, `make check` tests, `make run` runs configs/first.json (an A/B),
 # `make fuzz [FUZZ_SECONDS=60]` runs the libFuzzer harnesses (lab/fuzz/, HACKING.md "Fuzzing").
 CC       ?= cc
 WERROR   ?= $(if $(CI),1,)
@@ -129,7 +129,7 @@ $(B)/runners/%: runners/%.c $(RUN_COMMON) $(RUN_HDRS) | $(DEPS_FIRST)
 	$(CC) $(CPPFLAGS) $(WARN) $(if $(WERROR),-Werror,) -O2 -g -static -o $@ $< $(RUN_COMMON) -ljansson -lz -lpthread -lm
 
 run: all
-	$(B)/lab run configs/quick.json
+	$(B)/lab run configs/first.json
 
 doctor: all
 	$(B)/lab doctor

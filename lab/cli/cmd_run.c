@@ -397,10 +397,22 @@ static void print_decision(const struct run_summary *sum)
 		fflush(stdout);
 		report_decision_print(&s, &d);
 	}
-	printf("\nnext: lab show %s\n", sum->out_dir);
-	if (s.nr_variants > 1)
-		printf("      lab compare %s -v\n      lab report %s -o %s/dashboard.html\n",
-		       sum->out_dir, sum->out_dir, sum->out_dir);
+	if (s.nr_variants > 1) {
+		/* the dashboard of an A/B is written with it: DIR/dashboard.html */
+		char page[PATH_MAX + 32], *argv[] = { "report", (char *)sum->out_dir, "-o", page,
+						      NULL };
+
+		snprintf(page, sizeof(page), "%s/dashboard.html", sum->out_dir);
+		fflush(stdout);
+		if (cmd_report(4, argv) != EXIT_OK)
+			page[0] = '\0';
+		printf("\nnext: lab show %s\n      lab compare %s -v\n", sum->out_dir,
+		       sum->out_dir);
+		if (page[0])
+			printf("      open %s in a browser\n", page);
+	} else {
+		printf("\nnext: lab show %s\n", sum->out_dir);
+	}
 	series_free(&s);
 	report_files_free(&f);
 }
