@@ -227,6 +227,23 @@ static void counts(struct strbuf *sb, const unsigned *n)
 	}
 }
 
+/* Deciding rows with a change whose size the model does not fix (modelfit_size_bound). */
+static unsigned size_bound(const struct series_set *s, const struct comparison *c)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; c->timing && i < c->nr_rows; i++) {
+		const struct compare_row *r = &c->rows[i];
+		const struct series_what *g = &s->groups[s->keys[r->key].group];
+
+		n += (r->primary || c->all_metrics) &&
+		     (r->verdict == VERDICT_REGRESSION || r->verdict == VERDICT_IMPROVEMENT) &&
+		     modelfit_size_bound(c->timing, g->workload, g->params, g->metric,
+					 s->keys[r->key].tasks);
+	}
+	return n;
+}
+
 /* What the reader needs before the decision: the model's blind spot, why it is undecided,
  * failed runs, what -v would add. */
 static void notes(struct strbuf *sb, const struct series_set *s, const struct comparison *c)
@@ -242,6 +259,11 @@ static void notes(struct strbuf *sb, const struct series_set *s, const struct co
 				   "cannot show (%s); run them under --timing quantum.\n",
 			       c->count[VERDICT_OUTSIDE_MODEL], c->timing,
 			       modelfit_blind(c->timing));
+	if (size_bound(s, c))
+		strbuf_appendf(&t, "- %u changes found depend on lock contention: under %s their "
+				   "direction is the model's finding, their size depends on the "
+				   "quantum (configs/seeds/README.md, \"The quantum\").\n",
+			       size_bound(s, c), c->timing);
 	if (c->decision == COMPARE_UNDECIDED && c->boots_needed > VERDICT_MAX_BOOTS_NEEDED)
 		strbuf_appendf(&t, "- more than %d boots a side would be needed at this spread.\n",
 			       VERDICT_MAX_BOOTS_NEEDED);

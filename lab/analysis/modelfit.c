@@ -54,3 +54,15 @@ const char *modelfit_blind(const char *timing_key)
 	return timing_parse_key(timing_key, &m, &q) < 0 || !timing_info(m)->blind
 		       ? "" : timing_info(m)->blind;
 }
+
+int modelfit_size_bound(const char *timing_key, const char *workload, const json_t *params,
+			const char *metric, unsigned tasks)
+{
+	enum timing_model m;
+	unsigned q;
+	int only;
+
+	if (timing_parse_key(timing_key, &m, &q) < 0 || !timing_info(m)->rounds)
+		return 0;
+	return !!(workload_mechs(workload, metric, params, tasks, &only) & WORKLOAD_MECH_CONTENTION);
+}

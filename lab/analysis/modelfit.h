@@ -22,3 +22,9 @@ enum modelfit modelfit_series(const char *timing_key, unsigned host_cpus, const 
 /* Why the model of timing_key cannot show what it cannot, one sentence; "" for a model that
  * shows everything (or an unknown key). */
 const char *modelfit_blind(const char *timing_key);
+/* 1 when the model of timing_key shows the direction of this series' change but not its
+ * size: the contention model (rounds of Q instructions) and a series that depends on lock
+ * contention, whose level is set by how the rounds cut the lock's hand-offs (it moves with
+ * Q: configs/seeds/README.md, "The quantum"); else 0. */
+int modelfit_size_bound(const char *timing_key, const char *workload, const json_t *params,
+			const char *metric, unsigned tasks);

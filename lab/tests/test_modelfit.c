@@ -27,11 +27,15 @@ static int run_case(char *line, struct strbuf *out)
 		f[n++] = t;
 	if (n != 6 || !(params = json_loads(f[3], JSON_REJECT_DUPLICATES, NULL)))
 		return -EINVAL;
+	int size;
+
 	r = modelfit_series(f[0], (unsigned)atoi(f[1]), f[2], params, f[4], (unsigned)atoi(f[5]),
 			    why, sizeof(why));
+	size = modelfit_size_bound(f[0], f[2], params, f[4], (unsigned)atoi(f[5]));
 	json_decref(params);
-	strbuf_appendf(out, "%s cpus=%s %s %s %s x%s\t%s\t%s\n", f[0], f[1], f[2], f[3], f[4], f[5],
-		       fit_names[r], why);
+	/* the last column: whether the model shows the size of a change too, or its direction */
+	strbuf_appendf(out, "%s cpus=%s %s %s %s x%s\t%s\t%s\t%s\n", f[0], f[1], f[2], f[3], f[4],
+		       f[5], fit_names[r], why, size ? "direction-only" : "size");
 	/* A reason exactly when the model misses something. */
 	tap_ok((r == MODELFIT_INSIDE) == !why[0], "%s %s %s x%s: %s, reason %s", f[0], f[2], f[4],
 	       f[5], fit_names[r], why[0] ? "given" : "none");
