@@ -47,6 +47,8 @@ int cmd_report(int argc, char **argv);
 void cmd_report_help(void);
 int cmd_hosts(int argc, char **argv);
 void cmd_hosts_help(void);
+int cmd_ab(int argc, char **argv);
+void cmd_ab_help(void);
 int cmd_show(int argc, char **argv);
 void cmd_show_help(void);
 int cmd_export(int argc, char **argv);

@@ -38,7 +38,8 @@ void cmd_run_help(void)
 	       "               [--parallel N|auto] [--keep-initrd] [--seed S]\n"
 	       "               [--hosts HOSTS.json [--host-class CLASS] [--host-wait S]]\n"
 	       "               [--resume [--interrupted I,J]] [--json] [--git-bisect]\n"
-	       "               [--dry-run] [--kernel [LABEL=]VARIANT[+PATCH...]]...\n\n"
+	       "               [--dry-run] [--repeats N]\n"
+	       "               [--kernel [LABEL=]VARIANT[+PATCH...]]...\n\n"
 	       "Boots one libvirt guest per repetition of the job, runs its workloads inside\n"
 	       "and writes DIR/report.json (default reports/<id>/) after every run; at the end\n"
 	       "the report joins the history index (STATE/history.db, 'lab history').\n\n"
@@ -107,6 +108,7 @@ void cmd_run_help(void)
 	       "                 [LABEL=]VARIANT[+PATCH...], e.g. --kernel baseline --kernel\n"
 	       "                 fix=baseline+0001-fix.patch (a variant extending VARIANT with\n"
 	       "                 the patches is written under STATE/variants/)\n"
+	       "  --repeats N    the job's \"repeats\" replaced: boots of each kernel\n"
 	       "  --dry-run      resolve and check everything and print the plan: each kernel\n"
 	       "                 cached or to build, the image, the timing model and why, the\n"
 	       "                 run order, an estimate from the history; builds, boots and\n"
@@ -176,6 +178,7 @@ struct run_args {
 	int git_bisect;      /* --git-bisect: exit codes for `git bisect run` */
 	int json;            /* --json: the summary as JSON on stdout */
 	int dry_run;         /* --dry-run: the plan only */
+	unsigned repeats;    /* --repeats N: the job's "repeats" replaced (0: as written) */
 	char *kernels[16];   /* --kernel SPEC: the job's kernels replaced */
 	size_t nr_kernels;
 	int resume;
@@ -207,6 +210,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "json", no_argument, NULL, 'j' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "kernel", required_argument, NULL, 'K' },
+		{ "repeats", required_argument, NULL, 'r' },
 		{ 0 },
 	};
 	int c;
@@ -227,6 +231,17 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		case 'G': a->git_bisect = 1; break;
 		case 'j': a->json = 1; break;
 		case 'n': a->dry_run = 1; break;
+		case 'r': {
+			char *end;
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (*end || !isdigit((unsigned char)optarg[0]) || n < 1 || n > 1000) {
+				cli_err("--repeats must be a number 1..1000");
+				return -EINVAL;
+			}
+			a->repeats = (unsigned)n;
+			break;
+		}
 		case 'K':
 			if (a->nr_kernels == sizeof(a->kernels) / sizeof(a->kernels[0])) {
 				cli_err("--kernel: at most %zu", a->nr_kernels);
@@ -509,6 +524,8 @@ static int run_main(int argc, char **argv, struct run_args *pa, struct run_summa
 	} else if (load_job(a.job, &job, sha256) < 0) {
 		return EXIT_BAD_INPUT;
 	}
+	if (a.repeats)
+		job.repeats = a.repeats;
 	if (a.quantum && (o.timing != TIMING_AUTO ? o.timing : job.timing) != TIMING_QUANTUM) {
 		cli_err("--quantum needs the contention model (--timing quantum, or the "
 			"job's \"timing\": \"quantum\")");

@@ -16,6 +16,7 @@ static void cmd_help_help(void);
 /* alias_of: an old name kept for one release, dispatched as that command line. */
 static const struct lab_cmd commands[] = {
 	LAB_CMD("run", "boot guests for a job file and write a report", cmd_run),
+	LAB_CMD("ab", "an A/B of a patch against a kernel variant, in one command", cmd_ab),
 	LAB_CMD("compare", "A/B statistics of two kernel variants' reports", cmd_compare),
 	LAB_CMD("show", "one report as text: runs, outcomes, primary metrics, decision", cmd_show),
 	LAB_CMD("report", "write an HTML dashboard of reports", cmd_report),

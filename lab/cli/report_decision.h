@@ -11,3 +11,6 @@
  * the decision.  0; 1 when there is nothing to compare (one label); -ENOMEM, -EINVAL (said on
  * stderr, e.g. labels that ran different workloads). */
 int report_decision_print(const struct series_set *s, enum compare_decision *d);
+/* The same decision of the report at dir, nothing printed: 0 with *d; -EINVAL (not one
+ * readable report of two or more labels, or labels that cannot be compared). */
+int report_decision_of(const char *dir, enum compare_decision *d);

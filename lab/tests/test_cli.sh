@@ -89,6 +89,12 @@ has "$T/out" "kernel fix: variant fix, " "... the patched one a variant of its o
 f=$(ls "$LAB_STATE_DIR"/variants/*/fix.json 2>/dev/null | head -1)
 [ -n "$f" ] && jq -e '.extends == "baseline" and (.patches[0] | endswith("/bench-anon-fault-cost.patch"))' "$f" >/dev/null
 ok $? "... written under STATE/variants/, extending baseline with the patch"
+expect 0 "lab ab PATCH --dry-run: the default job with base and patched kernels" "$LAB" ab \
+	kernels/patches/6.12/bench-anon-fault-cost.patch --boots 3 --dry-run
+has "$T/out" "run order (6 runs, interleaved): baseline patched baseline patched" "... 3 boots a side"
+has "$T/out" "timing model quantum" "... under the contention model"
+has "$T/out" "workloads: pft page_fault1 page_fault2 page_fault3 memscale mmap_contention" \
+	"... the documented workloads"
 expect 0 "lab run --dry-run configs/quick.json (a kernel given as a glob)" "$LAB" run \
 	configs/quick.json --dry-run
 grep -Eq '^kernel vmlinuz-[^*?]+: the image /boot/vmlinuz-' "$T/out"
