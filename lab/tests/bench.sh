@@ -63,6 +63,11 @@ for p in $all; do
 	[ "$rc" = 0 ] || { echo "bench: part $p failed (exit $rc)" >&2; failed+=("$p"); }
 	python3 lab/tests/bench-record.py "$out" "$p" "$st" "$log" "$([ "$rc" = 0 ] || echo failed)" ||
 		echo "bench: could not write $out" >&2
+	# The seed experiments' table lives with the seeds, generated the same way.
+	if [ "$p" = seeds ] && [ -z "${BENCH_OUT:-}" ]; then
+		python3 lab/tests/bench-record.py --block configs/seeds/README.md seeds "$st" "$log" \
+			"$([ "$rc" = 0 ] || echo failed)" || echo "bench: could not write configs/seeds/README.md" >&2
+	fi
 	echo
 done
 echo "bench: the figures are in $out"

@@ -71,4 +71,12 @@ has "$md" "model figures 2" "... a part run again replaces its section"
 has "$md" "- date: two" "... the other part's section and stamp kept"
 has "$md" "**This part failed**" "... a failed part says so"
 head -1 "$md" | grep -q "^# Benchmarks$"; ok $? "... under the file's heading"
+printf 'intro\n<!-- bench:seeds -->\nold\n<!-- /bench:seeds -->\noutro\n' >"$T/doc.md"
+python3 lab/tests/bench-record.py --block "$T/doc.md" seeds "- date: four" "$T/p2"
+grep -q "compare figures" "$T/doc.md" && ! grep -q "^old$" "$T/doc.md" &&
+	[ "$(head -1 "$T/doc.md")" = intro ] && [ "$(tail -1 "$T/doc.md")" = outro ]
+ok $? "bench-record --block: the generated block of another document replaced, the rest kept"
+has "$T/doc.md" "- date: four" "... with its stamp"
+python3 lab/tests/bench-record.py --block "$T/BENCHMARKS.md" seeds "- date: x" "$T/p2" 2>"$T/err"
+ok "$(rc_is $? 1)" "... a document without the block is refused"
 finish
