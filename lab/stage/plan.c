@@ -189,8 +189,10 @@ int run_plan(const struct run_opts *o, const struct job *job, struct strbuf *sb,
 	if (!dir)
 		return -ENOMEM;
 	error_set_file(err, o->job_file);
-	if ((r = krun_resolve(job, dir, &kr, err)) < 0)
+	if ((r = krun_resolve(job, dir, &kr, err)) < 0) {
+		krun_free(&kr);
 		return r;
+	}
 	plan_job(sb, job);
 	plan_memory(sb, job);
 	plan_kernels(sb, &kr);
