@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
+#include "util/cachedir.h"
 #include "stage/accel.h"
 #include "stage/image.h"
 #include "stage/initramfs.h"
@@ -19,7 +21,7 @@ void cmd_image_help(void)
 {
 	char cache[4096];
 
-	image_cache_dir(cache, sizeof(cache));
+	cachedir_default("images", geteuid(), cache, sizeof(cache));
 	printf("usage: lab image build RECIPE [--rebuild] [--accel auto|tcg|kvm] [--cache DIR]\n"
 	       "                              [--state DIR]\n"
 	       "       lab image list [--json] [--cache DIR]\n\n"

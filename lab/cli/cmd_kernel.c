@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "util/cachedir.h"
 #include "stage/kernel.h"
 #include "util/cleanup.h"
 #include "util/jsonio.h"
@@ -25,7 +26,7 @@ void cmd_kernel_help(void)
 {
 	char cache[4096];
 
-	kernel_cache_dir(NULL, cache, sizeof(cache));
+	cachedir_default("kernels", geteuid(), cache, sizeof(cache));
 	printf("usage: lab kernel build VARIANT... [--cache DIR] [--force] [-j N]\n"
 	       "       lab kernel list [--cache DIR] [--json]\n"
 	       "       lab kernel path VARIANT [--cache DIR]\n\n"

@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
+#include "util/cachedir.h"
 #include "stage/qemu.h"
 
 static volatile sig_atomic_t interrupted;
@@ -21,7 +23,7 @@ void cmd_qemu_help(void)
 {
 	char cache[4096];
 
-	qemu_cache_dir(NULL, cache, sizeof(cache));
+	cachedir_default("qemu", geteuid(), cache, sizeof(cache));
 	printf("usage: lab qemu build [--cache DIR] [--force] [-j N]\n"
 	       "       lab qemu path [--cache DIR]\n\n"
 	       "The QEMU of the contention timing model: Debian's source of the QEMU the lab\n"
