@@ -1,5 +1,6 @@
 /* What the commands share: the one error shape, the help texts' printing, the exit codes'
  * mapping for `git bisect run`. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -121,4 +122,12 @@ int cli_help(void (*help)(void), const char *arg)
 	help();
 	fputs("\n" EXIT_TABLE_HELP, stdout);
 	return EXIT_OK;
+}
+
+int cli_choice(const char *s, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(s, names[i]))
+			return (int)i;
+	return -EINVAL;
 }

@@ -97,5 +97,8 @@ void cli_bad_option(int c, char *const *argv);
 /* A command's help: arg "--help" the whole text and the exit-code table, "-h" its usage and
  * EXAMPLES only.  EXIT_OK. */
 int cli_help(void (*help)(void), const char *arg);
+/* The index of s in names[0..n) (an option's value that is one of a list of words), or
+ * -EINVAL. */
+int cli_choice(const char *s, const char *const *names, size_t n);
 /* True when argv[i] is -h/--help. */
 int cli_is_help(const char *a);

@@ -115,17 +115,7 @@ static int parse_labels(const char *s, struct compare_args *a)
 	return a->nr_labels >= 2 ? 0 : -EINVAL;
 }
 
-static int parse_format(const char *s, struct compare_args *a)
-{
-	static const char *const names[] = { "text", "markdown", "csv", "json" };
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(s, names[i])) {
-			a->format = i;
-			return 0;
-		}
-	return -EINVAL;
-}
+static const char *const format_names[] = { "text", "markdown", "csv", "json" };
 
 static int parse_args(int argc, char **argv, struct compare_args *a)
 {
@@ -139,7 +129,7 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 		{ "git-bisect", no_argument, NULL, 'G' },
 		{ 0 },
 	};
-	int c;
+	int c, r;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":v", opts, NULL)) != -1) {
@@ -147,10 +137,11 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 		case 'j': a->format = FORMAT_JSON; break;
 		case 'v': a->verbose = 1; break;
 		case 'f':
-			if (parse_format(optarg, a) < 0) {
+			if ((r = cli_choice(optarg, format_names, 4)) < 0) {
 				cli_err("--format must be text, markdown, csv or json");
 				return -EINVAL;
 			}
+			a->format = r;
 			break;
 		case 'A': a->all_metrics = 1; break;
 		case 'G':

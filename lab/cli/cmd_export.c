@@ -51,17 +51,7 @@ struct export_args {
 	const char *out;
 };
 
-static int parse_format(const char *s, enum export_format *f)
-{
-	static const char *const names[] = { "kcidb", "lkp", "csv" };
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(s, names[i])) {
-			*f = i;
-			return 0;
-		}
-	return -EINVAL;
-}
+static const char *const format_names[] = { "kcidb", "lkp", "csv" };
 
 static int parse_args(int argc, char **argv, struct export_args *a)
 {
@@ -70,16 +60,17 @@ static int parse_args(int argc, char **argv, struct export_args *a)
 		{ "out", required_argument, NULL, 'o' },
 		{ 0 },
 	};
-	int c;
+	int c, r;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if (parse_format(optarg, &a->format) < 0) {
+			if ((r = cli_choice(optarg, format_names, 3)) < 0) {
 				cli_usage_err("--format must be kcidb, lkp or csv");
 				return -EINVAL;
 			}
+			a->format = r;
 			a->have_format = 1;
 			break;
 		case 'o': a->out = optarg; break;
