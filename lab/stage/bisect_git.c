@@ -191,24 +191,66 @@ fail:
 	return r < 0 ? r : -EINVAL;
 }
 
+int bgit_diff(const char *repo, const char *from, const char *to, const char *path,
+	      struct lab_error *err)
+{
+	const char *args[] = { "diff", "--no-color", "--no-ext-diff", "--no-renames", "--binary",
+			       from, to, NULL };
+	_cleanup_free_ char *out = NULL;
+	int st = 0, r;
+
+	r = git(repo, args, BGIT_PATCH_MAX, &out, &st);
+	if (r < 0 || st != 0)
+		return error_set(err, "", "git diff %.12s %.12s failed: %s", from, to,
+				 r < 0 ? strerror(-r) : last_line(out));
+	if (strlen(out) >= BGIT_PATCH_MAX - 1)
+		return error_set(err, "", "the diff %.12s %.12s is larger than %u MiB", from, to,
+				 BGIT_PATCH_MAX >> 20);
+	if ((r = fs_write_atomic(path, out, strlen(out))) < 0)
+		return error_set(err, "", "cannot write %s: %s", path, strerror(-r));
+	return out[0] ? 1 : 0;
+}
+
 int bgit_revert_patch(const char *repo, const char *commit, const char *path,
 		      struct lab_error *err)
 {
-	char parent[200];
-	const char *args[] = { "diff", "--no-color", "--no-ext-diff", "--no-renames", "--binary",
-			       commit, parent, NULL };
-	_cleanup_free_ char *out = NULL;
-	char psha[65];
-	int st = 0, r;
+	char parent[200], psha[65];
+	int r;
 
 	snprintf(parent, sizeof(parent), "%s^", commit);
 	if (bgit_resolve(repo, parent, psha, NULL) < 0)
 		return error_set(err, "", "%.12s has no parent to revert to", commit);
-	r = git(repo, args, BGIT_PATCH_MAX, &out, &st);
-	if (r < 0 || st != 0)
-		return error_set(err, "", "git diff %.12s^ failed: %s", commit,
-				 r < 0 ? strerror(-r) : last_line(out));
-	if ((r = fs_write_atomic(path, out, strlen(out))) < 0)
-		return error_set(err, "", "cannot write %s: %s", path, strerror(-r));
+	r = bgit_diff(repo, commit, psha, path, err);
+	return r < 0 ? r : 0;
+}
+
+int bgit_merge_base(const char *repo, const char *a, const char *b, char sha[65],
+		    struct lab_error *err)
+{
+	const char *args[] = { "merge-base", a, b, NULL };
+	_cleanup_free_ char *out = NULL;
+	int st = 0, r = git(repo, args, 4096, &out, &st);
+
+	if (r < 0 || st != 0 || !is_hex(out, 40))
+		return error_set(err, "", "%.12s and %.12s have no common ancestor", a, b);
+	snprintf(sha, 65, "%.40s", out);
 	return 0;
+}
+
+int bgit_snapshot(const char *repo, char sha[65], struct lab_error *err)
+{
+	const char *args[] = { "stash", "create", "numalab: lab ab snapshot", NULL };
+	_cleanup_free_ char *out = NULL;
+	int st = 0, r = git(repo, args, 4096, &out, &st);
+
+	sha[0] = '\0';
+	if (r < 0 || st != 0)
+		return error_set(err, "", "git stash create failed: %s",
+				 r < 0 ? strerror(-r) : last_line(out));
+	if (!out || !out[0])
+		return 0; /* nothing uncommitted in tracked files */
+	if (!is_hex(out, 40))
+		return error_set(err, "", "git stash create said \"%s\"", last_line(out));
+	snprintf(sha, 65, "%.40s", out);
+	return 1;
 }

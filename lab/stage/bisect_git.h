@@ -1,6 +1,8 @@
-/* The git side of `lab bisect`: the repository, its refs and the first-parent list of commits
- * between the ends, and the reverse diff that reverts a culprit.  Every git runs from an argv
- * array; the repository is only read. */
+/* The git side of `lab bisect` and `lab ab`: the repository, its refs and the first-parent
+ * list of commits between the ends, the reverse diff that reverts a culprit, the diff of a
+ * range and a snapshot of a tree's uncommitted changes.  Every git runs from an argv array;
+ * the repository is only read (a snapshot, `git stash create`, adds an unreferenced commit
+ * object and touches no ref, index or file). */
 #pragma once
 #include <stddef.h>
 
@@ -31,3 +33,14 @@ int bgit_commits(const char *repo, const char *good, const char *bad,
  * commit) to path.  -EINVAL with err for a root commit or when git fails. */
 int bgit_revert_patch(const char *repo, const char *commit, const char *path,
 		      struct lab_error *err);
+
+/* `git diff from to` (binary, no renames) into path: 1 when it changes something, 0 when the
+ * diff is empty; -EINVAL with err when git fails. */
+int bgit_diff(const char *repo, const char *from, const char *to, const char *path,
+	      struct lab_error *err);
+/* The best common ancestor of a and b (40 hex) into sha. */
+int bgit_merge_base(const char *repo, const char *a, const char *b, char sha[65],
+		    struct lab_error *err);
+/* A commit of the tree's uncommitted changes to tracked files (`git stash create`) into sha:
+ * 1 when there are some, 0 (sha "") when the tree is clean. */
+int bgit_snapshot(const char *repo, char sha[65], struct lab_error *err);

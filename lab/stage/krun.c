@@ -188,8 +188,10 @@ json_t *krun_report(const struct krun_kernel *k, const struct guest_log *log)
 	const struct guest_kernel *g = log && log->kernel.seen ? &log->kernel : NULL;
 	json_t *conf = NULL, *cfg = config_json(k, g, &conf);
 
-	return json_pack("{s:s,s:s?,s:o,s:o,s:o,s:o,s:s*,s:s*}", "label", k->jk->label, "variant",
-			 k->is_variant ? k->v.name : NULL, "build", build_json(k), "config", cfg,
+	return json_pack("{s:s,s:s?,s:s*,s:o,s:o,s:o,s:o,s:s*,s:s*}", "label", k->jk->label,
+			 "variant", k->is_variant ? k->v.name : NULL, "description",
+			 k->is_variant && k->v.description[0] ? k->v.description : NULL,
+			 "build", build_json(k), "config", cfg,
 			 "confounds", conf ? conf : json_array(), "vma_lock",
 			 log ? collect_vma_lock_json(&log->kernel) : json_null(), "image_sha256",
 			 k->image_sha256[0] ? k->image_sha256 : NULL, "config_sha256",

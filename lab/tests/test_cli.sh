@@ -95,6 +95,29 @@ has "$T/out" "run order (6 runs, interleaved): baseline patched baseline patched
 has "$T/out" "timing model quantum" "... under the contention model"
 has "$T/out" "workloads: pft page_fault1 page_fault2 page_fault3 memscale mmap_contention" \
 	"... the documented workloads"
+# A git range: one patch from the merge base, a dirty tree's changes as a snapshot.
+g() { git -C "$T/tree" -c user.name=t -c user.email=t@localhost "$@"; }
+mkdir -p "$T/tree/mm" && git init -q "$T/tree" && echo 'int x;' >"$T/tree/mm/memory.c" &&
+	g add . && g commit -qm base && g tag v1 && echo '/* one */' >>"$T/tree/mm/memory.c" &&
+	g commit -qam 'mm: one' && echo '/* two */' >>"$T/tree/mm/memory.c"
+expect 0 "lab ab v1.. --tree T --dry-run: a range with uncommitted changes" "$LAB" ab v1.. \
+	--tree "$T/tree" --dry-run
+has "$T/err" "lab ab: v1.. of $T/tree: the diff " "... says the range it measures"
+has "$T/err" "plus the tree's uncommitted changes, as snapshot " "... and the snapshot, aloud"
+has "$T/out" "run order (4 runs, interleaved): baseline patched baseline patched" "... an A/B"
+p=$(ls "$LAB_STATE_DIR"/ab/*-snapshot-*.patch 2>/dev/null | head -1)
+[ -n "$p" ] && grep -q '^+/\* one \*/' "$p" && grep -q '^+/\* two \*/' "$p"
+ok $? "... one patch under STATE/ab/ with the commit's and the tree's changes"
+snap=$(basename "$p" .patch | sed 's/.*-snapshot-//')
+[ "$(g cat-file -t "$snap" 2>/dev/null)" = commit ]; ok $? "... the snapshot is a commit of the tree"
+g diff --quiet HEAD; ok $(( $? == 1 ? 0 : 1 )) "... the tree is left as it was (still dirty)"
+expect 0 "lab ab v1..HEAD~0: a range that ends at a ref" "$LAB" ab v1..HEAD~0 --tree "$T/tree" --dry-run
+has "$T/err" "so they are not measured" "... says the uncommitted changes are left out"
+g stash -q
+expect 2 "lab ab HEAD.. on a clean tree" "$LAB" ab HEAD.. --tree "$T/tree" --dry-run
+has "$T/err" "HEAD.. changes nothing in $T/tree (no commits and no uncommitted changes)" "... says so"
+expect 2 "lab ab nosuch..HEAD" "$LAB" ab nosuch..HEAD --tree "$T/tree" --dry-run
+has "$T/err" "has no commit \"nosuch\"" "... names the ref"
 expect 0 "lab run --dry-run configs/quick.json (a kernel given as a glob)" "$LAB" run \
 	configs/quick.json --dry-run
 grep -Eq '^kernel vmlinuz-[^*?]+: the image /boot/vmlinuz-' "$T/out"
