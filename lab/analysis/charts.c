@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/stats.h"
+#include "proto/workload.h"
 #include "util/cleanup.h"
 
 /* Groups in chart order, each with its keys in task order. */
@@ -23,16 +24,36 @@ static void layout_free(struct layout *l)
 	free(l->start);
 }
 
+/* A primary metric's place in its workload's list (most important first); other metrics
+ * after every primary one. */
+static size_t metric_rank(const struct series_what *w)
+{
+	size_t n = 0;
+	const struct workload_metric *m = workload_primary(w->workload, &n);
+
+	for (size_t i = 0; m && i < n; i++)
+		if (!strcmp(m[i].name, w->metric))
+			return i;
+	return (size_t)-1;
+}
+
+/* Primary metrics first (the dashboard's first screen), then by topology, workload, params,
+ * and the metric's rank. */
 static int group_cmp(const void *x, const void *y, void *ud)
 {
 	const struct series_set *s = ud;
 	const struct series_what *a = &s->groups[*(const size_t *)x];
 	const struct series_what *b = &s->groups[*(const size_t *)y];
+	size_t ra = metric_rank(a), rb = metric_rank(b);
 	int c;
 
+	if ((ra == (size_t)-1) != (rb == (size_t)-1))
+		return ra == (size_t)-1 ? 1 : -1;
 	if ((c = strcmp(a->topology, b->topology)) || (c = strcmp(a->workload, b->workload)) ||
 	    (c = strcmp(a->params_text, b->params_text)))
 		return c;
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
 	return strcmp(a->metric, b->metric);
 }
 
@@ -85,17 +106,33 @@ static json_t *point(double x, const double *v, size_t n, const char *unit)
 			 num(sum.ci_hi), "n", (json_int_t)n);
 }
 
-static json_t *chart_base(const struct series_set *s, size_t g, const char *kind, size_t id)
+json_t *charts_changed_params(const struct series_what *w)
+{
+	const struct workload_def *def = workload_find(w->workload);
+	json_t *out = json_object(), *v;
+	const char *k;
+
+	json_object_foreach(w->params, k, v)
+		if (out && !(def && workload_param_is_default(def, k, v)))
+			json_object_set(out, k, v);
+	return out;
+}
+
+static json_t *chart_base(const struct series_set *s, const struct layout *l, size_t g,
+			  const char *kind, size_t id)
 {
 	const struct series_what *w = &s->groups[g];
 	char cid[32], title[512];
+	size_t counts = l->start[g + 1] - l->start[g];
 
 	snprintf(cid, sizeof(cid), "c%zu", id);
 	snprintf(title, sizeof(title), "%s: %s", w->workload, w->metric);
-	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:O,s:s,s:s,s:s,s:[]}", "id", cid, "kind", kind,
-			 "title", title, "topology", w->topology, "workload", w->workload, "params",
-			 w->params, "metric", w->metric, "unit", w->unit, "better",
-			 w->higher ? "higher" : "lower", "lines");
+	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:O,s:o,s:b,s:I,s:b,s:s,s:s,s:s,s:[]}", "id", cid,
+			 "kind", kind, "title", title, "topology", w->topology, "workload",
+			 w->workload, "params", w->params, "changed", charts_changed_params(w), "primary",
+			 metric_rank(w) != (size_t)-1, "task_counts", (json_int_t)counts, "table",
+			 !strcmp(kind, "scaling") && counts == 1, "metric", w->metric, "unit",
+			 w->unit, "better", w->higher ? "higher" : "lower", "lines");
 }
 
 static int append_line(json_t *chart, json_t *line)
@@ -112,7 +149,7 @@ static int append_line(json_t *chart, json_t *line)
 static json_t *scaling_chart(const struct series_set *s, const struct layout *l, size_t g,
 			     size_t id)
 {
-	_cleanup_json_ json_t *c = chart_base(s, g, "scaling", id);
+	_cleanup_json_ json_t *c = chart_base(s, l, g, "scaling", id);
 
 	for (size_t v = 0; c && v < s->nr_variants; v++) {
 		json_t *line = json_pack("{s:s,s:I,s:[]}", "label", s->variants[v].label, "variant",
@@ -190,7 +227,7 @@ static json_t *trend_points(const struct series_set *s, const struct series *se,
 static json_t *trend_chart(const struct series_set *s, const struct layout *l, size_t g,
 			   size_t id)
 {
-	_cleanup_json_ json_t *c = chart_base(s, g, "trend", id);
+	_cleanup_json_ json_t *c = chart_base(s, l, g, "trend", id);
 
 	for (size_t i = l->start[g]; c && i < l->start[g + 1]; i++) {
 		unsigned tasks = s->keys[l->keys[i]].tasks;

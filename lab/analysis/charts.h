@@ -1,8 +1,15 @@
 /* Chart data for the dashboard, computed from a series_set.  Pure.
  *
  * {"charts": [CHART, ...]}, CHART = {"id", "kind": "scaling" | "trend", "title", "topology",
- * "workload", "params", "metric", "unit", "better", "lines": [{"label", "variant",
- * "tasks" (trend only), "points": [{"x", "y", "lo", "hi", "n", "report" (trend only)}]}]}
+ * "workload", "params", "changed", "primary", "task_counts", "table", "metric", "unit", "better",
+ * "lines": [{"label", "variant", "tasks" (trend only), "points": [{"x", "y", "lo", "hi", "n",
+ * "report" (trend only)}]}]}
+ *
+ * changed:     the params that differ from the workload's defaults (its legend)
+ * primary:     the metric is one of the workload's primary metrics (they decide a verdict);
+ *              charts of primary metrics come first
+ * task_counts: how many task counts the series have
+ * table:       a scaling chart of one task count: shown as a table, not drawn
  *
  * scaling: one chart per (topology, workload, params, metric); x = task count, one line per
  *          kernel variant, y = the mean over all its samples (harmonic for rates, as in
@@ -19,3 +26,5 @@
 json_t *charts_json(const struct series_set *s);
 /* How many distinct creation times the reports with samples have (trend charts need 2). */
 size_t charts_distinct_dates(const struct series_set *s);
+/* The params of w that differ from its workload's defaults (a new object; NULL on ENOMEM). */
+json_t *charts_changed_params(const struct series_what *w);

@@ -9,7 +9,10 @@
 #include <strings.h>
 
 #include "analysis/charts.h"
+#include "analysis/dashboard_charts.h"
+#include "analysis/dashboard_runs.h"
 #include "analysis/format.h"
+#include "analysis/html.h"
 #include "core/timing.h"
 #include "util/cleanup.h"
 
@@ -17,66 +20,9 @@
 #define CSP "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; " \
 	    "img-src data:"
 
-void dashboard_escape(struct strbuf *sb, const char *s)
-{
-	const char *start = s;
-
-	for (; *s; s++) {
-		const char *rep = NULL;
-		unsigned char c = (unsigned char)*s;
-
-		switch (c) {
-		case '&': rep = "&amp;"; break;
-		case '<': rep = "&lt;"; break;
-		case '>': rep = "&gt;"; break;
-		case '"': rep = "&quot;"; break;
-		case '\'': rep = "&#39;"; break;
-		default:
-			if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
-				rep = "\xef\xbf\xbd";
-		}
-		if (!rep)
-			continue;
-		strbuf_appendn(sb, start, (size_t)(s - start));
-		strbuf_append(sb, rep);
-		start = s + 1;
-	}
-	strbuf_appendn(sb, start, (size_t)(s - start));
-}
-
-void dashboard_script_json(struct strbuf *sb, const char *json)
-{
-	const char *start = json, *s = json;
-
-	for (; *s; s++) {
-		if (*s != '<' && *s != '>' && *s != '&')
-			continue;
-		strbuf_appendn(sb, start, (size_t)(s - start));
-		strbuf_appendf(sb, "\\u%04x", (unsigned)*s);
-		start = s + 1;
-	}
-	strbuf_appendn(sb, start, (size_t)(s - start));
-}
-
 static void esc(struct strbuf *sb, const char *s)
 {
-	dashboard_escape(sb, s ? s : "");
-}
-
-void dashboard_escapef(struct strbuf *sb, const char *fmt, ...)
-{
-	_cleanup_free_ char *t = NULL;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&t, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		sb->err = sb->err ? sb->err : -ENOMEM;
-		return;
-	}
-	esc(sb, t);
+	html_escape(sb, s);
 }
 
 static int embeddable(const char *code, const char *end_tag)
@@ -216,11 +162,13 @@ static void ab_rows(struct strbuf *sb, const struct series_set *s, const struct 
 		/* Rows come sorted by topology, workload and params: one heading per block. */
 		if (!prev || strcmp(prev->topology, g->topology) ||
 		    strcmp(prev->workload, g->workload) || strcmp(prev->params_text, g->params_text)) {
+			_cleanup_json_ json_t *ch = charts_changed_params(g);
+
 			strbuf_append(sb, "<tr class=\"group\"><th colspan=\"16\">");
 			esc(sb, g->workload);
-			strbuf_append(sb, " <span class=\"params\">");
-			esc(sb, g->params_text);
-			strbuf_append(sb, "</span> on ");
+			strbuf_append(sb, " ");
+			dashboard_params_legend(sb, ch, g->params);
+			strbuf_append(sb, " on ");
 			esc(sb, g->topology);
 			strbuf_append(sb, "</th></tr>\n");
 		}
@@ -329,54 +277,6 @@ static void ab_section(struct strbuf *sb, const struct dashboard_input *in)
 				  "lies beyond the threshold; no change: the CI lies inside "
 				  "&plusmn;threshold.</p>\n");
 	strbuf_append(sb, "</section>\n");
-}
-
-/* ---- charts ----------------------------------------------------------------------------- */
-
-static void chart_figures(struct strbuf *sb, const json_t *charts, const char *kind)
-{
-	size_t i;
-	json_t *c;
-
-	json_array_foreach(charts, i, c) {
-		const char *id = json_string_value(json_object_get(c, "id"));
-		_cleanup_free_ char *params = NULL;
-
-		if (strcmp(json_string_value(json_object_get(c, "kind")), kind))
-			continue;
-		params = json_dumps(json_object_get(c, "params"), JSON_COMPACT | JSON_SORT_KEYS);
-		strbuf_appendf(sb, "<figure class=\"chart\"><figcaption><b>");
-		esc(sb, json_string_value(json_object_get(c, "title")));
-		strbuf_append(sb, "</b> <span class=\"params\">");
-		esc(sb, params);
-		strbuf_append(sb, "</span><br><span class=\"topo\">");
-		esc(sb, json_string_value(json_object_get(c, "topology")));
-		strbuf_append(sb, "</span> · ");
-		dashboard_escapef(sb, "%s, %s is better", json_string_value(json_object_get(c, "unit")),
-		     json_string_value(json_object_get(c, "better")));
-		strbuf_appendf(sb, "</figcaption><div class=\"box\"><canvas id=\"%s\"></canvas></div>"
-				   "</figure>\n", id);
-	}
-}
-
-static void chart_sections(struct strbuf *sb, const json_t *charts)
-{
-	strbuf_append(sb, "<section id=\"scaling\"><h2>Scaling</h2>\n<p class=\"legend\">Mean "
-			  "against task count, one line per kernel variant; error bars: 95% CI of "
-			  "the mean (none with one sample).</p>\n<div class=\"grid\">\n");
-	chart_figures(sb, charts, "scaling");
-	strbuf_append(sb, "</div></section>\n");
-	for (size_t i = 0; i < json_array_size(charts); i++)
-		if (!strcmp(json_string_value(json_object_get(json_array_get(charts, i), "kind")),
-			    "trend")) {
-			strbuf_append(sb, "<section id=\"trend\"><h2>Trend</h2>\n<p class=\"legend\">"
-					  "Mean per report against the report's creation time, one "
-					  "line per kernel variant and task count.</p>\n<div "
-					  "class=\"grid\">\n");
-			chart_figures(sb, charts, "trend");
-			strbuf_append(sb, "</div></section>\n");
-			break;
-		}
 }
 
 /* ---- nightly trends ------------------------------------------------------------------ */
@@ -505,7 +405,7 @@ static void nightly_section(struct strbuf *sb, const json_t *docs, const json_t 
 		nightly_alarms(sb, doc);
 	}
 	strbuf_append(sb, "<div class=\"grid\">\n");
-	chart_figures(sb, charts, "nightly");
+	dashboard_chart_figures(sb, charts, "nightly");
 	strbuf_append(sb, "</div></section>\n");
 }
 
@@ -526,8 +426,8 @@ static void head(struct strbuf *sb, const struct dashboard_input *in, const char
 	strbuf_append(sb, "</style></head>\n<body data-status=\"loading\">\n<header><h1>");
 	esc(sb, in->title);
 	strbuf_appendf(sb, "</h1><p class=\"meta\">%zu report(s), %zu kernel variant(s), %zu "
-			   "series.</p>\n<nav><a href=\"#reports\">reports</a> <a href=\"#ab\">A/B</a>"
-			   " <a href=\"#scaling\">scaling</a>%s <a href=\"#runs\">runs</a></nav>"
+			   "series.</p>\n<nav><a href=\"#ab\">A/B</a> <a href=\"#scaling\">scaling"
+			   "</a>%s <a href=\"#reports\">reports</a> <a href=\"#runs\">runs</a></nav>"
 			   "</header>\n",
 		       in->set->nr_reports, in->set->nr_variants, in->set->nr_keys,
 		       trend ? " <a href=\"#trend\">trend</a>" : "");
@@ -543,7 +443,7 @@ static void scripts(struct strbuf *sb, const json_t *charts, const struct dashbo
 	}
 	strbuf_append(sb, "<noscript><p>The charts need JavaScript.</p></noscript>\n"
 			  "<script type=\"application/json\" id=\"lab-data\">");
-	dashboard_script_json(sb, data);
+	html_script_json(sb, data);
 	strbuf_append(sb, "</script>\n<script>\n");
 	strbuf_append(sb, a->chart_js);
 	strbuf_append(sb, "\n</script>\n<script>\n");
@@ -569,9 +469,9 @@ int dashboard_html(const struct dashboard_input *in, const struct dashboard_asse
 		nightly_specs(in->nightly, json_object_get(charts, "charts"));
 	head(&sb, in, a->css, charts_distinct_dates(in->set) >= 2);
 	nightly_section(&sb, in->nightly, json_object_get(charts, "charts"));
-	reports_section(&sb, in->set);
 	ab_section(&sb, in);
-	chart_sections(&sb, json_object_get(charts, "charts"));
+	dashboard_charts_sections(&sb, json_object_get(charts, "charts"));
+	reports_section(&sb, in->set);
 	dashboard_runs_section(&sb, in->set);
 	scripts(&sb, charts, a);
 	strbuf_append(&sb, "</body></html>\n");

@@ -36,12 +36,3 @@ struct dashboard_input {
 /* -EINVAL when an asset could end its element early; -ENOMEM. */
 int dashboard_html(const struct dashboard_input *in, const struct dashboard_assets *a,
 		   char **out);
-/* Append s escaped for HTML text and attribute values; control characters other than tab,
- * newline and CR become U+FFFD. */
-void dashboard_escape(struct strbuf *sb, const char *s);
-/* Append JSON text made safe inside a <script> element: <, > and & as \u escapes. */
-void dashboard_script_json(struct strbuf *sb, const char *json);
-/* Append the printf-formatted text escaped as a whole (dashboard_escape). */
-void dashboard_escapef(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The "Runs" section of the page: a panel per run of every report (dashboard_runs.c). */
-void dashboard_runs_section(struct strbuf *sb, const struct series_set *s);

@@ -1,17 +1,18 @@
-/* The dashboard's "Runs" section (dashboard.h): per report, every run's panel with its
+/* The dashboard's "Runs" section (dashboard_runs.h): per report, every run's panel with its
  * outcome, console excerpt, topology, workloads (how each ended: signal, OOM kill), knobs and
  * facts.  Split from dashboard.c for size; the same rules: every report string escaped. */
-#include "analysis/dashboard.h"
+#include "analysis/dashboard_runs.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "analysis/format.h"
+#include "analysis/html.h"
 #include "util/cleanup.h"
 
 static void esc(struct strbuf *sb, const char *s)
 {
-	dashboard_escape(sb, s ? s : "");
+	html_escape(sb, s);
 }
 
 /* [0,1,2,3,8] -> "0-3,8". */
@@ -100,11 +101,11 @@ static void death_text(struct strbuf *sb, const json_t *w)
 	size_t i;
 
 	if (sig)
-		dashboard_escapef(sb, "killed by %s (signal %lld)\n", sig,
+		html_escapef(sb, "killed by %s (signal %lld)\n", sig,
 		     (long long)json_integer_value(json_object_get(w, "signal_number")));
 	if (!json_is_object(oom))
 		return;
-	dashboard_escapef(sb, "the OOM killer killed %lld process(es) while it ran:\n",
+	html_escapef(sb, "the OOM killer killed %lld process(es) while it ran:\n",
 	     (long long)json_integer_value(json_object_get(oom, "kills")));
 	json_array_foreach(json_object_get(oom, "lines"), i, l) {
 		esc(sb, json_string_value(l));
@@ -230,7 +231,7 @@ static void run_panel(struct strbuf *sb, const json_t *run)
 	strbuf_append(sb, "\">");
 	esc(sb, st);
 	strbuf_append(sb, "</span> ");
-	dashboard_escapef(sb, "run %lld (repeat %lld) · %s · ",
+	html_escapef(sb, "run %lld (repeat %lld) · %s · ",
 	     (long long)json_integer_value(json_object_get(run, "index")),
 	     (long long)json_integer_value(json_object_get(run, "repeat")),
 	     series_run_label(run, buf, sizeof(buf)));
@@ -262,7 +263,7 @@ void dashboard_runs_section(struct strbuf *sb, const struct series_set *s)
 		strbuf_appendf(sb, "<div class=\"report\" id=\"report-%zu\"><h3>", i);
 		esc(sb, r->id);
 		strbuf_append(sb, " <span class=\"meta\">");
-		dashboard_escapef(sb, "%s · job %s · %s", r->created, r->job, r->file);
+		html_escapef(sb, "%s · job %s · %s", r->created, r->job, r->file);
 		strbuf_append(sb, "</span></h3>\n");
 		json_array_foreach(runs, k, run)
 			run_panel(sb, run);

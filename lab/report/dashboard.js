@@ -2,9 +2,16 @@
  * chartjs-chart-error-bars (embedded before this script), then records on <body> how it went,
  * for people and for tests that load the page headless:
  *   data-status        "ok" when every chart was drawn and no script error happened, else "error"
- *   data-charts        how many charts the data describes
+ *   data-charts        how many charts the data describes to draw (a spec with "table" is
+ *                      shown as a table by the page, not drawn)
  *   data-charts-drawn  how many were drawn: one canvas element per point, at finite pixel
  *                      positions, and paint on the canvas
+ *   data-charts-folded how many wait in a folded section: drawn when it is opened
+ *                      (a canvas in a closed <details> has no size); the page's address
+ *                      ending in #all opens every folded section first
+ *   data-overflow      how many elements are wider than their box at this window size (a
+ *                      layout fault: the page is made to fit 1400 px); data-overflow-what
+ *                      names the first few
  *   data-render-ms     time spent in this script
  *   data-errors        script errors and console.error messages, " | "-separated
  * Every string shown comes from the JSON and reaches the page only through Chart.js canvas text,
@@ -147,33 +154,78 @@
   }
 
   var specs = [];
-  var done = 0;
+  var done = 0, folded = 0;
+
+  function draw(spec, canvas) {
+    try {
+      var chart = new Chart(canvas, config(spec));
+      if (drawn(chart, spec))
+        done++;
+      else
+        fail('chart ' + spec.id + ' (' + spec.title + ') was not drawn');
+    } catch (e) {
+      fail('chart ' + spec.id + ': ' + e.message);
+    }
+  }
+
+  function record() {
+    var n = specs.filter(function (s) { return !s.table; }).length;
+    body.setAttribute('data-charts', String(n));
+    body.setAttribute('data-charts-drawn', String(done));
+    body.setAttribute('data-charts-folded', String(folded));
+    body.setAttribute('data-status', errors.length === 0 && done + folded === n ? 'ok' : 'error');
+  }
+
+  // Drawn when its section opens: once.
+  function later(spec, canvas, fold) {
+    folded++;
+    fold.addEventListener('toggle', function open() {
+      if (!fold.open)
+        return;
+      fold.removeEventListener('toggle', open);
+      folded--;
+      draw(spec, canvas);
+      record();
+    });
+  }
+
   try {
     specs = JSON.parse(document.getElementById('lab-data').textContent).charts;
     if (typeof Chart === 'undefined' || typeof ChartErrorBars === 'undefined')
       throw new Error('the embedded chart library did not load');
+    if (location.hash === '#all')
+      document.querySelectorAll('details').forEach(function (d) { d.open = true; });
     specs.forEach(function (spec) {
-      try {
-        var canvas = document.getElementById(spec.id);
-        if (!canvas)
-          throw new Error('no canvas for chart ' + spec.id);
-        var chart = new Chart(canvas, config(spec));
-        if (drawn(chart, spec))
-          done++;
-        else
-          fail('chart ' + spec.id + ' (' + spec.title + ') was not drawn');
-      } catch (e) {
-        fail('chart ' + spec.id + ': ' + e.message);
-      }
+      if (spec.table)
+        return;
+      var canvas = document.getElementById(spec.id);
+      if (!canvas)
+        return fail('no canvas for chart ' + spec.id);
+      var fold = canvas.closest('details');
+      if (fold && !fold.open)
+        later(spec, canvas, fold);
+      else
+        draw(spec, canvas);
     });
   } catch (e) {
     fail(e.message);
   }
-  body.setAttribute('data-charts', String(specs.length));
-  body.setAttribute('data-charts-drawn', String(done));
+  // A canvas is sized by its box; the rest must fit the window's width.
+  function overflow() {
+    var bad = [];
+    [document.documentElement].concat(Array.prototype.slice.call(
+      document.body.querySelectorAll('*'))).forEach(function (el) {
+      if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1)
+        bad.push(el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') +
+                 (el.className ? '.' + String(el.className).split(' ')[0] : '') + ' ' +
+                 el.scrollWidth + '>' + el.clientWidth);
+    });
+    body.setAttribute('data-overflow', String(bad.length));
+    if (bad.length)
+      body.setAttribute('data-overflow-what', bad.slice(0, 5).join(', '));
+  }
+
   body.setAttribute('data-render-ms', (performance.now() - t0).toFixed(1));
-  if (errors.length === 0 && done === specs.length)
-    body.setAttribute('data-status', 'ok');
-  else
-    body.setAttribute('data-status', 'error');
+  overflow();
+  record();
 })();

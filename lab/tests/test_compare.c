@@ -12,6 +12,7 @@
 #include "analysis/charts.h"
 #include "analysis/compare.h"
 #include "analysis/dashboard.h"
+#include "analysis/html.h"
 #include "analysis/precision.h"
 #include "testutil.h"
 #include "util/strbuf.h"
@@ -489,13 +490,13 @@ static void test_dashboard_escaping(void)
 	bad = test_assets;
 	bad.css = "</style>";
 	tap_ok(dashboard_html(&in, &bad, &html) == -EINVAL, "a style holding </style is refused");
-	dashboard_escape(&sb, "a<b>&\"'\x01\xc3\xa9");
+	html_escape(&sb, "a<b>&\"'\x01\xc3\xa9");
 	tap_ok(sb.buf && !strcmp(sb.buf, "a&lt;b&gt;&amp;&quot;&#39;\xef\xbf\xbd\xc3\xa9"),
-	       "dashboard_escape: markup characters, control characters, UTF-8 kept");
+	       "html_escape: markup characters, control characters, UTF-8 kept");
 	strbuf_free(&sb);
-	dashboard_script_json(&sb, "[\"</script>&\"]");
+	html_script_json(&sb, "[\"</script>&\"]");
 	tap_ok(sb.buf && !strcmp(sb.buf, "[\"\\u003c/script\\u003e\\u0026\"]"),
-	       "dashboard_script_json: < > & as \\u escapes");
+	       "html_script_json: < > & as \\u escapes");
 out:
 	series_free(&s);
 }

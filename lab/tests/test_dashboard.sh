@@ -59,21 +59,50 @@ has "$page" 'Content-Security-Policy' "a CSP forbids loading anything"
 ! grep -qiE '<(link|img|iframe)|src="(https?:)?//' "$page"
 ok $? "nothing outside the page is referenced"
 
-chrome --virtual-time-budget=10000 --dump-dom "file://$(realpath "$page")" >"$T/dom" 2>"$T/chrome.err"
+# The first screen: the decision, then the primary metrics' curves; the rest below or folded.
+at() { grep -bo -- "$1" "$page" | head -1 | cut -d: -f1; }
+ok $([ "$(at '<section id="ab">')" -lt "$(at '<section id="scaling">')" ] &&
+	[ "$(at '<section id="scaling">')" -lt "$(at '<section id="reports">')" ] && echo 0 || echo 1) \
+	"first the A/B decision, then the scaling curves, then the reports"
+has "$page" '<details class="other-charts"><summary>Other metrics (' "other metrics folded"
+has "$page" '<span class="params" title="every parameter: {' \
+	"each chart's legend: the parameters that differ from the defaults (all on hover)"
+has "$page" '<table class="one">' "a series of one task count is a table, not a chart"
+first=$(grep -o '<figure class="chart"><figcaption><b>[^<]*' "$page" | head -1)
+[[ $first == *faults_per_s* ]]; ok $? "the first chart is a primary metric (${first##*<b>})"
+
+# body's data-* attributes, as the page's script left them
+attr() { sed -n "s/.*<body[^>]* $1=\"\([^\"]*\)\".*/\1/p" "$2" | head -1; }
+chrome --window-size=1400,2400 --virtual-time-budget=10000 --dump-dom \
+	"file://$(realpath "$page")" >"$T/dom" 2>"$T/chrome.err"
 ok $? "chromium loads the page"
-body=$(grep -o '<body[^>]*>' "$T/dom" | head -1)
-echo "# $body"
-[[ $body == *'data-status="ok"'* ]]
-ok $? "the page says every chart was drawn without error (data-status=ok)"
-charts=$(sed -n 's/.*data-charts="\([0-9]*\)".*/\1/p' <<<"$body")
-drawn=$(sed -n 's/.*data-charts-drawn="\([0-9]*\)".*/\1/p' <<<"$body")
-ok $([ -n "$charts" ] && [ "$charts" -gt 0 ] && [ "$charts" = "$drawn" ] && echo 0 || echo 1) \
-	"charts drawn: ${drawn:-?} of ${charts:-?}"
-canvases=$(grep -o '<canvas id=' "$page" | wc -l)
-ok $([ "$canvases" = "$charts" ] && echo 0 || echo 1) "one chart per canvas ($canvases)"
+echo "# $(grep -o '<body[^>]*>' "$T/dom" | head -1)"
+[ "$(attr data-status "$T/dom")" = ok ]
+ok $? "the page says every chart shown was drawn without error (data-status=ok)"
+charts=$(attr data-charts "$T/dom") drawn=$(attr data-charts-drawn "$T/dom")
+folded=$(attr data-charts-folded "$T/dom")
+ok $([ "${folded:-0}" -gt 0 ] && [ $((drawn + folded)) = "$charts" ] && echo 0 || echo 1) \
+	"the first screen's charts drawn (${drawn:-?}), the folded ones wait (${folded:-?} of ${charts:-?})"
+ok $([ "$(attr data-overflow "$T/dom")" = 0 ] && echo 0 || echo 1) \
+	"at 1400 px no element is wider than its box ($(attr data-overflow-what "$T/dom"))"
 ! grep -q 'CONSOLE' "$T/chrome.err"
 ok $? "no console messages"
 grep 'CONSOLE' "$T/chrome.err" | head -5 | sed 's/^/# /'
+
+chrome --window-size=1400,2400 --virtual-time-budget=10000 --dump-dom \
+	"file://$(realpath "$page")#all" >"$T/dom" 2>"$T/chrome.err"
+charts=$(attr data-charts "$T/dom") drawn=$(attr data-charts-drawn "$T/dom")
+ok $([ "$(attr data-status "$T/dom")" = ok ] && [ -n "$charts" ] && [ "$charts" -gt 0 ] &&
+	[ "$charts" = "$drawn" ] && echo 0 || echo 1) \
+	"#all opens every folded section: charts drawn: ${drawn:-?} of ${charts:-?}"
+tables=$(grep -c '<table class="one">' "$page")
+canvases=$(grep -o '<canvas id=' "$page" | wc -l)
+ok $([ "$canvases" = "$charts" ] && echo 0 || echo 1) \
+	"one chart per canvas ($canvases; $tables series of one task count as tables)"
+ok $([ "$(attr data-overflow "$T/dom")" = 0 ] && echo 0 || echo 1) \
+	"... and with every section open no element is wider than its box at 1400 px ($(attr data-overflow-what "$T/dom"))"
+! grep -q 'CONSOLE' "$T/chrome.err"
+ok $? "... no console messages"
 
 rm -f "$ART/dashboard.png"
 chrome --hide-scrollbars --window-size=1400,2400 --virtual-time-budget=10000 \

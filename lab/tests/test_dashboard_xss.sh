@@ -67,7 +67,7 @@ ok $? "no injected <script> in the page"
 has "$page" '&lt;img src=x id=xss onerror=' "the <img> payload is shown as text"
 has "$page" 'Out of memory: Killed process 149 (page_fault2)' "the OOM line is shown"
 
-chrome --virtual-time-budget=10000 --dump-dom "file://$(realpath "$page")" >"$T/dom" \
+chrome --virtual-time-budget=10000 --dump-dom "file://$(realpath "$page")#all" >"$T/dom" \
 	2>"$T/chrome.err"
 ok $? "chromium loads the page"
 check "... and dumps its DOM" test -s "$T/dom"

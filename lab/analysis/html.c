@@ -1,0 +1,68 @@
+/* HTML escaping for the dashboard: see html.h. */
+#include "analysis/html.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "util/cleanup.h"
+
+void html_escape(struct strbuf *sb, const char *s)
+{
+	const char *start = s;
+
+	if (!s)
+		return;
+	for (; *s; s++) {
+		const char *rep = NULL;
+		unsigned char c = (unsigned char)*s;
+
+		switch (c) {
+		case '&': rep = "&amp;"; break;
+		case '<': rep = "&lt;"; break;
+		case '>': rep = "&gt;"; break;
+		case '"': rep = "&quot;"; break;
+		case '\'': rep = "&#39;"; break;
+		default:
+			if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
+				rep = "\xef\xbf\xbd";
+		}
+		if (!rep)
+			continue;
+		strbuf_appendn(sb, start, (size_t)(s - start));
+		strbuf_append(sb, rep);
+		start = s + 1;
+	}
+	strbuf_appendn(sb, start, (size_t)(s - start));
+}
+
+void html_script_json(struct strbuf *sb, const char *json)
+{
+	const char *start = json, *s = json;
+
+	for (; *s; s++) {
+		if (*s != '<' && *s != '>' && *s != '&')
+			continue;
+		strbuf_appendn(sb, start, (size_t)(s - start));
+		strbuf_appendf(sb, "\\u%04x", (unsigned)*s);
+		start = s + 1;
+	}
+	strbuf_appendn(sb, start, (size_t)(s - start));
+}
+
+void html_escapef(struct strbuf *sb, const char *fmt, ...)
+{
+	_cleanup_free_ char *t = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&t, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		sb->err = sb->err ? sb->err : -ENOMEM;
+		return;
+	}
+	html_escape(sb, t);
+}
