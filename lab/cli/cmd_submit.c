@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/labd_cli.h"
 #include "core/job.h"
+#include "core/slurmfmt.h"
 #include "util/checkout.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
@@ -19,7 +20,7 @@
 
 void cmd_submit_help(void)
 {
-	printf("usage: lab job submit JOB.json [--wait] [--json]\n"
+	printf("usage: lab job submit JOB.json [--wait] [--json] [--class CLASS]\n"
 	       "                  [--socket PATH | --url URL [--token-file F]]\n\n"
 	       "Queues a job file, as `lab run` takes it, in labd, the lab's daemon, and prints\n"
 	       "its ID.  labd runs its jobs one at a time (one measuring guest at a time), each\n"
@@ -46,11 +47,14 @@ void cmd_submit_help(void)
 	       "                    ('lab job cancel ID' stops it)\n"
 	       "  --json            labd's answer, {\"id\", \"state\"}; with --wait instead the\n"
 	       "                    ended job as 'lab job status --json' prints it (keys sorted)\n"
+	       "  --class CLASS     run it on a host of this class: with labd --backend slurm, a\n"
+	       "                    node feature; a class no node has is refused, naming it\n"
 	       LABD_CLI_OPTIONS_HELP "\n"
 	       "EXAMPLES\n"
 	       "  lab job submit configs/quick.json\n"
 	       "  lab job submit configs/ab-vma-lock.json --wait    # follow it to its end\n"
-	       "  lab job submit configs/quick.json --json --socket /run/numalab/labd.sock\n\n"
+	       "  lab job submit configs/quick.json --json --socket /run/numalab/labd.sock\n"
+	       "  lab job submit configs/ab.json --class epyc-4s     # a Slurm node feature\n\n"
 	       "Exit status: 0 queued (with --wait: every run ok); 4 labd is not running or\n"
 	       "failed, or (with --wait) the job failed as a lab error; 2 bad job file (refused\n"
 	       "here or by labd); 3 with --wait, a run failed or the job was cancelled.\n");
@@ -277,12 +281,40 @@ static int wait_job(struct labd_cli *l, int64_t id)
 
 /* ---- the command ------------------------------------------------------------------------- */
 
-static int submit(struct labd_cli *l, const char *file, const json_t *job, int wait)
+struct submit_args {
+	int wait;
+	const char *klass;
+};
+
+static int submit_option(void *ud, int opt, const char *arg)
+{
+	struct submit_args *a = ud;
+
+	if (opt == 'w') {
+		a->wait = 1;
+	} else if (opt == 'c') {
+		/* a word: it goes into the request's query string as it is */
+		if (!slurmfmt_feature_ok(arg)) {
+			cli_usage_err("--class: a host class is a word of [A-Za-z0-9_.-], at most %d "
+				      "bytes", SLURM_FEATURE_MAX);
+			return -EINVAL;
+		}
+		a->klass = arg;
+	}
+	return 0;
+}
+
+static int submit(struct labd_cli *l, const char *file, const json_t *job,
+		  const struct submit_args *sa)
 {
 	_cleanup_json_ json_t *a = NULL;
+	char path[128];
 	json_int_t id;
-	int rc = labd_cli_call(l, "POST", "/v1/jobs", job, LABD_ANSWER_MAX, LABD_TIMEOUT_S, file,
-			       &a);
+	int wait = sa->wait, rc;
+
+	snprintf(path, sizeof(path), "/v1/jobs%s%s", sa->klass ? "?class=" : "",
+		 sa->klass ? sa->klass : "");
+	rc = labd_cli_call(l, "POST", path, job, LABD_ANSWER_MAX, LABD_TIMEOUT_S, file, &a);
 
 	if (rc != EXIT_OK)
 		return rc;
@@ -302,9 +334,16 @@ static int submit(struct labd_cli *l, const char *file, const json_t *job, int w
 
 int cmd_submit(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		LABD_CLI_OPTIONS,
+		{ "wait", no_argument, NULL, 'w' },
+		{ "class", required_argument, NULL, 'c' },
+		{ 0 },
+	};
 	struct labd_cli l = { 0 };
+	struct submit_args sa = { 0 };
 	_cleanup_json_ json_t *job = NULL;
-	int wait, first = labd_cli_getopt_flag(&l, argc, argv, "wait", &wait), rc;
+	int first = labd_cli_getopt(&l, argc, argv, opts, submit_option, &sa), rc;
 
 	if (first < 0)
 		return EXIT_BAD_INPUT;
@@ -314,7 +353,7 @@ int cmd_submit(int argc, char **argv)
 	}
 	if ((rc = load_job(argv[first], &job)) != EXIT_OK || (rc = labd_cli_open(&l)) != EXIT_OK)
 		return rc;
-	rc = submit(&l, argv[first], job, wait);
+	rc = submit(&l, argv[first], job, &sa);
 	labd_cli_close(&l);
 	return rc;
 }

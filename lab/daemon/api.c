@@ -12,7 +12,9 @@
 
 #include "daemon/api.h"
 #include "daemon/apireq.h"
+#include "core/slurmfmt.h"
 #include "stage/jobload.h"
+#include "stage/slurm.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/spawn.h"
@@ -30,7 +32,6 @@ struct api_listener {
 struct api_server {
 	struct api_listener unix_l, tcp_l;
 	volatile int stopping;
-	pthread_mutex_t validate_lock; /* job parsing is not known to be reentrant */
 };
 
 /* One request's state across the handler's calls: the body as it arrives. */
@@ -168,6 +169,38 @@ static int submit_dir(const struct api_ctx *ctx, const json_t *job, char *dir, s
 	return r;
 }
 
+/* ?class=C: a node feature some Slurm node has (checked now, so that a job nothing can run
+ * is refused at submit, naming the feature); labd's own worker has no classes. */
+static int check_class(const struct api_ctx *ctx, const char *klass, char *msg, size_t len)
+{
+	_cleanup_json_ json_t *nodes = NULL;
+	struct lab_error err = { 0 };
+	char have[1024];
+
+	if (!klass)
+		return 0;
+	if (!ctx->slurm) {
+		snprintf(msg, len, "class: this labd runs jobs itself (--backend local); host "
+			 "classes are Slurm node features (labd --backend slurm)");
+		return -EINVAL;
+	}
+	if (!slurmfmt_feature_ok(klass)) {
+		snprintf(msg, len, "class: \"%.80s\" is not a feature name ([A-Za-z0-9_.-], at most "
+			 "%d bytes)", klass, SLURM_FEATURE_MAX);
+		return -EINVAL;
+	}
+	if (slurm_nodes(&nodes, &err) < 0) {
+		snprintf(msg, len, "class: cannot ask Slurm for its nodes: %s", err.msg);
+		return -EIO;
+	}
+	if (!slurmfmt_feature_known(nodes, klass, have, sizeof(have))) {
+		snprintf(msg, len, "class: no Slurm node has the feature \"%s\" (features: %s)",
+			 klass, have[0] ? have : "none");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static enum MHD_Result post_job(const struct api_listener *l, struct MHD_Connection *conn,
 				const struct api_req *req)
 {
@@ -177,6 +210,7 @@ static enum MHD_Result post_job(const struct api_listener *l, struct MHD_Connect
 	json_error_t jerr;
 	struct job job;
 	char dir[PATH_MAX], out_dir[PATH_MAX + 16], msg[1200];
+	const char *klass;
 	int64_t id = 0;
 	int r;
 
@@ -188,9 +222,11 @@ static enum MHD_Result post_job(const struct api_listener *l, struct MHD_Connect
 		return respond_error(conn, MHD_HTTP_BAD_REQUEST, NULL,
 				     "job: not valid JSON: line %d: %s", jerr.line, jerr.text);
 	memset(&job, 0, sizeof(job));
-	pthread_mutex_lock(&l->srv->validate_lock);
+	klass = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "class");
+	if ((r = check_class(ctx, klass, msg, sizeof(msg))) < 0)
+		return respond_error(conn, r == -EIO ? MHD_HTTP_SERVICE_UNAVAILABLE
+						     : MHD_HTTP_BAD_REQUEST, "class", "%s", msg);
 	r = jobload_json(j, ctx->jobs_dir, &job, &err);
-	pthread_mutex_unlock(&l->srv->validate_lock);
 	if (r < 0) {
 		/* The words `lab run` prints for the same job, the file being the request. */
 		error_set_file(&err, "job");
@@ -202,7 +238,7 @@ static enum MHD_Result post_job(const struct api_listener *l, struct MHD_Connect
 		return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
 				     "cannot keep the job under %s: %s", ctx->jobs_dir, strerror(-r));
 	snprintf(out_dir, sizeof(out_dir), "%s/report", dir);
-	r = queue_submit(ctx->q, j, json_string_value(json_object_get(j, "name")), out_dir, &id,
+	r = queue_submit(ctx->q, j, json_string_value(json_object_get(j, "name")), out_dir, klass, &id,
 			 &err);
 	if (r < 0) {
 		fs_rm_rf(dir);
@@ -512,7 +548,6 @@ int api_start(const struct api_ctx *ctx, int unix_fd, int tcp_fd, const char *to
 
 	if (!s)
 		return -ENOMEM;
-	pthread_mutex_init(&s->validate_lock, NULL);
 	s->unix_l = (struct api_listener){ .ctx = ctx, .srv = s };
 	s->tcp_l = (struct api_listener){ .ctx = ctx, .srv = s };
 	if (token)
@@ -539,6 +574,5 @@ void api_stop(struct api_server *s)
 		MHD_stop_daemon(s->unix_l.d);
 	if (s->tcp_l.d)
 		MHD_stop_daemon(s->tcp_l.d);
-	pthread_mutex_destroy(&s->validate_lock);
 	free(s);
 }

@@ -19,6 +19,7 @@ struct api_ctx {
 	const char *jobs_dir;    /* STATE/labd/jobs: each job's directory, made by submit */
 	const char *lab_exe;     /* the `lab` binary (dashboards: `lab report`) */
 	const char *version;
+	int slurm;               /* jobs go to Slurm: a submit's host class is a node feature */
 	/* The job the worker runs now, 0 when none (health). */
 	int64_t (*current_job)(void *ud);
 	void *ud;

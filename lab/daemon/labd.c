@@ -31,11 +31,14 @@
 #define LABD_VERSION "labd/1"
 #define LABD_DEFAULT_SOCKET "/run/numalab/labd.sock"
 #define LABD_DEFAULT_GRACE_S 30.0
+#define LABD_SLURM_TIME_MIN 360 /* a job's --time without an estimate: 6 h */
 #define LABD_GROUP "numalab"
 #define TOKEN_MAX 4096
 
 struct labd_args {
 	const char *socket, *listen, *token_file, *lab;
+	const char *backend, *slurm_partition;
+	unsigned slurm_time_min;
 	double grace_s;
 	char state[PATH_MAX];
 	char hosts[PATH_MAX];  /* the pool file, "" none */
@@ -51,7 +54,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: labd [--state DIR] [--socket PATH] [--listen HOST:PORT --token-file FILE]\n"
-		"            [--grace S] [--lab PATH] [--hosts FILE]\n\n"
+		"            [--grace S] [--lab PATH] [--hosts FILE]\n"
+		"            [--backend local|slurm [--slurm-partition P] [--slurm-time MIN]]\n\n"
 		"The numalab daemon: a durable queue of lab jobs, run one at a time, with an\n"
 		"HTTP/JSON API ('lab job submit', 'lab job list', 'lab job status', 'lab job cancel', 'lab job logs').\n\n"
 		"  --state DIR        the lab's state directory (default as 'lab run': $LAB_STATE_DIR,\n"
@@ -65,10 +69,17 @@ static void usage(FILE *f)
 		"                     interrupted (default %.0f s; it continues when labd starts again)\n"
 		"  --lab PATH         the lab binary that runs jobs (default: 'lab' beside labd)\n"
 		"  --hosts FILE       the pool of libvirt hosts jobs run on ('lab hosts --help';\n"
-		"                     default DIR/hosts.json when it exists, else this machine)\n\n"
+		"                     default DIR/hosts.json when it exists, else this machine)\n"
+		"  --backend B        where jobs run: local (default: one at a time on this\n"
+		"                     machine, or --hosts) or slurm: each job one sbatch job on a\n"
+		"                     node held exclusively, of the host class a submit asks for\n"
+		"                     (a node feature); the cluster is the one SLURM_CONF names\n"
+		"  --slurm-partition P the partition (default: the cluster's default)\n"
+		"  --slurm-time MIN   a job's time limit when the history has no estimate of it\n"
+		"                     (default %u; with one: twice the estimate and 30 min)\n\n"
 		"Exit status: 0 after SIGTERM/SIGINT, 1 when it cannot start (another labd holds\n"
 		"the state directory, the socket cannot be made), 2 bad arguments.\n",
-		LABD_DEFAULT_SOCKET, LABD_GROUP, LABD_DEFAULT_GRACE_S);
+		LABD_DEFAULT_SOCKET, LABD_GROUP, LABD_DEFAULT_GRACE_S, LABD_SLURM_TIME_MIN);
 }
 
 /* The pool, checked now: a bad file stops labd at start, not each job later. */
@@ -98,7 +109,9 @@ static int parse_args(int argc, char **argv, struct labd_args *a)
 		{ "listen", required_argument, NULL, 'l' }, { "token-file", required_argument, NULL, 't' },
 		{ "grace", required_argument, NULL, 'g' }, { "lab", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },         { "version", no_argument, NULL, 'V' },
-		{ "hosts", required_argument, NULL, 'H' },
+		{ "hosts", required_argument, NULL, 'H' },  { "backend", required_argument, NULL, 'k' },
+		{ "slurm-partition", required_argument, NULL, 'p' },
+		{ "slurm-time", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *state = NULL;
@@ -107,6 +120,8 @@ static int parse_args(int argc, char **argv, struct labd_args *a)
 
 	a->socket = LABD_DEFAULT_SOCKET;
 	a->grace_s = LABD_DEFAULT_GRACE_S;
+	a->backend = "local";
+	a->slurm_time_min = LABD_SLURM_TIME_MIN;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': state = optarg; break;
@@ -115,6 +130,18 @@ static int parse_args(int argc, char **argv, struct labd_args *a)
 		case 't': a->token_file = optarg; break;
 		case 'b': a->lab = optarg; break;
 		case 'H': snprintf(a->hosts, sizeof(a->hosts), "%s", optarg); break;
+		case 'k': a->backend = optarg; break;
+		case 'p': a->slurm_partition = optarg; break;
+		case 'T': {
+			unsigned long m = strtoul(optarg, &end, 10);
+
+			if (*end || m < 1 || m > 525600) {
+				fprintf(stderr, "labd: --slurm-time: minutes from 1 to 525600\n");
+				return -EINVAL;
+			}
+			a->slurm_time_min = (unsigned)m;
+			break;
+		}
 		case 'g':
 			a->grace_s = strtod(optarg, &end);
 			if (*end || !(a->grace_s >= 0 && a->grace_s <= 86400)) {
@@ -129,6 +156,15 @@ static int parse_args(int argc, char **argv, struct labd_args *a)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "labd: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (strcmp(a->backend, "local") && strcmp(a->backend, "slurm")) {
+		fprintf(stderr, "labd: --backend: local or slurm, not '%s'\n", a->backend);
+		return -EINVAL;
+	}
+	if (!strcmp(a->backend, "slurm") && a->hosts[0]) {
+		fprintf(stderr, "labd: --hosts goes with the local backend; with slurm, Slurm's "
+			"nodes are the hosts\n");
 		return -EINVAL;
 	}
 	if (!!a->listen != !!a->token_file) {
@@ -270,12 +306,29 @@ static int find_lab(const char *given, char *out, size_t len)
 struct labd {
 	struct labd_args a;
 	char dir[PATH_MAX + 8], jobs[PATH_MAX + 16], lab[PATH_MAX], token[TOKEN_MAX];
+	char batch[PATH_MAX + 32];
 	struct queue *q;
 	struct worker w;
 	struct api_ctx ctx;
 	struct api_server *api;
 	int lock_fd, unix_fd, tcp_fd;
 };
+
+/* The batch script of every Slurm job: it runs its arguments, so no command is ever a
+ * string.  exec: the script is lab run itself, and Slurm's SIGINT (--signal=B:INT, scancel
+ * --batch) reaches it. */
+static int write_batch_script(struct labd *d)
+{
+	static const char text[] = "#!/bin/sh\n"
+				   "# labd's Slurm batch script: runs its arguments (lab run ...).\n"
+				   "exec \"$@\"\n";
+	int r;
+
+	snprintf(d->batch, sizeof(d->batch), "%s/slurm-batch.sh", d->dir);
+	if ((r = fs_write_atomic(d->batch, text, strlen(text))) < 0)
+		return r;
+	return chmod(d->batch, 0755) < 0 ? -errno : 0;
+}
 
 static int labd_start(struct labd *d)
 {
@@ -319,11 +372,20 @@ static int labd_start(struct labd *d)
 			       strerror(-d->tcp_fd)), d->tcp_fd;
 	d->w = (struct worker){ .q = d->q, .lab_exe = d->lab, .state_dir = d->a.state,
 				.grace_s = d->a.grace_s, .log = labd_log,
-				.hosts_file = d->a.hosts[0] ? d->a.hosts : NULL };
+				.hosts_file = d->a.hosts[0] ? d->a.hosts : NULL,
+				.slurm = !strcmp(d->a.backend, "slurm"), .slurm_script = d->batch,
+				.slurm_partition = d->a.slurm_partition,
+				.slurm_time_min = d->a.slurm_time_min };
 	if (d->a.hosts[0])
 		fprintf(stderr, "labd: jobs run on the pool of %s\n", d->a.hosts);
+	if (d->w.slurm && (r = write_batch_script(d)) < 0)
+		return fprintf(stderr, "labd: cannot write %s: %s\n", d->batch, strerror(-r)), r;
+	if (d->w.slurm)
+		fprintf(stderr, "labd: jobs run as Slurm batch jobs (%s)\n",
+			getenv("SLURM_CONF") ? getenv("SLURM_CONF") : "Slurm's default configuration");
 	d->ctx = (struct api_ctx){ .q = d->q, .state_dir = d->a.state, .jobs_dir = d->jobs,
 				   .lab_exe = d->lab, .version = LABD_VERSION,
+				   .slurm = d->w.slurm,
 				   .current_job = worker_current, .ud = &d->w };
 	if ((r = worker_start(&d->w)) < 0)
 		return fprintf(stderr, "labd: cannot start the worker: %s\n", strerror(-r)), r;

@@ -54,6 +54,10 @@ static const struct migration migrations[] = {
 	  "CREATE INDEX events_job ON events (job, seq);"
 	  "PRAGMA application_id = " STR(QUEUE_APP_ID) ";"
 	  "PRAGMA user_version = 1;" },
+	{ 2,
+	  "ALTER TABLE jobs ADD COLUMN host_class TEXT;"   /* asked for at submit; NULL: any */
+	  "ALTER TABLE jobs ADD COLUMN backend_id TEXT;"   /* e.g. the Slurm job id */
+	  "PRAGMA user_version = 2;" },
 };
 
 #define NR_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
@@ -112,11 +116,12 @@ static const struct queue_db_col job_cols[] = {
 	{ "out_dir", QUEUE_DB_VALUE },   { "runs_planned", QUEUE_DB_VALUE },
 	{ "runs_done", QUEUE_DB_VALUE }, { "exit", QUEUE_DB_VALUE },
 	{ "error", QUEUE_DB_VALUE },     { "cancel_requested", QUEUE_DB_BOOL },
+	{ "host_class", QUEUE_DB_VALUE }, { "backend_id", QUEUE_DB_VALUE },
 	{ "job", QUEUE_DB_JSON },        /* last: left out unless asked for */
 };
 #define JOB_COLS                                                                               \
 	"SELECT id, name, state, created, started, ended, out_dir, runs_planned, runs_done,"   \
-	" exit_code, error, cancel_requested, job FROM jobs"
+	" exit_code, error, cancel_requested, host_class, backend_id, job FROM jobs"
 #define NR_JOB_COLS (sizeof(job_cols) / sizeof(job_cols[0]))
 
 static const struct queue_db_col event_cols[] = {
@@ -318,12 +323,13 @@ void queue_close(struct queue *q)
 /* ---- jobs -------------------------------------------------------------------------------- */
 
 static int insert_job(struct queue *q, const char *text, const char *name, const char *out_dir,
-		      int64_t *id, struct lab_error *err)
+		      const char *host_class, int64_t *id, struct lab_error *err)
 {
 	_cleanup_free_ char *dflt = NULL;
-	int r = queue_db_exec(q->db, "INSERT INTO jobs (name, state, created, out_dir, job)"
-				     " VALUES (?1, 'queued', " NOW ", ?2, ?3)", "adding the job",
-			      VALS(VTEXT(name), VTEXT(out_dir), VTEXT(text)), err);
+	int r = queue_db_exec(q->db, "INSERT INTO jobs (name, state, created, out_dir, job,"
+				     " host_class) VALUES (?1, 'queued', " NOW ", ?2, ?3, ?4)",
+			      "adding the job",
+			      VALS(VTEXT(name), VTEXT(out_dir), VTEXT(text), VTEXT(host_class)), err);
 
 	if (r < 0)
 		return r;
@@ -339,7 +345,7 @@ static int insert_job(struct queue *q, const char *text, const char *name, const
 }
 
 int queue_submit(struct queue *q, const json_t *job, const char *name, const char *out_dir,
-		 int64_t *id, struct lab_error *err)
+		 const char *host_class, int64_t *id, struct lab_error *err)
 {
 	_cleanup_free_ char *text = NULL;
 	int r;
@@ -350,13 +356,28 @@ int queue_submit(struct queue *q, const json_t *job, const char *name, const cha
 		return -ENOMEM;
 	if ((r = begin(q, err)) < 0)
 		return r;
-	r = insert_job(q, text, name, out_dir, id, err);
+	r = insert_job(q, text, name, out_dir, host_class, id, err);
 	if (r == 0)
 		r = add_event_new(q, *id, "accepted",
-				  json_pack("{s:o}", "name",
-					    name ? queue_db_text(name) : json_null()),
+				  json_pack("{s:o, s:s?}", "name",
+					    name ? queue_db_text(name) : json_null(), "host_class",
+					    host_class),
 				  err);
 	return end(q, r, err);
+}
+
+int queue_set_backend_id(struct queue *q, int64_t id, const char *backend_id,
+			 struct lab_error *err)
+{
+	int r = begin(q, err);
+
+	if (r < 0)
+		return r;
+	r = queue_db_exec(q->db, "UPDATE jobs SET backend_id = ?2 WHERE id = ?1",
+			  "recording the backend's job id", VALS(VINT(id), VTEXT(backend_id)), err);
+	if (r == 0)
+		r = no_job(err, id);
+	return end(q, r < 0 ? r : 0, err);
 }
 
 /* rows as sql and its values make them, in one unit of work (a call that only reads). */

@@ -44,15 +44,21 @@ void queue_close(struct queue *q);
 
 /* A new queued job; job is the submitted JSON object (stored with sorted keys; else -EINVAL),
  * name its "name" (may be NULL), out_dir where its report goes (NULL: DIR/jobs/ID/report, DIR
- * the queue file's directory made absolute, i.e. STATE/labd).  *id is the new job's id (> 0,
- * never reused).  Adds an event "accepted" {"name"}. */
+ * the queue file's directory made absolute, i.e. STATE/labd), host_class the class of host it
+ * asked for (NULL: any).  *id is the new job's id (> 0, never reused).  Adds an event
+ * "accepted" {"name", "host_class" (when given)}. */
 int queue_submit(struct queue *q, const json_t *job, const char *name, const char *out_dir,
-		 int64_t *id, struct lab_error *err);
+		 const char *host_class, int64_t *id, struct lab_error *err);
+/* The id the backend gave the job (the Slurm job id), so that a restarted labd finds it
+ * again.  -ENOENT for no job. */
+int queue_set_backend_id(struct queue *q, int64_t id, const char *backend_id,
+			 struct lab_error *err);
 
 /* One job as JSON: {"id", "name", "state", "created", "started" (its first start), "ended"
  * (ISO 8601 UTC or null), "out_dir", "runs_planned" (null until known), "runs_done" (0 at
  * first), "exit" (the worker's exit code or null), "error" (or null), "cancel_requested"
- * (bool)}; with_job adds "job" (the submitted JSON).  -ENOENT when there is no such job. */
+ * (bool), "host_class" (or null), "backend_id" (the Slurm job id, or null)}; with_job adds
+ * "job" (the submitted JSON).  -ENOENT when there is no such job. */
 int queue_get(struct queue *q, int64_t id, int with_job, json_t **out, struct lab_error *err);
 /* Jobs (a JSON array of what queue_get makes, without "job"), newest first, at most limit
  * (0: 1000), only those in state when state >= 0 (-EINVAL for no state). */

@@ -7,8 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <math.h>
+
 #include "core/outcome.h"
 #include "daemon/worker.h"
+#include "daemon/worker_slurm.h"
+#include "stage/jobload.h"
+#include "stage/plan.h"
 #include "util/cleanup.h"
 #include "util/clock.h"
 #include "util/exitcode.h"
@@ -153,17 +158,118 @@ static void interrupted_arg(struct worker *w, int64_t id, char *buf, size_t len)
 	}
 }
 
+/* ---- the Slurm backend's hooks ---- */
+
+static void slurm_line(void *ud, const char *line)
+{
+	worker_on_line(ud, line);
+}
+
+static void slurm_log(void *ud, const char *msg)
+{
+	worker_log(ud, "%s", msg);
+}
+
+static int slurm_stop(void *ud)
+{
+	struct worker *w = ud;
+
+	if (queue_cancel_requested(w->q, w->job) == 1)
+		return 1;
+	return w->stopping ? 2 : 0;
+}
+
+static void slurm_submitted(void *ud, long long sid)
+{
+	struct worker *w = ud;
+	struct lab_error err = { 0 };
+	char id[32];
+	_cleanup_json_ json_t *data = json_pack("{s:I}", "slurm_job", (json_int_t)sid);
+
+	snprintf(id, sizeof(id), "%lld", sid);
+	queue_set_backend_id(w->q, w->job, id, &err);
+	queue_event(w->q, w->job, "submitted", data, NULL, &err);
+}
+
+/* --time: twice the history's estimate and half an hour for builds and boots, else labd's
+ * default. */
+static unsigned slurm_time(struct worker *w, const json_t *info)
+{
+	struct lab_error err = { 0 };
+	struct job job;
+	char rep[256];
+	double s;
+	unsigned t = w->slurm_time_min;
+	_cleanup_free_ char *dir = fs_dirname(json_string_value(json_object_get(info, "out_dir")));
+
+	memset(&job, 0, sizeof(job));
+	if (jobload_json(json_object_get(info, "job"), dir ? dir : ".", &job, &err) < 0)
+		return t;
+	if (plan_estimate(w->state_dir, &job, &s, rep, sizeof(rep)) == 0)
+		t = (unsigned)ceil(2 * s * job.repeats * job.nr_kernels / 60) + 30;
+	job_free(&job);
+	return t;
+}
+
+/* One job as a Slurm batch job; *end says how it ended. */
+static void worker_run_slurm(struct worker *w, const json_t *info, char *const *argv,
+			     const char *jobdir, struct worker_slurm_end *end)
+{
+	char output[PATH_MAX + 16];
+	const char *known = json_string_value(json_object_get(info, "backend_id"));
+	struct worker_slurm_job j = {
+		.id = w->job, .known = known ? atoll(known) : 0, .script = w->slurm_script,
+		.output = output, .workdir = jobdir,
+		.host_class = json_string_value(json_object_get(info, "host_class")),
+		.partition = w->slurm_partition, .time_min = slurm_time(w, info), .cmd = argv,
+	};
+	struct worker_slurm_hooks h = { .line = slurm_line, .log = slurm_log, .stop = slurm_stop,
+					.submitted = slurm_submitted, .ud = w };
+
+	snprintf(output, sizeof(output), "%s/slurm.out", jobdir);
+	worker_slurm_run(&j, &h, end);
+}
+
+/* One job as a child lab run on this machine. */
+static void worker_run_local(struct worker *w, char *const *argv, struct worker_slurm_end *end)
+{
+	struct spawn_job s = { .argv = argv, .log_fd = -1, .line = worker_on_line, .ud = w,
+			       .interrupt = &w->interrupt };
+	pthread_t watch;
+	int st = 0, r, watching = pthread_create(&watch, NULL, worker_watch, w) == 0;
+
+	r = spawn_run(&s, &st);
+	pthread_mutex_lock(&w->wlock);
+	w->current = 0;
+	pthread_cond_signal(&w->wcond);
+	pthread_mutex_unlock(&w->wlock);
+	if (watching)
+		pthread_join(watch, NULL);
+	end->exit_code = r < 0 ? -1 : st;
+	if (w->stopping && w->interrupt) {
+		end->left_running = 1; /* the next labd continues it with its next run */
+	} else if (queue_cancel_requested(w->q, w->job) == 1) {
+		end->state = QUEUE_CANCELLED;
+		snprintf(end->why, sizeof(end->why), "cancelled");
+	} else if (r < 0) {
+		end->state = QUEUE_FAILED;
+		snprintf(end->why, sizeof(end->why), "%s", strerror(-r));
+	} else if (st == EXIT_BAD_INPUT || st >= EXIT_LAB_ERROR) { /* and signals, 128+ */
+		end->state = QUEUE_FAILED;
+		snprintf(end->why, sizeof(end->why), "%s", s.tail_len ? s.tail : "lab run failed");
+	} else {
+		end->state = QUEUE_DONE;
+	}
+}
+
 static void worker_run(struct worker *w, int64_t id)
 {
 	_cleanup_json_ json_t *info = NULL;
 	struct lab_error err = { 0 };
+	struct worker_slurm_end end = { .state = QUEUE_DONE, .exit_code = -1 };
 	char jobfile[PATH_MAX + 16], out_dir[PATH_MAX], intr[4096];
-	enum queue_state end = QUEUE_DONE;
-	const char *why = NULL;
-	pthread_t watch;
-	int st = 0, r, watching;
 
-	if (queue_get(w->q, id, 0, &info, &err) < 0) {
+	if (queue_get(w->q, id, w->slurm, &info, &err) < 0) {
 		queue_finish(w->q, id, QUEUE_FAILED, -1, err.msg, &err);
 		return;
 	}
@@ -185,40 +291,27 @@ static void worker_run(struct worker *w, int64_t id)
 		argv[argc++] = "--hosts";
 		argv[argc++] = (char *)w->hosts_file;
 	}
-	struct spawn_job s = { .argv = argv, .log_fd = -1, .line = worker_on_line, .ud = w,
-			       .interrupt = &w->interrupt };
-
 	w->job = id;
 	w->runs_ended = 0;
 	w->interrupt = 0;
 	w->current = id;
 	worker_log(w, "job %lld: started%s%s", (long long)id,
 		intr[0] ? "; runs cut short before, not run again: " : "", intr);
-	watching = pthread_create(&watch, NULL, worker_watch, w) == 0;
-	r = spawn_run(&s, &st);
-	pthread_mutex_lock(&w->wlock);
-	w->current = 0;
-	pthread_cond_signal(&w->wcond);
-	pthread_mutex_unlock(&w->wlock);
-	if (watching)
-		pthread_join(watch, NULL);
-	if (w->stopping && w->interrupt) {
-		/* Left "running": the next labd continues it with its next run. */
-		worker_log(w, "job %lld: interrupted by shutdown", (long long)id);
+	if (w->slurm) {
+		worker_run_slurm(w, info, argv, jobdir ? jobdir : ".", &end);
+		w->current = 0;
+	} else {
+		worker_run_local(w, argv, &end);
+	}
+	if (end.left_running) {
+		/* Left "running": the next labd continues it (its next run, or its Slurm job). */
+		worker_log(w, "job %lld: %s", (long long)id,
+			   w->slurm ? "left to Slurm by labd's shutdown" : "interrupted by shutdown");
 		return;
 	}
-	if (queue_cancel_requested(w->q, id) == 1) {
-		end = QUEUE_CANCELLED;
-		why = "cancelled";
-	} else if (r < 0) {
-		end = QUEUE_FAILED;
-		why = strerror(-r);
-	} else if (st == EXIT_BAD_INPUT || st >= EXIT_LAB_ERROR) { /* and signals, 128+ */
-		end = QUEUE_FAILED;
-		why = s.tail_len ? s.tail : "lab run failed";
-	}
-	queue_finish(w->q, id, end, r < 0 ? -1 : st, why, &err);
-	worker_log(w, "job %lld: %s (exit %d)", (long long)id, queue_state_name(end), st);
+	queue_finish(w->q, id, end.state, end.exit_code, end.why[0] ? end.why : NULL, &err);
+	worker_log(w, "job %lld: %s (exit %d)", (long long)id, queue_state_name(end.state),
+		   end.exit_code);
 }
 
 /* The highest sequence number in the event log, 0 when unknown (the idle wait then ends at

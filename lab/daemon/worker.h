@@ -17,6 +17,10 @@ struct worker {
 	double grace_s;                  /* on stop: how long the current job may go on */
 	void (*log)(const char *line);   /* labd's log (may be NULL): one line, no newline */
 	const char *hosts_file;          /* `lab run --hosts FILE`; NULL: this machine */
+	int slurm;                       /* each job a Slurm batch job (worker_slurm.h) */
+	const char *slurm_script;        /* its batch script (exec "$@") */
+	const char *slurm_partition;     /* NULL: the cluster's default */
+	unsigned slurm_time_min;         /* --time when the history has no estimate */
 	/* the rest is the worker's own */
 	pthread_t thread;
 	int started;
@@ -30,7 +34,7 @@ struct worker {
 	unsigned runs_ended;
 };
 
-/* Start the worker thread on w (its first six fields filled in). */
+/* Start the worker thread on w (the fields above "the rest" filled in). */
 int worker_start(struct worker *w);
 /* Stop taking jobs; the job under way may finish within w->grace_s, else it is interrupted
  * (it stays "running" in the queue, so the next labd continues it).  Joins the thread. */

@@ -36,6 +36,10 @@ BPO_PKGS+=(qemu-utils)
 # meson >= 1.5 and pycotap from backports (it bundles no wheels) and a deb-src entry for it.
 BASE_PKGS+=(libglib2.0-dev libpixman-1-dev ninja-build python3-venv)
 BPO_PKGS+=(meson python3-pycotap)
+# labd's Slurm backend and its test (lab/tests/integration/slurm.sh starts its own one-node
+# cluster on localhost: the packages' system services are not used; without a slurm.conf
+# Debian's slurmctld and slurmd units do not start).
+BASE_PKGS+=(slurmctld slurmd slurm-client munge)
 bpo_src=/etc/apt/sources.list.d/numalab-bookworm-backports-src.sources
 
 # --check: only say what is missing (exit 1), never install: what a plain `make` runs, as any

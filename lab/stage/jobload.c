@@ -2,6 +2,7 @@
  * topologies/NAME.json beside the job, then configs/topologies/NAME.json found as
  * util/checkout.h says ($LAB_ROOT, the lab binary's checkout, the current directory). */
 #include <errno.h>
+#include <pthread.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,13 +98,19 @@ static void label_globs(struct job *job)
 
 int jobload_json(const json_t *j, const char *job_dir, struct job *job, struct lab_error *err)
 {
-	int r = job_from_json(j, load_topology, (void *)job_dir, job, err);
+	/* labd validates in its API threads and reads jobs in its worker: one at a time, since
+	 * job parsing (topologies, variants, globs) is not known to be reentrant. */
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	int r;
 
+	pthread_mutex_lock(&lock);
+	r = job_from_json(j, load_topology, (void *)job_dir, job, err);
 	if (r == 0)
 		label_globs(job);
 	/* A job that parsed is the caller's to free, except when the memory checks refuse it. */
 	if (r == 0 && (r = check_memory(job, err)) < 0)
 		job_free(job);
+	pthread_mutex_unlock(&lock);
 	return r;
 }
 

@@ -142,15 +142,15 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* From the newest report of a job of this name in the history: the median run's seconds. */
-static void plan_estimate(struct strbuf *sb, const struct run_opts *o, const struct job *job)
+int plan_estimate(const char *state_dir, const struct job *job, double *run_s, char *report,
+		  size_t len)
 {
 	struct history_filter f = { .job = job->name, .limit = 1 };
 	struct lab_error err = { 0 };
 	struct history *h = NULL;
 	struct history_report *reps = NULL;
 	_cleanup_json_ json_t *doc = NULL;
-	_cleanup_free_ char *db = fs_join(o->state_dir, "history.db");
+	_cleanup_free_ char *db = fs_join(state_dir, "history.db");
 	double t[256];
 	size_t n = 0, nr = 0, i;
 	const json_t *run;
@@ -166,17 +166,28 @@ static void plan_estimate(struct strbuf *sb, const struct run_opts *o, const str
 		}
 	if (n) {
 		qsort(t, n, sizeof(t[0]), cmp_double);
-		strbuf_appendf(sb, "estimate: about %.0f min for %u runs, one at a time (the median "
-				   "run of report %s took %.0f s; builds not counted)\n",
-			       ceil(t[n / 2] * job->repeats * job->nr_kernels / 60),
-			       job->repeats * job->nr_kernels, reps[0].id, t[n / 2]);
-	} else {
-		strbuf_append(sb, "estimate: none (no earlier report of this job in the history)\n");
+		*run_s = t[n / 2];
+		snprintf(report, len, "%s", reps[0].id);
 	}
 	if (reps)
 		history_reports_free(reps, nr);
 	if (h)
 		history_close(h);
+	return n ? 0 : -ENOENT;
+}
+
+static void plan_estimate_text(struct strbuf *sb, const struct run_opts *o, const struct job *job)
+{
+	char id[256];
+	double s;
+
+	if (plan_estimate(o->state_dir, job, &s, id, sizeof(id)) == 0)
+		strbuf_appendf(sb, "estimate: about %.0f min for %u runs, one at a time (the median "
+				   "run of report %s took %.0f s; builds not counted)\n",
+			       ceil(s * job->repeats * job->nr_kernels / 60),
+			       job->repeats * job->nr_kernels, id, s);
+	else
+		strbuf_append(sb, "estimate: none (no earlier report of this job in the history)\n");
 }
 
 int run_plan(const struct run_opts *o, const struct job *job, struct strbuf *sb,
@@ -201,6 +212,6 @@ int run_plan(const struct run_opts *o, const struct job *job, struct strbuf *sb,
 		return r;
 	plan_timing(sb, o, job);
 	plan_order(sb, job);
-	plan_estimate(sb, o, job);
+	plan_estimate_text(sb, o, job);
 	return 0;
 }

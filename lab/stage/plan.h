@@ -12,3 +12,7 @@
 /* 0 with the plan appended to sb; -EINVAL with err naming the file and JSON path. */
 int run_plan(const struct run_opts *o, const struct job *job, struct strbuf *sb,
 	     struct lab_error *err);
+/* The median seconds of an ok run in the newest report of a job of job's name in the history
+ * under state_dir (*run_s), and that report's id.  -ENOENT when there is none. */
+int plan_estimate(const char *state_dir, const struct job *job, double *run_s, char *report,
+		  size_t len);

@@ -1,0 +1,107 @@
+/* Slurm's commands for labd: see slurm.h. */
+#include "stage/slurm.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/cleanup.h"
+#include "util/spawn.h"
+
+/* The last non-empty line of a command's output, for an error. */
+static const char *last_line(char *out)
+{
+	char *e, *s;
+
+	if (!out || !out[0])
+		return "no output";
+	e = out + strlen(out);
+	while (e > out && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' '))
+		*--e = '\0';
+	s = strrchr(out, '\n');
+	return s ? s + 1 : out;
+}
+
+static int run(char *const *argv, char **out, int *st, struct lab_error *err)
+{
+	int r = spawn_capture(argv, SLURM_OUTPUT_MAX, SLURM_CMD_TIMEOUT_S, out, st);
+
+	if (r < 0) {
+		error_set(err, "", "%s: %s", argv[0], strerror(-r));
+		return r;
+	}
+	if (*st == 127) { /* spawn's child could not exec it */
+		error_set(err, "", "%s is not installed (Debian: slurm-client)", argv[0]);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int slurm_submit(const struct slurm_batch *b, long long *id, struct lab_error *err)
+{
+	struct slurm_argv_bufs bufs;
+	char *argv[SLURM_ARGV_MAX], *end = NULL;
+	_cleanup_free_ char *out = NULL;
+	int st = 0, r;
+
+	if ((r = slurmfmt_sbatch_argv(b, &bufs, argv)) < 0)
+		return error_set(err, "", r == -E2BIG ? "the command is too long for sbatch"
+						       : "\"%s\" is not a node feature", b->constraint);
+	if ((r = run(argv, &out, &st, err)) < 0)
+		return r;
+	if (st != 0)
+		return error_set(err, "", "sbatch: %s", last_line(out));
+	errno = 0;
+	*id = strtoll(out, &end, 10);
+	if (errno || end == out || *id <= 0 || (*end && *end != ';' && *end != '\n'))
+		return error_set(err, "", "sbatch said \"%s\", not a job id", last_line(out));
+	return 0;
+}
+
+int slurm_query(long long id, struct slurm_job_info *out, struct lab_error *err)
+{
+	char ids[32];
+	char *argv[] = { "squeue", "--json", "--states=all", "--jobs", ids, NULL };
+	_cleanup_free_ char *text = NULL;
+	int st = 0, r;
+
+	snprintf(ids, sizeof(ids), "%lld", id);
+	if ((r = run(argv, &text, &st, err)) < 0)
+		return r;
+	/* squeue exits 1 for a job id it no longer knows ("Invalid job id specified") */
+	if (st != 0 && strstr(text ? text : "", "Invalid job id"))
+		return -ENOENT;
+	if (st != 0)
+		return error_set(err, "", "squeue: %s", last_line(text));
+	return slurmfmt_parse_job(text, strlen(text), id, out, err);
+}
+
+int slurm_cancel(long long id, int soft, struct lab_error *err)
+{
+	char ids[32];
+	char *soft_argv[] = { "scancel", "--batch", "--signal=INT", ids, NULL };
+	char *hard_argv[] = { "scancel", ids, NULL };
+	_cleanup_free_ char *out = NULL;
+	int st = 0, r;
+
+	snprintf(ids, sizeof(ids), "%lld", id);
+	if ((r = run(soft ? soft_argv : hard_argv, &out, &st, err)) < 0)
+		return r;
+	if (st != 0)
+		return error_set(err, "", "scancel %lld: %s", id, last_line(out));
+	return 0;
+}
+
+int slurm_nodes(json_t **out, struct lab_error *err)
+{
+	char *argv[] = { "sinfo", "--json", NULL };
+	_cleanup_free_ char *text = NULL;
+	int st = 0, r;
+
+	if ((r = run(argv, &text, &st, err)) < 0)
+		return r;
+	if (st != 0)
+		return error_set(err, "", "sinfo: %s", last_line(text));
+	return slurmfmt_parse_nodes(text, strlen(text), out, err);
+}
