@@ -11,6 +11,7 @@
 #include "daemon/queue_db.h"
 #include "history/sql.h"
 #include "util/cleanup.h"
+#include "util/exitcode.h"
 #include "util/fs.h"
 
 /* Marks the file as labd's queue (PRAGMA application_id, "nlqu"). */
@@ -100,6 +101,11 @@ int queue_state_parse(const char *name, enum queue_state *out)
 			return 0;
 		}
 	return -EINVAL;
+}
+
+enum queue_state queue_state_of_exit(int code)
+{
+	return code == EXIT_BAD_INPUT || code >= EXIT_LAB_ERROR ? QUEUE_FAILED : QUEUE_DONE;
 }
 
 static int state_ended(enum queue_state s)

@@ -74,6 +74,10 @@ int queue_claim(struct queue *q, int64_t *id, json_t **job, struct lab_error *er
  * one that is not running or another state. */
 int queue_finish(struct queue *q, int64_t id, enum queue_state state, int exit_code,
 		 const char *error, struct lab_error *err);
+/* What `lab run`'s exit code (lab's one table, util/exitcode.h; 128+N a signal) makes of a
+ * job that ran: DONE for a verdict (0, 1, 3: the report says the rest), FAILED for bad input
+ * or a lab error or a signal. */
+enum queue_state queue_state_of_exit(int code);
 /* Progress the worker saw: runs planned and done so far (either may be -1: unchanged).
  * -ENOENT for no job.  Adds no event. */
 int queue_set_runs(struct queue *q, int64_t id, int planned, int done, struct lab_error *err);

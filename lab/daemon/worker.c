@@ -5,9 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
 #include <math.h>
+#include <unistd.h>
 
 #include "core/outcome.h"
 #include "daemon/worker.h"
@@ -213,7 +212,7 @@ static unsigned slurm_time(struct worker *w, const json_t *info)
 
 /* One job as a Slurm batch job; *end says how it ended. */
 static void worker_run_slurm(struct worker *w, const json_t *info, char *const *argv,
-			     const char *jobdir, struct worker_slurm_end *end)
+			     const char *jobdir, struct worker_job_end *end)
 {
 	char output[PATH_MAX + 16];
 	const char *known = json_string_value(json_object_get(info, "backend_id"));
@@ -231,7 +230,7 @@ static void worker_run_slurm(struct worker *w, const json_t *info, char *const *
 }
 
 /* One job as a child lab run on this machine. */
-static void worker_run_local(struct worker *w, char *const *argv, struct worker_slurm_end *end)
+static void worker_run_local(struct worker *w, char *const *argv, struct worker_job_end *end)
 {
 	struct spawn_job s = { .argv = argv, .log_fd = -1, .line = worker_on_line, .ud = w,
 			       .interrupt = &w->interrupt };
@@ -254,11 +253,8 @@ static void worker_run_local(struct worker *w, char *const *argv, struct worker_
 	} else if (r < 0) {
 		end->state = QUEUE_FAILED;
 		snprintf(end->why, sizeof(end->why), "%s", strerror(-r));
-	} else if (st == EXIT_BAD_INPUT || st >= EXIT_LAB_ERROR) { /* and signals, 128+ */
-		end->state = QUEUE_FAILED;
+	} else if ((end->state = queue_state_of_exit(st)) == QUEUE_FAILED) {
 		snprintf(end->why, sizeof(end->why), "%s", s.tail_len ? s.tail : "lab run failed");
-	} else {
-		end->state = QUEUE_DONE;
 	}
 }
 
@@ -266,7 +262,7 @@ static void worker_run(struct worker *w, int64_t id)
 {
 	_cleanup_json_ json_t *info = NULL;
 	struct lab_error err = { 0 };
-	struct worker_slurm_end end = { .state = QUEUE_DONE, .exit_code = -1 };
+	struct worker_job_end end = { .state = QUEUE_DONE, .exit_code = -1 };
 	char jobfile[PATH_MAX + 16], out_dir[PATH_MAX], intr[4096];
 
 	if (queue_get(w->q, id, w->slurm, &info, &err) < 0) {

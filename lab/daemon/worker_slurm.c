@@ -6,12 +6,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "stage/slurm.h"
 #include "util/clock.h"
-#include "util/exitcode.h"
 
 /* The new part of the job's output file, line by line. */
 struct tail {
@@ -66,16 +64,9 @@ static void tail_read(struct tail *t, const char *path, const struct worker_slur
 	close(fd);
 }
 
-static void sleep_s(double s)
-{
-	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
-
-	nanosleep(&ts, NULL);
-}
-
 /* How the ended job ends labd's job: lab run's exit code by the one table. */
 static void ended(const struct slurm_job_info *si, const struct tail *t, int cancelling,
-		  struct worker_slurm_end *end)
+		  struct worker_job_end *end)
 {
 	end->exit_code = si->phase == SLURM_ENDED && !si->signal ? si->exit_code : -1;
 	if (cancelling) {
@@ -92,16 +83,13 @@ static void ended(const struct slurm_job_info *si, const struct tail *t, int can
 	} else if (si->signal) {
 		end->state = QUEUE_FAILED;
 		snprintf(end->why, sizeof(end->why), "lab run was killed by signal %d", si->signal);
-	} else if (si->exit_code == EXIT_BAD_INPUT || si->exit_code >= EXIT_LAB_ERROR) {
-		end->state = QUEUE_FAILED;
+	} else if ((end->state = queue_state_of_exit(si->exit_code)) == QUEUE_FAILED) {
 		snprintf(end->why, sizeof(end->why), "%s", t->last[0] ? t->last : "lab run failed");
-	} else {
-		end->state = QUEUE_DONE;
 	}
 }
 
 static int submit(const struct worker_slurm_job *j, const struct worker_slurm_hooks *h,
-		  long long *sid, struct worker_slurm_end *end)
+		  long long *sid, struct worker_job_end *end)
 {
 	char name[64];
 	struct slurm_batch b = { .script = j->script, .name = name, .output = j->output,
@@ -139,7 +127,7 @@ static long long attach(const struct worker_slurm_job *j, const struct worker_sl
 }
 
 void worker_slurm_run(const struct worker_slurm_job *j, const struct worker_slurm_hooks *h,
-		      struct worker_slurm_end *end)
+		      struct worker_job_end *end)
 {
 	struct tail t = { 0 };
 	struct slurm_job_info si = { 0 };
@@ -190,7 +178,7 @@ void worker_slurm_run(const struct worker_slurm_job *j, const struct worker_slur
 			slurm_cancel(sid, 0, &err);
 			cancel_at = clock_now_s();
 		}
-		sleep_s(WORKER_SLURM_POLL_S);
+		clock_sleep_s(WORKER_SLURM_POLL_S);
 	}
 	tail_read(&t, j->output, h);
 	emit(&t, h);

@@ -35,7 +35,8 @@ struct worker_slurm_hooks {
 	void *ud;
 };
 
-struct worker_slurm_end {
+/* How a job ran, either backend (worker.c's local one fills it too). */
+struct worker_job_end {
 	enum queue_state state;     /* DONE, FAILED or CANCELLED */
 	int exit_code;              /* lab run's, -1 unknown */
 	int left_running;           /* labd stopped: the Slurm job goes on, the queue keeps it */
@@ -43,4 +44,4 @@ struct worker_slurm_end {
 };
 
 void worker_slurm_run(const struct worker_slurm_job *j, const struct worker_slurm_hooks *h,
-		      struct worker_slurm_end *end);
+		      struct worker_job_end *end);

@@ -7,6 +7,7 @@
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/spawn.h"
+#include "util/text.h"
 
 #define GIT_TIMEOUT_S 600
 
@@ -22,20 +23,6 @@ static int git(const char *repo, const char *const *args, size_t max, char **out
 	return spawn_capture((char *const *)argv, max, GIT_TIMEOUT_S, out, status);
 }
 
-/* The last non-empty line of git's output, for an error. */
-static const char *last_line(char *out)
-{
-	char *e, *s;
-
-	if (!out)
-		return "";
-	e = out + strlen(out);
-	while (e > out && (e[-1] == '\n' || e[-1] == '\r'))
-		*--e = '\0';
-	s = strrchr(out, '\n');
-	return s ? s + 1 : out;
-}
-
 int bgit_check_repo(const char *repo, struct lab_error *err)
 {
 	const char *args[] = { "rev-parse", "--git-dir", NULL };
@@ -47,7 +34,7 @@ int bgit_check_repo(const char *repo, struct lab_error *err)
 	r = git(repo, args, 4096, &out, &st);
 	if (r < 0 || st != 0)
 		return error_set(err, "source.git", "%s is not a git repository%s%s", repo,
-				 r < 0 ? "" : ": ", r < 0 ? strerror(-r) : last_line(out));
+				 r < 0 ? "" : ": ", r < 0 ? strerror(-r) : text_last_line(out));
 	return 0;
 }
 
@@ -202,7 +189,7 @@ int bgit_diff(const char *repo, const char *from, const char *to, const char *pa
 	r = git(repo, args, BGIT_PATCH_MAX, &out, &st);
 	if (r < 0 || st != 0)
 		return error_set(err, "", "git diff %.12s %.12s failed: %s", from, to,
-				 r < 0 ? strerror(-r) : last_line(out));
+				 r < 0 ? strerror(-r) : text_last_line(out));
 	if (strlen(out) >= BGIT_PATCH_MAX - 1)
 		return error_set(err, "", "the diff %.12s %.12s is larger than %u MiB", from, to,
 				 BGIT_PATCH_MAX >> 20);
@@ -246,11 +233,11 @@ int bgit_snapshot(const char *repo, char sha[65], struct lab_error *err)
 	sha[0] = '\0';
 	if (r < 0 || st != 0)
 		return error_set(err, "", "git stash create failed: %s",
-				 r < 0 ? strerror(-r) : last_line(out));
+				 r < 0 ? strerror(-r) : text_last_line(out));
 	if (!out || !out[0])
 		return 0; /* nothing uncommitted in tracked files */
 	if (!is_hex(out, 40))
-		return error_set(err, "", "git stash create said \"%s\"", last_line(out));
+		return error_set(err, "", "git stash create said \"%s\"", text_last_line(out));
 	snprintf(sha, 65, "%.40s", out);
 	return 1;
 }

@@ -15,6 +15,7 @@
 #include "util/clock.h"
 #include "util/fs.h"
 #include "util/sha256.h"
+#include "util/text.h"
 
 #define LOG_TAIL_MAX (16u * 1024) /* bytes of a log read for its last lines */
 
@@ -297,7 +298,7 @@ int kbuild_text_sha256(struct kctx *c, char out[65])
 	if (r < 0 || stat(tmp, &st) < 0 || st.st_size == 0 || sha256_file_hex(tmp, out) < 0) {
 		out[0] = '\0';
 		kctx_progress(c, "%s: no .text hash (objcopy %s: %s)", c->v->name, vml,
-			      r < 0 ? kctx_last_line(why) : "no .text section");
+			      r < 0 ? text_last_line(why) : "no .text section");
 	}
 	unlink(tmp);
 	return 0;

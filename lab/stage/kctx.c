@@ -54,17 +54,6 @@ int kctx_run(struct kctx *c, char *const argv[], const char *cwd, char *out, siz
 	return st == 0 ? 0 : -EIO;
 }
 
-const char *kctx_last_line(char *out)
-{
-	size_t n = strlen(out);
-	char *nl;
-
-	while (n > 0 && out[n - 1] == '\n')
-		out[--n] = '\0';
-	nl = strrchr(out, '\n');
-	return nl ? nl + 1 : out;
-}
-
 void kctx_free(struct kctx *c)
 {
 	for (unsigned i = 0; c->frag_text && i < c->v->nr_fragments; i++)

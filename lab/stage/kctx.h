@@ -44,7 +44,5 @@ int kctx_spawn(struct kctx *c, struct spawn_job *j, int *status);
 /* kctx_spawn() of argv, its output kept only for out (its last bytes; out may be NULL):
  * 0 when it exited 0, -EIO when it exited otherwise, -EINTR when interrupted. */
 int kctx_run(struct kctx *c, char *const argv[], const char *cwd, char *out, size_t len);
-/* The last line of a program's output, trailing newlines cut off in out itself. */
-const char *kctx_last_line(char *out);
 /* Free what the context allocated (not the context itself). */
 void kctx_free(struct kctx *c);

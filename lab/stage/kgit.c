@@ -11,6 +11,7 @@
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/sha256.h"
+#include "util/text.h"
 
 #define GIT_MAX_ARGS 8
 
@@ -74,7 +75,7 @@ static int clone(struct kctx *c, const char *repo)
 		return kctx_fail(c, KERNEL_FAIL_INTERRUPTED, r, "interrupted");
 	if (r < 0)
 		return kctx_fail(c, KERNEL_FAIL_SOURCE, r, "git clone --shared %s: %s", repo,
-				 kctx_last_line(out));
+				 text_last_line(out));
 	return 0;
 }
 
@@ -130,7 +131,7 @@ int kgit_tree(struct kctx *c)
 		/* The commit exists (ksource_identity found it in the repository), so the checkout
 		 * itself is damaged: start it again, at the cost of one full build. */
 		kctx_progress(c, "%s: %s failed (%s); cloning again", c->v->name, what,
-			      kctx_last_line(out));
+			      text_last_line(out));
 		fs_rm_rf(c->src_dir);
 		if ((r = clone(c, repo)) < 0)
 			return r;
@@ -139,7 +140,7 @@ int kgit_tree(struct kctx *c)
 	if (r == -EINTR)
 		return kctx_fail(c, KERNEL_FAIL_INTERRUPTED, r, "interrupted");
 	if (r < 0)
-		return kctx_fail(c, KERNEL_FAIL_SOURCE, r, "%s: %s", what, kctx_last_line(out));
+		return kctx_fail(c, KERNEL_FAIL_SOURCE, r, "%s: %s", what, text_last_line(out));
 	snprintf(head, sizeof(head), "%s/Makefile", c->src_dir);
 	if (!fs_exists(head))
 		return kctx_fail(c, KERNEL_FAIL_SOURCE, -ENOENT, "the source has no top-level "

@@ -17,6 +17,7 @@
 #include "util/fs.h"
 #include "util/sha256.h"
 #include "util/spawn.h"
+#include "util/text.h"
 
 
 /* Hashing a 150 MB tarball costs ~0.5 s: remember the hash per (path, size, mtime, inode), so
@@ -178,7 +179,7 @@ int ksource_apply_patches(struct kctx *c, const char *dir)
 						 "not apply: %s fails", i, shown, file);
 			/* Not a hunk that failed: say what patch said (e.g. a malformed patch). */
 			return kctx_fail(c, KERNEL_FAIL_PATCH, -EINVAL, "patches[%u] %s does not "
-					 "apply: %s", i, shown, kctx_last_line(out));
+					 "apply: %s", i, shown, text_last_line(out));
 		}
 	}
 	return 0;

@@ -8,19 +8,14 @@
 
 #include "util/cleanup.h"
 #include "util/spawn.h"
+#include "util/text.h"
 
-/* The last non-empty line of a command's output, for an error. */
+/* The last line of a command's output, for an error. */
 static const char *last_line(char *out)
 {
-	char *e, *s;
+	const char *l = text_last_line(out);
 
-	if (!out || !out[0])
-		return "no output";
-	e = out + strlen(out);
-	while (e > out && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' '))
-		*--e = '\0';
-	s = strrchr(out, '\n');
-	return s ? s + 1 : out;
+	return l[0] ? l : "no output";
 }
 
 static int run(char *const *argv, char **out, int *st, struct lab_error *err)

@@ -4,3 +4,5 @@
 
 /* CLOCK_MONOTONIC in seconds. */
 double clock_now_s(void);
+/* Sleep s seconds (an interrupted sleep ends early: callers poll). */
+void clock_sleep_s(double s);

@@ -118,3 +118,16 @@ const char *text_nearest(const char *name, const char *const *cands, size_t n)
 	}
 	return best;
 }
+
+const char *text_last_line(char *out)
+{
+	char *e, *s;
+
+	if (!out)
+		return "";
+	e = out + strlen(out);
+	while (e > out && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' '))
+		*--e = '\0';
+	s = strrchr(out, '\n');
+	return s ? s + 1 : out;
+}

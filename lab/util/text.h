@@ -24,3 +24,6 @@ unsigned text_distance(const char *a, const char *b);
 /* The candidate nearest to name by text_distance, when it is at most a third of name's length
  * away (one edit from a word of 3, two from one of 6); NULL otherwise.  For "did you mean". */
 const char *text_nearest(const char *name, const char *const *cands, size_t n);
+/* The last non-empty line of a command's output (changed in place: trailing newlines, CRs and
+ * spaces cut), for an error message; "" for NULL or nothing. */
+const char *text_last_line(char *out);
