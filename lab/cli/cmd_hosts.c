@@ -1,5 +1,6 @@
 /* lab hosts [--hosts FILE] [--json]: the pool of libvirt hosts, each opened and asked what it
- * is and what of the lab runs there. */
+ * is and what of the lab runs there.  lab hosts --slurm: the nodes of the Slurm cluster labd
+ * --backend slurm hands its jobs to, as sinfo sees them. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include "cli/cli.h"
 #include "stage/hosts.h"
 #include "stage/run.h"
+#include "stage/slurm.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
@@ -16,7 +18,8 @@
 
 void cmd_hosts_help(void)
 {
-	printf("usage: lab hosts [--hosts FILE] [--json] [--state DIR]\n\n"
+	printf("usage: lab hosts [--hosts FILE] [--json] [--state DIR]\n"
+	       "       lab hosts --slurm [--json]\n\n"
 	       "The pool of libvirt hosts `lab run --hosts FILE` and labd run guests on: each\n"
 	       "host opened, with its state (up, down and why, or in-use: this machine's\n"
 	       "embedded driver held by a running lab or labd), class, capacity (CPUs, memory\n"
@@ -33,6 +36,11 @@ void cmd_hosts_help(void)
 	       "  storage pool \"numalab\" the lab defines at pool_dir, the kernel and image\n"
 	       "  cached by content hash; console and results come back as libvirt console\n"
 	       "  streams.\n\n"
+	       "  --slurm      the nodes of the Slurm cluster (SLURM_CONF, else Slurm's own\n"
+	       "               configuration) that labd --backend slurm runs jobs on: state\n"
+	       "               (Slurm's, its flags after a +: idle+drain), features (the host\n"
+	       "               classes --class takes), CPUs allocated of all, memory, and why\n"
+	       "               a node is drained or down\n"
 	       "  --json       {\"hosts\": [...]} with keys sorted\n"
 	       "  --state DIR  state directory (default $LAB_STATE_DIR or\n"
 	       "               ~/.local/state/numalab)\n\n"
@@ -40,8 +48,10 @@ void cmd_hosts_help(void)
 	       "  lab hosts\n"
 	       "  lab hosts --json\n"
 	       "  lab hosts --state /var/lib/numalab    # the pool of labd (lab/systemd/)\n"
-	       "  lab hosts --hosts /var/lib/numalab/hosts.json\n\n"
-	       "Exit status: 0 every host up, 3 a host down, 2 bad arguments or pool file.\n");
+	       "  lab hosts --hosts /var/lib/numalab/hosts.json\n"
+	       "  lab hosts --slurm\n\n"
+	       "Exit status: 0 every host up, 3 a host (or Slurm node) down or drained, 2 bad\n"
+	       "arguments or pool file, 4 Slurm did not answer.\n");
 }
 
 /* A string member for a terminal: printable characters only, "" when it is absent (a host
@@ -80,12 +90,78 @@ static void print_host(const json_t *h)
 		printf("  running: %s\n", json_string_value(v));
 }
 
+/* A Slurm node state that takes no job: down, drained or draining, failing, not responding. */
+static int slurm_node_bad(const char *state)
+{
+	static const char *const bad[] = { "down", "drain", "fail", "not_responding", "future",
+					   NULL };
+
+	for (size_t i = 0; bad[i]; i++)
+		if (strstr(state, bad[i]))
+			return 1;
+	return 0;
+}
+
+static void print_node(const json_t *n)
+{
+	char name[64], state[64], reason[256], feats[256] = "";
+	const json_t *f;
+	size_t i;
+
+	field(n, "name", name, sizeof(name));
+	field(n, "state", state, sizeof(state));
+	field(n, "reason", reason, sizeof(reason));
+	json_array_foreach(json_object_get(n, "features"), i, f)
+		snprintf(feats + strlen(feats), sizeof(feats) - strlen(feats), "%s%s", i ? "," : "",
+			 json_string_value(f));
+	printf("%-16s %-20s %-24s %4lld/%-4lld %9lld %9lld\n", name, state, feats[0] ? feats : "-",
+	       (long long)json_integer_value(json_object_get(n, "alloc_cpus")),
+	       (long long)json_integer_value(json_object_get(n, "cpus")),
+	       (long long)json_integer_value(json_object_get(n, "memory_mib")),
+	       (long long)json_integer_value(json_object_get(n, "free_mib")));
+	if (reason[0])
+		printf("  %s\n", reason);
+}
+
+static int hosts_slurm(int json)
+{
+	_cleanup_json_ json_t *nodes = NULL;
+	struct lab_error err = { 0 };
+	const json_t *n;
+	char msg[1200];
+	size_t i;
+	int bad = 0;
+
+	if (slurm_nodes(&nodes, &err) < 0) {
+		error_format(&err, msg, sizeof(msg));
+		cli_err("Slurm's nodes: %s", msg);
+		return EXIT_LAB_ERROR;
+	}
+	json_array_foreach(nodes, i, n)
+		bad += slurm_node_bad(json_string_value(json_object_get(n, "state")));
+	if (json) {
+		_cleanup_json_ json_t *doc = json_pack("{s:O}", "hosts", nodes);
+		_cleanup_free_ char *text = doc ? jsonio_dumps(doc) : NULL;
+
+		if (!text)
+			return EXIT_LAB_ERROR;
+		printf("%s\n", text);
+	} else {
+		printf("%-16s %-20s %-24s %9s %9s %9s\n", "NODE", "STATE", "FEATURES", "CPUS",
+		       "MEM_MIB", "FREE_MIB");
+		json_array_foreach(nodes, i, n)
+			print_node(n);
+	}
+	return bad ? EXIT_RUN_FAILED : EXIT_OK;
+}
+
 int cmd_hosts(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "hosts", required_argument, NULL, 'H' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "state", required_argument, NULL, 's' },
+		{ "slurm", no_argument, NULL, 'S' },
 		{ 0 },
 	};
 	_cleanup_free_ struct hostpool *p = calloc(1, sizeof(*p));
@@ -94,7 +170,7 @@ int cmd_hosts(int argc, char **argv)
 	struct lab_error err = { 0 };
 	const char *file = NULL;
 	char state[4096], msg[1200];
-	int json = 0, c, down = 0;
+	int json = 0, c, down = 0, slurm = 0;
 	struct hosts h;
 
 	run_state_dir(state, sizeof(state));
@@ -104,6 +180,7 @@ int cmd_hosts(int argc, char **argv)
 		case 'H': file = optarg; break;
 		case 'j': json = 1; break;
 		case 's': snprintf(state, sizeof(state), "%s", optarg); break;
+		case 'S': slurm = 1; break;
 		default: cli_bad_option(c, argv); return EXIT_BAD_INPUT;
 		}
 	}
@@ -111,6 +188,12 @@ int cmd_hosts(int argc, char **argv)
 		cli_usage_err("no arguments besides the options");
 		return EXIT_BAD_INPUT;
 	}
+	if (slurm && file) {
+		cli_usage_err("--slurm and --hosts: Slurm's nodes or a pool file, not both");
+		return EXIT_BAD_INPUT;
+	}
+	if (slurm)
+		return hosts_slurm(json);
 	if (!p || !out || !(deflt = fs_join(state, "hosts.json")))
 		return EXIT_LAB_ERROR;
 	if (hosts_load_file(file ? file : deflt, p, &err) < 0) {

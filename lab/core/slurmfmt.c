@@ -1,6 +1,7 @@
 /* Slurm's commands and output for labd: see slurmfmt.h. */
 #include "core/slurmfmt.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -149,6 +150,36 @@ static json_t *features_of(const json_t *node)
 	return a;
 }
 
+/* A count sinfo gives, 0 when absent or not a number (22.05 leaves some out of a node that
+ * is down). */
+static json_int_t count_of(const json_t *node, const char *key)
+{
+	json_int_t v = json_integer_value(json_object_get(node, key));
+
+	return v > 0 ? v : 0;
+}
+
+/* "idle", or with Slurm's flags lower-cased after a "+" ("idle+drain"): 22.05 keeps a
+ * drained node's base state in "state" and DRAIN among "state_flags". */
+static void node_state(const json_t *node, char *buf, size_t len)
+{
+	const json_t *f;
+	size_t i, used;
+
+	copy_str(buf, len, json_object_get(node, "state"));
+	json_array_foreach(json_object_get(node, "state_flags"), i, f) {
+		const char *w = json_string_value(f);
+
+		used = strlen(buf);
+		if (!w || used + strlen(w) + 2 > len)
+			continue;
+		buf[used++] = '+';
+		for (; *w; w++)
+			buf[used++] = (char)tolower((unsigned char)*w);
+		buf[used] = '\0';
+	}
+}
+
 static int by_name(const void *x, const void *y)
 {
 	return strcmp(json_string_value(json_object_get(*(json_t *const *)x, "name")),
@@ -174,13 +205,17 @@ int slurmfmt_parse_nodes(const char *text, size_t len, json_t **out, struct lab_
 	}
 	qsort(sorted, k, sizeof(sorted[0]), by_name);
 	for (i = 0; i < k; i++) {
-		char state[64], reason[256];
+		char state[160], reason[256];
 
-		copy_str(state, sizeof(state), json_object_get(sorted[i], "state"));
+		node_state(sorted[i], state, sizeof(state));
 		copy_str(reason, sizeof(reason), json_object_get(sorted[i], "reason"));
-		if (json_array_append_new(nodes, json_pack("{s:O, s:s, s:o, s:s}", "name",
-				json_object_get(sorted[i], "name"), "state", state, "features",
-				features_of(sorted[i]), "reason", reason)) < 0)
+		if (json_array_append_new(nodes, json_pack("{s:O, s:s, s:o, s:s, s:I, s:I, s:I, s:I}",
+				"name", json_object_get(sorted[i], "name"), "state", state,
+				"features", features_of(sorted[i]), "reason", reason,
+				"cpus", count_of(sorted[i], "cpus"),
+				"alloc_cpus", count_of(sorted[i], "alloc_cpus"),
+				"memory_mib", count_of(sorted[i], "real_memory"),
+				"free_mib", count_of(sorted[i], "free_memory"))) < 0)
 			return -ENOMEM;
 	}
 	*out = TAKE_PTR(nodes);

@@ -66,8 +66,10 @@ int slurmfmt_parse_job(const char *text, size_t len, long long id, struct slurm_
 		       struct lab_error *err);
 enum slurm_phase slurmfmt_phase(const char *state);
 
-/* sinfo --json output as [{"name", "state", "features": [...], "reason"}] sorted by name
- * (*out, new).  -EINVAL with err for output that is not sinfo's. */
+/* sinfo --json output as [{"name", "state", "features": [...], "reason", "cpus",
+ * "alloc_cpus", "memory_mib", "free_mib"}] sorted by name (*out, new).  state is Slurm's,
+ * its flags appended lower-case ("idle+drain").  -EINVAL with err for output that is not
+ * sinfo's. */
 int slurmfmt_parse_nodes(const char *text, size_t len, json_t **out, struct lab_error *err);
 /* 1 when a node of nodes (slurmfmt_parse_nodes) has feature; its features, ", "-joined and
  * sorted, into have (for the error that names what there is). */

@@ -71,8 +71,9 @@ static void test_nodes(void)
 {
 	_cleanup_free_ char *text = slurp("lab/tests/data/slurm/sinfo.json");
 	_cleanup_json_ json_t *nodes = NULL, *want = json_pack(
-		"[{s:s, s:s, s:[s, s], s:s}]", "name", "localhost", "state", "idle", "features",
-		"lab-a", "numalab-test", "reason", "");
+		"[{s:s, s:s, s:[s, s], s:s, s:i, s:i, s:i, s:i}]", "name", "localhost", "state",
+		"idle", "features", "lab-a", "numalab-test", "reason", "", "cpus", 2, "alloc_cpus", 0,
+		"memory_mib", 21694, "free_mib", 19691);
 	struct lab_error err = { 0 };
 	char have[256];
 
