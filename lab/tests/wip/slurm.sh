@@ -68,8 +68,10 @@ sjob() { squeue --json --states=all --jobs "$1" | jq -c ".jobs[] | select(.job_i
 # --- the cluster --------------------------------------------------------------------------
 mkdir -p "$state"
 printf '#!/bin/sh\nLAB_STATE_DIR=%s exec %s/lab/slurm/epilog\n' "$state" "$(pwd)" >"$tmp/epilog"
-printf '#!/bin/sh\nLAB_STATE_DIR=%s LAB_MIN_FREE_MIB=64 exec %s/lab/slurm/healthcheck\n' \
-	"$state" "$(pwd)" >"$tmp/healthcheck"
+# slurmd runs the health check with an environment of its own: the cluster's configuration
+# (scontrol's) and PATH are given here.
+printf '#!/bin/sh\nPATH=%s SLURM_CONF=%s LAB_STATE_DIR=%s LAB_MIN_FREE_MIB=64 exec %s/lab/slurm/healthcheck\n' \
+	"$PATH" "$cluster/slurm.conf" "$state" "$(pwd)" >"$tmp/healthcheck"
 chmod 755 "$tmp/epilog" "$tmp/healthcheck"
 t0=$(date +%s.%N)
 SLURM_CONF=$(SLURM_EPILOG=$tmp/epilog SLURM_HEALTHCHECK=$tmp/healthcheck \
@@ -126,9 +128,9 @@ check "... and its Slurm job ended ($st)" bash -c "case '$st' in PENDING|RUNNING
 jq '.repeats = 2 | .name = "slurm-restart"' configs/quick.json >"$tmp/restart.json"
 r=$(submit "$tmp/restart.json")
 check "run 0 of a 2-run job under way" booting "$r" 0
+ir=$(slurm_id "$r")
 kill -TERM "$labd_pid"; wait "$labd_pid"
 ok $? "labd stops (SIGTERM, no grace)"
-ir=$(slurm_id "$r")
 st=$(sjob "$ir" | jq -r .job_state)
 check "... the Slurm job goes on ($st)" test "$st" = RUNNING
 start_labd
