@@ -165,7 +165,8 @@ clean:
 # the guest programs and the files the lab reads at run time where an installed lab looks
 # for them (PREFIX/lib/numalab/runners, PREFIX/share/numalab: lab/util/checkout.h, so these
 # two and bin/ stay relative to PREFIX), the systemd units, the sysusers.d and tmpfiles.d
-# entries, the man pages and bash completion.  Units and man pages get PREFIX for /usr/local.  labd is
+# entries, the man pages and bash completion, a Slurm node's epilog and health check
+# (PREFIX/lib/numalab/slurm).  Units and man pages get PREFIX for /usr/local.  labd is
 # installed when it is built.  Then: GUIDE.md, "The daemon (labd)".
 PREFIX      ?= /usr/local
 MANDIR      ?= $(PREFIX)/share/man
@@ -188,6 +189,8 @@ install: $(B)/lab $(B)/labd $(RUN_BINS)
 	install -m 0644 lab/completion/lab.bash $(DESTDIR)$(COMPLDIR)/lab
 	install -m 0755 $(B)/labd $(DESTDIR)$(BINDIR)/labd
 	install -m 0755 $(RUN_BINS) $(DESTDIR)$(RUNNERDIR)/
+	install -d $(DESTDIR)$(PREFIX)/lib/numalab/slurm
+	install -m 0755 lab/slurm/epilog lab/slurm/healthcheck $(DESTDIR)$(PREFIX)/lib/numalab/slurm/
 	find $(DATA_DIRS) -type f | while read -r f; do \
 		install -D -m 0644 "$$f" "$(DESTDIR)$(DATADIR)/$$f" || exit 1; done
 	install -m 0644 $(UNITS) $(DESTDIR)$(UNITDIR)/

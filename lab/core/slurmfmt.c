@@ -136,17 +136,24 @@ int slurmfmt_parse_job(const char *text, size_t len, long long id, struct slurm_
 	return -ENOENT;
 }
 
+static int cmp_str(const void *x, const void *y);
+
+/* The node's features, sorted (slurm.conf's order is the operator's, not a fact). */
 static json_t *features_of(const json_t *node)
 {
 	json_t *a = json_array();
 	const char *f = json_string_value(json_object_get(node, "active_features"));
-	char buf[1024], *save = NULL;
+	char buf[1024], *save = NULL, *words[128];
+	size_t n = 0;
 
 	if (!f)
 		f = json_string_value(json_object_get(node, "features"));
 	snprintf(buf, sizeof(buf), "%s", f ? f : "");
-	for (char *t = strtok_r(buf, ",", &save); a && t; t = strtok_r(NULL, ",", &save))
-		json_array_append_new(a, json_string(t));
+	for (char *t = strtok_r(buf, ",", &save); t && n < 128; t = strtok_r(NULL, ",", &save))
+		words[n++] = t;
+	qsort(words, n, sizeof(words[0]), cmp_str);
+	for (size_t i = 0; a && i < n; i++)
+		json_array_append_new(a, json_string(words[i]));
 	return a;
 }
 

@@ -6,7 +6,7 @@
  *            gives the job back to the queue; `lab run --resume` keeps what finished),
  *            --signal=B:INT@120 (a run that goes long is interrupted and recorded, not
  *            killed), --time, and the output appended to one file (a requeued job adds to it).
- *   squeue --json --jobs ID -t all: a job's state, exit status, restarts and node.
+ *   squeue --json --me -t all: a job's state, exit status, restarts and node (selected by id).
  *   sinfo --json: the nodes, their states and features. */
 #pragma once
 #include <jansson.h>

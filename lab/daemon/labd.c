@@ -32,13 +32,20 @@
 #define LABD_DEFAULT_SOCKET "/run/numalab/labd.sock"
 #define LABD_DEFAULT_GRACE_S 30.0
 #define LABD_SLURM_TIME_MIN 360 /* a job's --time without an estimate: 6 h */
+/* Jobs in Slurm at once, by default: labd watches each (one thread, a squeue query and its
+ * output file every WORKER_SLURM_POLL_S), and Slurm places them on its nodes. */
+#define LABD_SLURM_JOBS 16
+#define LABD_SLURM_JOBS_MAX 256
+/* lab run's state directory on a Slurm node: the one the epilog and health check default to
+ * (lab/slurm/) and labd's own under systemd. */
+#define LABD_SLURM_NODE_STATE "/var/lib/numalab"
 #define LABD_GROUP "numalab"
 #define TOKEN_MAX 4096
 
 struct labd_args {
 	const char *socket, *listen, *token_file, *lab;
-	const char *backend, *slurm_partition;
-	unsigned slurm_time_min;
+	const char *backend, *slurm_partition, *slurm_node_state;
+	unsigned slurm_time_min, slurm_jobs;
 	double grace_s;
 	char state[PATH_MAX];
 	char hosts[PATH_MAX];  /* the pool file, "" none */
@@ -55,7 +62,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: labd [--state DIR] [--socket PATH] [--listen HOST:PORT --token-file FILE]\n"
 		"            [--grace S] [--lab PATH] [--hosts FILE]\n"
-		"            [--backend local|slurm [--slurm-partition P] [--slurm-time MIN]]\n\n"
+		"            [--backend local|slurm [--slurm-partition P] [--slurm-time MIN]\n"
+		"                                   [--slurm-jobs N] [--slurm-node-state DIR]]\n\n"
 		"The numalab daemon: a durable queue of lab jobs, run one at a time, with an\n"
 		"HTTP/JSON API ('lab job submit', 'lab job list', 'lab job status', 'lab job cancel', 'lab job logs').\n\n"
 		"  --state DIR        the lab's state directory (default as 'lab run': $LAB_STATE_DIR,\n"
@@ -76,10 +84,18 @@ static void usage(FILE *f)
 		"                     (a node feature); the cluster is the one SLURM_CONF names\n"
 		"  --slurm-partition P the partition (default: the cluster's default)\n"
 		"  --slurm-time MIN   a job's time limit when the history has no estimate of it\n"
-		"                     (default %u; with one: twice the estimate and 30 min)\n\n"
+		"                     (default %u; with one: twice the estimate and 30 min)\n"
+		"  --slurm-jobs N     jobs handed to Slurm at once (default %u, at most %u); the\n"
+		"                     rest wait in labd's queue, in order\n"
+		"  --slurm-node-state DIR  lab run's state directory on a node (default %s,\n"
+		"                     node-local: its libvirt, KVM verdict and lock; the epilog and\n"
+		"                     health check watch it).  labd's DIR/labd/jobs, where each\n"
+		"                     job's file and report are, must be on a file system every\n"
+		"                     node mounts at the same path\n\n"
 		"Exit status: 0 after SIGTERM/SIGINT, 1 when it cannot start (another labd holds\n"
 		"the state directory, the socket cannot be made), 2 bad arguments.\n",
-		LABD_DEFAULT_SOCKET, LABD_GROUP, LABD_DEFAULT_GRACE_S, LABD_SLURM_TIME_MIN);
+		LABD_DEFAULT_SOCKET, LABD_GROUP, LABD_DEFAULT_GRACE_S, LABD_SLURM_TIME_MIN,
+		LABD_SLURM_JOBS, LABD_SLURM_JOBS_MAX, LABD_SLURM_NODE_STATE);
 }
 
 /* The pool, checked now: a bad file stops labd at start, not each job later. */
@@ -112,6 +128,8 @@ static int parse_args(int argc, char **argv, struct labd_args *a)
 		{ "hosts", required_argument, NULL, 'H' },  { "backend", required_argument, NULL, 'k' },
 		{ "slurm-partition", required_argument, NULL, 'p' },
 		{ "slurm-time", required_argument, NULL, 'T' },
+		{ "slurm-jobs", required_argument, NULL, 'J' },
+		{ "slurm-node-state", required_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *state = NULL;
@@ -122,6 +140,8 @@ static int parse_args(int argc, char **argv, struct labd_args *a)
 	a->grace_s = LABD_DEFAULT_GRACE_S;
 	a->backend = "local";
 	a->slurm_time_min = LABD_SLURM_TIME_MIN;
+	a->slurm_jobs = LABD_SLURM_JOBS;
+	a->slurm_node_state = LABD_SLURM_NODE_STATE;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': state = optarg; break;
@@ -132,6 +152,7 @@ static int parse_args(int argc, char **argv, struct labd_args *a)
 		case 'H': snprintf(a->hosts, sizeof(a->hosts), "%s", optarg); break;
 		case 'k': a->backend = optarg; break;
 		case 'p': a->slurm_partition = optarg; break;
+		case 'N': a->slurm_node_state = optarg; break;
 		case 'T': {
 			unsigned long m = strtoul(optarg, &end, 10);
 
@@ -140,6 +161,16 @@ static int parse_args(int argc, char **argv, struct labd_args *a)
 				return -EINVAL;
 			}
 			a->slurm_time_min = (unsigned)m;
+			break;
+		}
+		case 'J': {
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (*end || n < 1 || n > LABD_SLURM_JOBS_MAX) {
+				fprintf(stderr, "labd: --slurm-jobs: from 1 to %u\n", LABD_SLURM_JOBS_MAX);
+				return -EINVAL;
+			}
+			a->slurm_jobs = (unsigned)n;
 			break;
 		}
 		case 'g':
@@ -308,7 +339,8 @@ struct labd {
 	char dir[PATH_MAX + 8], jobs[PATH_MAX + 16], lab[PATH_MAX], token[TOKEN_MAX];
 	char batch[PATH_MAX + 32];
 	struct queue *q;
-	struct worker w;
+	struct worker w[LABD_SLURM_JOBS_MAX]; /* the local backend: w[0] alone */
+	unsigned nw;
 	struct api_ctx ctx;
 	struct api_server *api;
 	int lock_fd, unix_fd, tcp_fd;
@@ -328,6 +360,17 @@ static int write_batch_script(struct labd *d)
 	if ((r = fs_write_atomic(d->batch, text, strlen(text))) < 0)
 		return r;
 	return chmod(d->batch, 0755) < 0 ? -errno : 0;
+}
+
+/* A job under way, for the API's health (the first worker's that has one). */
+static int64_t labd_current(void *ud)
+{
+	const struct labd *d = ud;
+
+	for (unsigned i = 0; i < d->nw; i++)
+		if (worker_current(&d->w[i]))
+			return worker_current(&d->w[i]);
+	return 0;
 }
 
 static int labd_start(struct labd *d)
@@ -370,25 +413,31 @@ static int labd_start(struct labd *d)
 	if (d->a.listen && (d->tcp_fd = listen_tcp(d->a.listen)) < 0)
 		return fprintf(stderr, "labd: cannot listen on %s: %s\n", d->a.listen,
 			       strerror(-d->tcp_fd)), d->tcp_fd;
-	d->w = (struct worker){ .q = d->q, .lab_exe = d->lab, .state_dir = d->a.state,
+	int slurm = !strcmp(d->a.backend, "slurm");
+
+	d->nw = slurm ? d->a.slurm_jobs : 1;
+	for (unsigned i = 0; i < d->nw; i++)
+		d->w[i] = (struct worker){ .q = d->q, .lab_exe = d->lab, .state_dir = d->a.state,
 				.grace_s = d->a.grace_s, .log = labd_log,
 				.hosts_file = d->a.hosts[0] ? d->a.hosts : NULL,
-				.slurm = !strcmp(d->a.backend, "slurm"), .slurm_script = d->batch,
+				.slurm = slurm, .slurm_script = d->batch,
 				.slurm_partition = d->a.slurm_partition,
-				.slurm_time_min = d->a.slurm_time_min };
+				.slurm_time_min = d->a.slurm_time_min,
+				.slurm_node_state = d->a.slurm_node_state };
 	if (d->a.hosts[0])
 		fprintf(stderr, "labd: jobs run on the pool of %s\n", d->a.hosts);
-	if (d->w.slurm && (r = write_batch_script(d)) < 0)
+	if (slurm && (r = write_batch_script(d)) < 0)
 		return fprintf(stderr, "labd: cannot write %s: %s\n", d->batch, strerror(-r)), r;
-	if (d->w.slurm)
-		fprintf(stderr, "labd: jobs run as Slurm batch jobs (%s)\n",
-			getenv("SLURM_CONF") ? getenv("SLURM_CONF") : "Slurm's default configuration");
+	if (slurm)
+		fprintf(stderr, "labd: jobs run as Slurm batch jobs, %u at once at most (%s)\n",
+			d->nw, getenv("SLURM_CONF") ? getenv("SLURM_CONF")
+						    : "Slurm's default configuration");
 	d->ctx = (struct api_ctx){ .q = d->q, .state_dir = d->a.state, .jobs_dir = d->jobs,
 				   .lab_exe = d->lab, .version = LABD_VERSION,
-				   .slurm = d->w.slurm,
-				   .current_job = worker_current, .ud = &d->w };
-	if ((r = worker_start(&d->w)) < 0)
-		return fprintf(stderr, "labd: cannot start the worker: %s\n", strerror(-r)), r;
+				   .slurm = slurm, .current_job = labd_current, .ud = d };
+	for (unsigned i = 0; i < d->nw; i++)
+		if ((r = worker_start(&d->w[i])) < 0)
+			return fprintf(stderr, "labd: cannot start the worker: %s\n", strerror(-r)), r;
 	r = api_start(&d->ctx, d->unix_fd, d->tcp_fd, d->a.listen ? d->token : NULL, &d->api);
 	if (r < 0)
 		return fprintf(stderr, "labd: cannot start the API: %s\n", strerror(-r)), r;
@@ -404,7 +453,7 @@ static void labd_stop(struct labd *d)
 	api_stop(d->api);
 	d->api = NULL;
 	unlink(d->a.socket);
-	worker_stop(&d->w);
+	worker_stop(d->w, d->nw);
 	if (d->q)
 		queue_close(d->q);
 	if (d->unix_fd >= 0)

@@ -275,8 +275,11 @@ static void worker_run(struct worker *w, int64_t id)
 	_cleanup_free_ char *jobdir = fs_dirname(out_dir);
 	snprintf(jobfile, sizeof(jobfile), "%s/job.json", jobdir ? jobdir : ".");
 	interrupted_arg(w, id, intr, sizeof(intr));
+	/* On a Slurm node lab run keeps its own state (its libvirt, KVM verdict and lock, which
+	 * the node's epilog and health check watch); only the job's directory is shared. */
 	char *argv[14] = { (char *)w->lab_exe, "run", jobfile, "--out", out_dir, "--state",
-			   (char *)w->state_dir, "--resume", NULL };
+			   (char *)(w->slurm ? w->slurm_node_state : w->state_dir), "--resume",
+			   NULL };
 	int argc = 8;
 
 	if (intr[0]) {
@@ -364,24 +367,32 @@ int worker_start(struct worker *w)
 	return 0;
 }
 
-void worker_stop(struct worker *w)
+void worker_stop(struct worker *w, unsigned n)
 {
-	if (!w->started)
-		return;
 	struct lab_error err = { 0 };
+	unsigned i, any = 0;
 
-	w->stop_at = clock_now_s() + w->grace_s;
-	w->stopping = 1;
-	/* An event of the daemon's own wakes an idle worker at once (and says when labd
+	for (i = 0; i < n; i++) {
+		w[i].stop_at = clock_now_s() + w[i].grace_s;
+		w[i].stopping = 1;
+		any |= w[i].started;
+	}
+	if (!any)
+		return;
+	/* An event of the daemon's own wakes the idle workers at once (and says when labd
 	 * stopped in the log). */
-	queue_event(w->q, 0, "stopping", NULL, NULL, &err);
-	pthread_join(w->thread, NULL);
-	w->started = 0;
-	pthread_cond_destroy(&w->wcond);
-	pthread_mutex_destroy(&w->wlock);
+	queue_event(w[0].q, 0, "stopping", NULL, NULL, &err);
+	for (i = 0; i < n; i++) {
+		if (!w[i].started)
+			continue;
+		pthread_join(w[i].thread, NULL);
+		w[i].started = 0;
+		pthread_cond_destroy(&w[i].wcond);
+		pthread_mutex_destroy(&w[i].wlock);
+	}
 }
 
-int64_t worker_current(void *w)
+int64_t worker_current(const struct worker *w)
 {
-	return ((struct worker *)w)->current;
+	return w->current;
 }

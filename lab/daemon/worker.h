@@ -1,5 +1,7 @@
 /* labd's worker: takes queued jobs one at a time (one measuring guest on the host at a
- * time) and runs each as a child `lab run` (its own process group, killed with labd), whose
+ * time; with the Slurm backend labd starts several workers, one per job it keeps in Slurm at
+ * once, and Slurm places them) and runs each as a child `lab run` (its own process group,
+ * killed with labd), whose
  * progress lines become the job's events.  A job cut short by a crash of labd continues with
  * its next run (`lab run --resume --interrupted`); cancel and shutdown interrupt the child,
  * which destroys its guest and records the run it was in. */
@@ -21,6 +23,7 @@ struct worker {
 	const char *slurm_script;        /* its batch script (exec "$@") */
 	const char *slurm_partition;     /* NULL: the cluster's default */
 	unsigned slurm_time_min;         /* --time when the history has no estimate */
+	const char *slurm_node_state;    /* lab run's --state on the node: its own, not labd's */
 	/* the rest is the worker's own */
 	pthread_t thread;
 	int started;
@@ -36,11 +39,12 @@ struct worker {
 
 /* Start the worker thread on w (the fields above "the rest" filled in). */
 int worker_start(struct worker *w);
-/* Stop taking jobs; the job under way may finish within w->grace_s, else it is interrupted
- * (it stays "running" in the queue, so the next labd continues it).  Joins the thread. */
-void worker_stop(struct worker *w);
+/* Stop n workers: none takes another job; each job under way may finish within grace_s,
+ * else it is interrupted (it stays "running" in the queue, so the next labd continues it).
+ * All are told first, then joined, so that no idle one claims a job while another stops. */
+void worker_stop(struct worker *w, unsigned n);
 /* The job under way, 0 when none (for the API's health). */
-int64_t worker_current(void *w);
+int64_t worker_current(const struct worker *w);
 
 /* What a progress line of `lab run` says, for the event log (pure; unit-tested): the event
  * type ("run-started", "run-ended" or "progress") and its data (a new reference). */

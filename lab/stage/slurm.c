@@ -2,11 +2,13 @@
 #include "stage/slurm.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/cleanup.h"
+#include "util/clock.h"
 #include "util/spawn.h"
 #include "util/text.h"
 
@@ -54,22 +56,51 @@ int slurm_submit(const struct slurm_batch *b, long long *id, struct lab_error *e
 	return 0;
 }
 
-int slurm_query(long long id, struct slurm_job_info *out, struct lab_error *err)
+/* One squeue answer for every job labd watches: each watching thread asks twice a second,
+ * and a cluster's controller should not see a query per job per half second.  squeue 22.05
+ * ignores --jobs with --json anyway (it lists every job), so one listing of the user's own
+ * jobs (--me: labd submits them all) serves all threads for SLURM_QUERY_MAX_AGE_S. */
+static pthread_mutex_t listing_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *listing;
+static double listing_at;
+
+/* *fresh: whether the listing was fetched now (a job missing from an older one may have been
+ * submitted since). */
+static int listing_refresh(int force, int *fresh, struct lab_error *err)
 {
-	char ids[32];
-	char *argv[] = { "squeue", "--json", "--states=all", "--jobs", ids, NULL };
-	_cleanup_free_ char *text = NULL;
+	char *argv[] = { "squeue", "--json", "--states=all", "--me", NULL };
+	char *text = NULL;
 	int st = 0, r;
 
-	snprintf(ids, sizeof(ids), "%lld", id);
+	*fresh = 0;
+	if (!force && listing && clock_now_s() - listing_at < SLURM_QUERY_MAX_AGE_S)
+		return 0;
 	if ((r = run(argv, &text, &st, err)) < 0)
 		return r;
-	/* squeue exits 1 for a job id it no longer knows ("Invalid job id specified") */
-	if (st != 0 && strstr(text ? text : "", "Invalid job id"))
-		return -ENOENT;
-	if (st != 0)
-		return error_set(err, "", "squeue: %s", last_line(text));
-	return slurmfmt_parse_job(text, strlen(text), id, out, err);
+	if (st != 0) {
+		error_set(err, "", "squeue: %s", last_line(text));
+		free(text);
+		return -EIO;
+	}
+	free(listing);
+	listing = text;
+	listing_at = clock_now_s();
+	*fresh = 1;
+	return 0;
+}
+
+int slurm_query(long long id, struct slurm_job_info *out, struct lab_error *err)
+{
+	int r, fresh;
+
+	pthread_mutex_lock(&listing_lock);
+	r = listing_refresh(0, &fresh, err);
+	if (r == 0)
+		r = slurmfmt_parse_job(listing, strlen(listing), id, out, err);
+	if (r == -ENOENT && !fresh && (r = listing_refresh(1, &fresh, err)) == 0)
+		r = slurmfmt_parse_job(listing, strlen(listing), id, out, err);
+	pthread_mutex_unlock(&listing_lock);
+	return r;
 }
 
 int slurm_cancel(long long id, int soft, struct lab_error *err)

@@ -9,7 +9,8 @@
 #   slurm-cluster.sh stop DIR               stops all three, waits for them
 #   slurm-cluster.sh slurmd DIR             starts slurmd again (after a test killed it)
 # SLURM_EPILOG and SLURM_HEALTHCHECK, when set, are the node's Epilog and HealthCheckProgram
-# (run every 5 s on an idle node).
+# (run every 5 s on an idle node).  cred_expire=30: Slurm holds a requeued job that long before
+# it starts it again (the default, 120 s, is a test's idle time).
 set -u
 cmd=${1:-} dir=${2:-}
 [ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop|slurmd DIR [FEATURES]" >&2; exit 2; }
@@ -56,7 +57,7 @@ CommunicationParameters=NoCtldInAddrAny,NoInAddrAny
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
-AuthInfo=socket=$dir/munge.sock
+AuthInfo=socket=$dir/munge.sock,cred_expire=30
 CredType=cred/munge
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool

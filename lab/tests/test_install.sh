@@ -27,6 +27,8 @@ present() { [ -e "$D/$1" ]; ok $? "installed: /$1"; }
 present usr/bin/lab
 if [ -x "$B/labd" ]; then present usr/bin/labd; else echo "# $B/labd is not built: not installed"; fi
 for r in "$B"/runners/*; do present "usr/lib/numalab/runners/$(basename "$r")"; done
+present usr/lib/numalab/slurm/epilog
+present usr/lib/numalab/slurm/healthcheck
 for f in kernels/baseline.json kernels/base.config images/debian-perf.json \
 	configs/quick.json configs/topologies/4s-8c.json lab/report/dashboard.js \
 	lab/report/dashboard.css lab/report/vendor/chart.umd.min.js; do

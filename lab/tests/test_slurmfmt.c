@@ -80,6 +80,16 @@ static void test_nodes(void)
 	tap_ok(text && slurmfmt_parse_nodes(text, strlen(text), &nodes, &err) == 0 &&
 		       json_equal(nodes, want),
 	       "sinfo: the node, its state and its features");
+	json_decref(nodes);
+	nodes = NULL;
+	free(text);
+	text = slurp("lab/tests/data/slurm/sinfo-drained.json");
+	tap_ok(text && slurmfmt_parse_nodes(text, strlen(text), &nodes, &err) == 0 &&
+		       !strcmp(json_string_value(json_object_get(json_array_get(nodes, 0), "state")),
+			       "idle+drain") &&
+		       strstr(json_string_value(json_object_get(json_array_get(nodes, 0), "reason")),
+			      "numalab: a lab guest is left"),
+	       "sinfo of a drained node: state idle+drain, with the health check's reason");
 	tap_ok(slurmfmt_feature_known(nodes, "lab-a", have, sizeof(have)) == 1,
 	       "feature lab-a: a node has it");
 	tap_ok(slurmfmt_feature_known(nodes, "gpu", have, sizeof(have)) == 0 &&

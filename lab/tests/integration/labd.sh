@@ -10,64 +10,17 @@
 set -u
 cd "$(dirname "$0")/../../.."
 . lab/tests/lib.sh
-B=${B:-build}
-labd=$B/labd
-lab=$B/lab
-export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
+. lab/tests/lib-labd.sh
 tmp=$(mktemp -d /tmp/numalab-labd.XXXXXX)
 sock=$tmp/labd.sock
-pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-api() { curl -s --max-time 70 --unix-socket "$sock" "$@"; }
 # code METHOD PATH [curl args]: the HTTP status only.
 code() { local m=$1 p=$2; shift 2; curl -s -o "$tmp/body" -w '%{http_code}' --max-time 70 \
 	--unix-socket "$sock" -X "$m" "http://labd$p" "$@"; }
-start_labd() { # start_labd STATE [args]: in the background, waits for its socket
-	local st=$1; shift
-	"$labd" --state "$st" --socket "$sock" "$@" 2>>"$tmp/labd.log" &
-	labd_pid=$!
-	pids+=("$labd_pid")
-	for _ in $(seq 100); do [ -S "$sock" ] && api http://labd/v1/health >/dev/null && return 0; sleep 0.1; done
-	return 1
-}
-# wait_job ID TIMEOUT: until the job ended (done, failed, cancelled); prints its state.
-wait_job() {
-	local id=$1 t=$2 s
-	for _ in $(seq "$t"); do
-		s=$(api "http://labd/v1/jobs/$id" | jq -r .state)
-		case "$s" in done|failed|cancelled) echo "$s"; return 0 ;; esac
-		sleep 1
-	done
-	echo "$s"; return 1
-}
-# booting ID INDEX: until run INDEX of job ID started and its guest runs (a QEMU of this state
-# directory named numalab-PID-INDEX).  A fixed wait after run-started was a race: a quick.json
-# run can end within it on a quiet host, and the kill then cut the next run short instead.  A
-# run ends only after its domain is destroyed, so while its QEMU is there it is mid-run.
-# The wait ends when that happens; its bound only keeps a broken labd from hanging the test.
-# It was 600 polls (nominally 60 s): in a cold suite on a loaded host, run 0 of the 3-run job
-# took longer than that, the kill came during run 0 instead of run 1, and checks 30 and 32
-# failed.  The bound is now the wall time of section 3's run (the same guest on this host,
-# now) times three for the runs before INDEX, plus two minutes.
-wait_limit=600
-booting() {
-	local end=$((SECONDS + wait_limit))
-
-	while ((SECONDS < end)); do
-		api "http://labd/v1/events?job=$1" | jq -e --argjson i "$2" \
-			'[.events[] | select(.type == "run-started" and .data.index == $i)] | length > 0' \
-			>/dev/null && pgrep -f "guest=numalab-[0-9]*-$2,.*$state/libvirt" >/dev/null &&
-			return 0
-		sleep 0.1
-	done
-	echo "# run $2 of job $1: no guest seen within $wait_limit s"
-	return 1
-}
-no_qemu_of() { ! pgrep -f "guest=numalab-.*$1/libvirt" >/dev/null; }
 
 # 1. Start, health, the socket's mode.
 state=$tmp/state

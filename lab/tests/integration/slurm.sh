@@ -2,29 +2,29 @@
 # Integration: labd with the Slurm backend on a real one-node Slurm cluster on localhost
 # (lab/tests/slurm-cluster.sh: munged, slurmctld and slurmd on 127.0.0.1 and private ports,
 # with the lab's epilog and health check).  Real quick guests, through labd's client:
+#   - labd --slurm-jobs out of range: exit 2;
 #   - a host class no node has is refused at submit, naming the feature and those there are;
-#   - two jobs of a class: both done, their reports in labd, each one Slurm job; on the one
-#     node they never ran at once;
+#   - two jobs of a class: both handed to Slurm at once, both done, their reports in labd,
+#     each one Slurm job; on the one node (--exclusive) they never ran at once;
 #   - a running job cancelled (lab job cancel): scancel, the guest destroyed, state cancelled;
 #   - labd stopped while its job runs in Slurm: the job goes on, the next labd finds it by
 #     the Slurm job id it kept, and nothing ran twice;
 #   - slurmd and the job's processes killed mid-job: Slurm requeues it when the node is back,
 #     and `lab run --resume` keeps what finished;
-#   - the health check drains an idle node that has a lab guest left, with the reason.
+#   - lab hosts --slurm: the node, its state and features; the health check drains an idle
+#     node that has a lab guest left, with the reason, and lab hosts --slurm says so (exit 3).
+# Slurm holds a requeued job about 2 minutes before it starts it again (seen: 2 min 29 s), so
+# this test takes about 4.5 minutes.
 # TAP; ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../../.." || exit 1
 . lab/tests/lib.sh
-B=${B:-build}
-labd=$B/labd
-lab=$B/lab
-export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
+. lab/tests/lib-labd.sh
 tmp=$(mktemp -d /tmp/numalab-slurm.XXXXXX)
 chmod 755 "$tmp"
 sock=$tmp/labd.sock
 state=$tmp/state
 cluster=$tmp/cluster
-pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
 	lab/tests/slurm-cluster.sh stop "$cluster"
@@ -32,36 +32,10 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-no_qemu_of() { ! pgrep -f "guest=numalab-.*$state/libvirt" >/dev/null; }
-api() { curl -s --max-time 70 --unix-socket "$sock" "$@"; }
-start_labd() {
-	"$labd" --state "$state" --socket "$sock" --backend slurm --grace 0 "$@" \
-		2>>"$tmp/labd.log" &
-	labd_pid=$!
-	pids+=("$labd_pid")
-	for _ in $(seq 100); do [ -S "$sock" ] && api http://labd/v1/health >/dev/null && return 0; sleep 0.1; done
-	return 1
+start_slurm_labd() {
+	start_labd "$state" --backend slurm --slurm-node-state "$state" --grace 0 "$@"
 }
 submit() { "$lab" job submit "$@" --socket "$sock"; }
-wait_job() { # wait_job ID SECONDS: until it ended; prints its state
-	local s
-	for _ in $(seq "$2"); do
-		s=$(api "http://labd/v1/jobs/$1" | jq -r .state)
-		case "$s" in done|failed|cancelled) echo "$s"; return 0 ;; esac
-		sleep 1
-	done
-	echo "$s"; return 1
-}
-booting() { # booting ID INDEX: run INDEX of job ID started and its guest is up
-	for _ in $(seq 3000); do
-		api "http://labd/v1/events?job=$1" | jq -e --argjson i "$2" \
-			'[.events[] | select(.type == "run-started" and .data.index == $i)] | length > 0' \
-			>/dev/null && pgrep -f "guest=numalab-[0-9]*-$2,.*$state/libvirt" >/dev/null &&
-			return 0
-		sleep 0.1
-	done
-	return 1
-}
 slurm_id() { api "http://labd/v1/jobs/$1" | jq -r .backend_id; }
 sjob() { squeue --json --states=all --jobs "$1" | jq -c ".jobs[] | select(.job_id == $1)"; }
 
@@ -81,15 +55,20 @@ diag "$tmp/cluster.err"
 export SLURM_CONF
 check "slurmctld and slurmd listen on 127.0.0.1 only" bash -c \
 	"ss -Htlnp | grep -E 'slurmctld|slurmd' | awk '{print \$4}' | grep -v '^127\.0\.0\.1:' | grep -q . && exit 1 || exit 0"
-start_labd
+"$labd" --state "$state" --socket "$sock" --backend slurm --slurm-jobs 0 2>"$tmp/err"
+ok "$(rc_is $? 2)" "labd --slurm-jobs 0: exit 2"
+has "$tmp/err" "labd: --slurm-jobs: from 1 to 256" "... naming the range"
+start_slurm_labd
 ok $? "labd --backend slurm starts"
+has "$tmp/labd.log" "jobs run as Slurm batch jobs, 16 at once at most" "... 16 jobs in Slurm at once by default"
 
 # --- a class no node has ------------------------------------------------------------------
 submit configs/quick.json --class gpu >"$tmp/out" 2>"$tmp/err"
 ok $([ $? = 2 ] && echo 0 || echo 1) "a class no node has: refused at submit (exit 2)"
 has "$tmp/err" 'no Slurm node has the feature "gpu" (features: lab-a, numalab-test)' \
 	"... naming the feature and the features there are"
-check "... and nothing queued" bash -c "[ \"\$(api http://labd/v1/jobs | jq '.jobs | length')\" = 0 ]"
+nq=$(api http://labd/v1/jobs | jq '.jobs | length')
+check "... and nothing queued ($nq jobs)" test "$nq" = 0
 
 # --- two jobs on one node -----------------------------------------------------------------
 t0=$(date +%s.%N)
@@ -107,7 +86,9 @@ check "each is a Slurm job of its own ($ia, $ib)" bash -c "[ -n '$ia' ] && [ '$i
 sjob "$ia" >"$tmp/sa.json"; sjob "$ib" >"$tmp/sb.json"
 check "... exclusive, of the feature asked for, on localhost" jq -e -s \
 	'all(.[]; .features == "lab-a" and .nodes == "localhost" and .shared == "none")' "$tmp/sa.json" "$tmp/sb.json"
-check "... and never at once: one ended before the other started" jq -e -s \
+check "... both handed to Slurm at once (labd --slurm-jobs: its default 16)" jq -e -s \
+	'(.[1].submit_time < .[0].end_time) and (.[0].submit_time < .[1].end_time)' "$tmp/sa.json" "$tmp/sb.json"
+check "... and never run at once: Slurm held the node for one, then the other" jq -e -s \
 	'(.[0].end_time <= .[1].start_time) or (.[1].end_time <= .[0].start_time)' "$tmp/sa.json" "$tmp/sb.json"
 jq -r -s '.[] | "# Slurm job \(.job_id): \(.job_state), submit \(.submit_time), start \(.start_time), end \(.end_time)"' "$tmp/sa.json" "$tmp/sb.json"
 
@@ -119,7 +100,7 @@ check "run 0 of the job to cancel under way in Slurm" booting "$c" 0
 ok $? "lab job cancel of a running Slurm job"
 s=$(wait_job "$c" 120)
 check "... then cancelled ($s)" test "$s" = cancelled
-check "... its guest destroyed" no_qemu_of
+check "... its guest destroyed" no_qemu_of "$state"
 ic=$(slurm_id "$c")
 st=$(sjob "$ic" | jq -r .job_state)
 check "... and its Slurm job ended ($st)" bash -c "case '$st' in PENDING|RUNNING|COMPLETING|'') exit 1 ;; esac"
@@ -133,7 +114,7 @@ kill -TERM "$labd_pid"; wait "$labd_pid"
 ok $? "labd stops (SIGTERM, no grace)"
 st=$(sjob "$ir" | jq -r .job_state)
 check "... the Slurm job goes on ($st)" test "$st" = RUNNING
-start_labd
+start_slurm_labd
 ok $? "labd starts again"
 s=$(wait_job "$r" 600)
 check "the job finished ($s)" test "$s" = done
@@ -168,6 +149,13 @@ jq -c '.runs[0]' "$tmp/qr.json" >"$tmp/run0.after"
 check "... run 0 kept from before the node died (not run twice)" cmp -s "$tmp/run0.before" "$tmp/run0.after"
 has "$tmp/labd.log" "Slurm requeued job $iq" "... labd's log says Slurm requeued it"
 
+# --- lab hosts --slurm ----------------------------------------------------------------------
+"$lab" hosts --slurm --json >"$tmp/hosts.json"
+ok $? "lab hosts --slurm --json: every node up (exit 0)"
+check "... the node, idle, its features, its CPUs" jq -e --argjson c "$(nproc)" \
+	'.hosts == [.hosts[0]] and .hosts[0].name == "localhost" and .hosts[0].state == "idle" and
+	 .hosts[0].features == ["lab-a", "numalab-test"] and .hosts[0].cpus == $c' "$tmp/hosts.json"
+
 # --- the health check ---------------------------------------------------------------------
 bash -c "exec -a 'qemu-system-x86_64 -name guest=numalab-0-0,debug-threads=on $state/libvirt' sleep 300" &
 fake=$!
@@ -175,9 +163,13 @@ pids+=("$fake")
 for _ in $(seq 300); do sinfo -h -N -o %T | grep -q drain && break; sleep 0.1; done
 check "an idle node with a lab guest left is drained by the health check" bash -c "sinfo -h -N -o %T | grep -q drain"
 has <(sinfo -h -N -o %E) "numalab: a lab guest is left on the idle node" "... with the reason"
-kill -9 "$fake"
+"$lab" hosts --slurm >"$tmp/hosts.out"
+ok "$(rc_is $? 3)" "lab hosts --slurm with the node drained: exit 3"
+has "$tmp/hosts.out" "idle+drain" "... its state idle+drain"
+has "$tmp/hosts.out" "numalab: a lab guest is left on the idle node" "... and why"
+kill -9 "$fake"; wait "$fake" 2>/dev/null
 scontrol update NodeName=localhost State=RESUME
 
 kill -TERM "$labd_pid"; wait "$labd_pid"
-check "no guest left" no_qemu_of
+check "no guest left" no_qemu_of "$state"
 finish
