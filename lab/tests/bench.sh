@@ -17,17 +17,18 @@
 #   labd         submission latency, listing, idle CPU, a job through labd against lab run
 #   reliability  fuzzing throughput per harness, lab run's peak RSS under a flooding guest
 #   pool         a pool host over a remote URI: uploads, cache hits, the transport's cost
+#   slurm        a quick job through labd and Slurm against the local worker and lab run
 # A part whose run failed says which and why, prints no figure from it and exits non-zero
 # (lab/tests/benchlib.sh); the other parts still run, and this script then names the failed
 # parts and exits 1.
-# Usage: lab/tests/bench.sh [ROUNDS]   (default 5: the rounds of run, compare and image)
-#        BENCH_PARTS="run compare kernel image boot verdict parallel seeds model bisect labd reliability pool" selects parts
+# Usage: lab/tests/bench.sh [ROUNDS]   (default 5: the rounds of run, compare, image, model and slurm)
+#        BENCH_PARTS="run compare kernel image boot verdict parallel seeds model bisect labd reliability pool slurm" selects parts
 #        (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
 rounds=${1:-5}
-all="run compare kernel image boot verdict parallel seeds model bisect labd reliability pool"
+all="run compare kernel image boot verdict parallel seeds model bisect labd reliability pool slurm"
 for p in ${BENCH_PARTS:-$all}; do
 	case " $all " in *" $p "*) ;; *) echo "bench: no part '$p' (parts: $all)" >&2; exit 2 ;; esac
 done
@@ -55,7 +56,7 @@ failed=()
 for p in $all; do
 	want "$p" || continue
 	args=()
-	case $p in run | compare | image | model) args=("$rounds") ;; esac
+	case $p in run | compare | image | model | slurm) args=("$rounds") ;; esac
 	rc=0 load0=$(cut -d' ' -f1-3 /proc/loadavg) t0=$(date +%s)
 	lab/tests/bench-"$p".sh "${args[@]}" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
