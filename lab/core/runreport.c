@@ -216,9 +216,6 @@ json_t *runreport_run_json(const struct run_record *r)
 		json_object_set_new(json_object_get(run, "host"), "timing", timing_json(r));
 	if (run && r->noise)
 		json_object_set(json_object_get(run, "host"), "noise", r->noise);
-	if (run && r->host.name[0])
-		json_object_set_new(json_object_get(run, "host"), "name",
-				    json_string(r->host.name));
 	if (run && r->host.class_name[0])
 		json_object_set_new(json_object_get(run, "host"), "class",
 				    json_string(r->host.class_name));

@@ -21,8 +21,8 @@ struct run_host {
 	char qemu_version[32];
 	char libvirt_version[32];
 	char uri[256];
-	char name[64];           /* the pool's name for the host; "" without a pool */
-	char class_name[64];     /* its class (core/hostpool.h); "" without a pool */
+	char class_name[64];     /* a label (lab run --host-class, a Slurm node feature under
+				  * labd's Slurm backend): lab compare keeps classes apart; "" none */
 	unsigned long mem_total_mib, mem_available_mib; /* 0: not read */
 	enum timing_model timing;          /* the run's timing model (lab/core/timing.h) */
 	char timing_reason[256];

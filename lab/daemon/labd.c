@@ -23,7 +23,6 @@
 #include "daemon/api.h"
 #include "daemon/queue.h"
 #include "daemon/worker.h"
-#include "stage/hosts.h"
 #include "stage/run.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
@@ -41,7 +40,6 @@ struct labd_args {
 	unsigned slurm_time_min;
 	double grace_s;
 	char state[PATH_MAX];
-	char hosts[PATH_MAX];  /* the pool file, "" none */
 };
 
 /* The worker's lines, on stderr: the journal under systemd. */
@@ -54,7 +52,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: labd [--state DIR] [--socket PATH] [--listen HOST:PORT --token-file FILE]\n"
-		"            [--grace S] [--lab PATH] [--hosts FILE]\n"
+		"            [--grace S] [--lab PATH]\n"
 		"            [--backend local|slurm [--slurm-partition P] [--slurm-time MIN]]\n\n"
 		"The numalab daemon: a durable queue of lab jobs, run one at a time, with an\n"
 		"HTTP/JSON API ('lab job submit', 'lab job list', 'lab job status', 'lab job cancel', 'lab job logs').\n\n"
@@ -68,38 +66,19 @@ static void usage(FILE *f)
 		"  --grace S          on SIGTERM, how long the job under way may go on before it is\n"
 		"                     interrupted (default %.0f s; it continues when labd starts again)\n"
 		"  --lab PATH         the lab binary that runs jobs (default: 'lab' beside labd)\n"
-		"  --hosts FILE       the pool of libvirt hosts jobs run on ('lab hosts --help';\n"
-		"                     default DIR/hosts.json when it exists, else this machine)\n"
 		"  --backend B        where jobs run: local (default: one at a time on this\n"
-		"                     machine, or --hosts) or slurm: each job one sbatch job on a\n"
-		"                     node held exclusively, of the host class a submit asks for\n"
-		"                     (a node feature); the cluster is the one SLURM_CONF names\n"
+		"                     machine) or slurm: each job one sbatch job on a node held\n"
+		"                     exclusively, of the host class a submit asks for (a node\n"
+		"                     feature, passed on as 'lab run --host-class', a label in the\n"
+		"                     report); Slurm requeues a job whose node died, and its lab\n"
+		"                     run --resume keeps the runs already recorded.  The cluster\n"
+		"                     is the one SLURM_CONF names ('lab hosts --slurm')\n"
 		"  --slurm-partition P the partition (default: the cluster's default)\n"
 		"  --slurm-time MIN   a job's time limit when the history has no estimate of it\n"
 		"                     (default %u; with one: twice the estimate and 30 min)\n\n"
 		"Exit status: 0 after SIGTERM/SIGINT, 1 when it cannot start (another labd holds\n"
 		"the state directory, the socket cannot be made), 2 bad arguments.\n",
 		LABD_DEFAULT_SOCKET, LABD_GROUP, LABD_DEFAULT_GRACE_S, LABD_SLURM_TIME_MIN);
-}
-
-/* The pool, checked now: a bad file stops labd at start, not each job later. */
-static int check_hosts(struct labd_args *a)
-{
-	_cleanup_free_ struct hostpool *p = calloc(1, sizeof(*p));
-	_cleanup_free_ char *deflt = fs_join(a->state, "hosts.json");
-	struct lab_error err = { 0 };
-	char msg[1200];
-
-	if (!p || !deflt)
-		return -ENOMEM;
-	if (!a->hosts[0] && fs_exists(deflt))
-		snprintf(a->hosts, sizeof(a->hosts), "%s", deflt);
-	if (a->hosts[0] && hosts_load_file(a->hosts, p, &err) < 0) {
-		error_format(&err, msg, sizeof(msg));
-		fprintf(stderr, "labd: --hosts: %s\n", msg);
-		return -EINVAL;
-	}
-	return 0;
 }
 
 static int parse_args(int argc, char **argv, struct labd_args *a)
@@ -109,7 +88,7 @@ static int parse_args(int argc, char **argv, struct labd_args *a)
 		{ "listen", required_argument, NULL, 'l' }, { "token-file", required_argument, NULL, 't' },
 		{ "grace", required_argument, NULL, 'g' }, { "lab", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },         { "version", no_argument, NULL, 'V' },
-		{ "hosts", required_argument, NULL, 'H' },  { "backend", required_argument, NULL, 'k' },
+		{ "backend", required_argument, NULL, 'k' },
 		{ "slurm-partition", required_argument, NULL, 'p' },
 		{ "slurm-time", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
@@ -129,7 +108,6 @@ static int parse_args(int argc, char **argv, struct labd_args *a)
 		case 'l': a->listen = optarg; break;
 		case 't': a->token_file = optarg; break;
 		case 'b': a->lab = optarg; break;
-		case 'H': snprintf(a->hosts, sizeof(a->hosts), "%s", optarg); break;
 		case 'k': a->backend = optarg; break;
 		case 'p': a->slurm_partition = optarg; break;
 		case 'T': {
@@ -162,11 +140,6 @@ static int parse_args(int argc, char **argv, struct labd_args *a)
 		fprintf(stderr, "labd: --backend: local or slurm, not '%s'\n", a->backend);
 		return -EINVAL;
 	}
-	if (!strcmp(a->backend, "slurm") && a->hosts[0]) {
-		fprintf(stderr, "labd: --hosts goes with the local backend; with slurm, Slurm's "
-			"nodes are the hosts\n");
-		return -EINVAL;
-	}
 	if (!!a->listen != !!a->token_file) {
 		fprintf(stderr, "labd: --listen and --token-file go together: TCP only with a token\n");
 		return -EINVAL;
@@ -179,7 +152,7 @@ static int parse_args(int argc, char **argv, struct labd_args *a)
 		snprintf(a->state, sizeof(a->state), "%s", state);
 	else if (run_state_dir(a->state, sizeof(a->state)) < 0)
 		return fprintf(stderr, "labd: no state directory (--state)\n"), -EINVAL;
-	return check_hosts(a);
+	return 0;
 }
 
 /* One labd per state directory: the lock is held for labd's life. */
@@ -372,12 +345,9 @@ static int labd_start(struct labd *d)
 			       strerror(-d->tcp_fd)), d->tcp_fd;
 	d->w = (struct worker){ .q = d->q, .lab_exe = d->lab, .state_dir = d->a.state,
 				.grace_s = d->a.grace_s, .log = labd_log,
-				.hosts_file = d->a.hosts[0] ? d->a.hosts : NULL,
 				.slurm = !strcmp(d->a.backend, "slurm"), .slurm_script = d->batch,
 				.slurm_partition = d->a.slurm_partition,
 				.slurm_time_min = d->a.slurm_time_min };
-	if (d->a.hosts[0])
-		fprintf(stderr, "labd: jobs run on the pool of %s\n", d->a.hosts);
 	if (d->w.slurm && (r = write_batch_script(d)) < 0)
 		return fprintf(stderr, "labd: cannot write %s: %s\n", d->batch, strerror(-r)), r;
 	if (d->w.slurm)

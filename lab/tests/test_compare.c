@@ -287,7 +287,7 @@ static void test_bad_pairs(void)
 	json_array_foreach(json_object_get(b, "runs"), i, run)
 		json_object_set_new(json_object_get(run, "host"), "class", json_string("epyc-2s"));
 	expect_error("other host class", a, b,
-		     "A (base) ran on host class (none: no pool) and B (patched) on epyc-2s: a "
+		     "A (base) ran on host class (none) and B (patched) on epyc-2s: a "
 		     "difference between two kinds of machine is not the kernel's");
 	json_decref(d);
 	d = json_deep_copy(b);
