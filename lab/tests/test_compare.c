@@ -281,7 +281,7 @@ static void test_bad_pairs(void)
 	expect_error("mixed timing models", a, b,
 		     "B (patched) mixes runs of different timing models (runs per model: "
 		     "{\"icount\":2,\"tcg\":1})");
-	/* Host classes (a pool, core/hostpool.h): B on another class, then A mixing two. */
+	/* Host classes (labels, lab run --host-class): B on another class, then A mixing two. */
 	json_decref(b);
 	b = json_deep_copy(a);
 	json_array_foreach(json_object_get(b, "runs"), i, run)
