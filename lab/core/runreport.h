@@ -60,8 +60,6 @@ struct run_record {
 					   * NULL */
 	json_t *artifacts;                /* host.artifacts: what reached a remote host and how
 					   * (lab/stage/boot.c); borrowed, may be NULL */
-	json_t *attempts;                 /* "attempts": earlier tries of this run on hosts that
-					   * were lost (lab/stage/run_one.c); borrowed, may be NULL */
 	int has_seed;                     /* "seed": the boot's QEMU -seed (deterministic model
 					   * only; else null) */
 	unsigned long long seed;
