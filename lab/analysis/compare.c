@@ -103,7 +103,8 @@ static int check_timing(const struct series_set *s, size_t va, size_t vb, const 
 	return 0;
 }
 
-/* Both sides ran on hosts of one class (core/hostpool.h): a difference between two kinds of
+/* Both sides ran on hosts of one class (each run's host.class, `lab run --host-class`, what
+ * labd's Slurm backend passes on): a difference between two kinds of
  * machine is not the kernel's. */
 static int check_class(const struct series_set *s, size_t va, size_t vb, const char **klass,
 		       struct lab_error *err)
@@ -123,10 +124,10 @@ static int check_class(const struct series_set *s, size_t va, size_t vb, const c
 	if (strcmp(c[0], c[1]))
 		return error_set(err, "", "A (%s) ran on host class %s and B (%s) on %s: a "
 					  "difference between two kinds of machine is not the "
-					  "kernel's; run both sides on one class (lab run --hosts "
-					  "--host-class)",
-				 v[0]->label, c[0][0] ? c[0] : "(none: no pool)", v[1]->label,
-				 c[1][0] ? c[1] : "(none: no pool)");
+					  "kernel's; run both sides on one class (lab job submit "
+					  "--class C)",
+				 v[0]->label, c[0][0] ? c[0] : "(none)", v[1]->label,
+				 c[1][0] ? c[1] : "(none)");
 	*klass = c[0];
 	return 0;
 }

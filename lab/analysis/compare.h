@@ -73,7 +73,7 @@ struct comparison {
 	int all_metrics;             /* every metric decides, not only primary ones */
 	double threshold_pct;
 	const char *timing;          /* the timing model both sides ran under */
-	const char *host_class;      /* the host class both sides ran on; "" none (no pool) */
+	const char *host_class;      /* the host class both sides ran on; "" none */
 	size_t boots_needed;         /* the most any undecided deciding row needs; 0 unknown */
 	enum compare_decision decision;
 };

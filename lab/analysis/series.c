@@ -592,9 +592,11 @@ const char *series_run_class(const json_t *run)
 {
 	const char *c = json_string_value(json_object_get(json_object_get(run, "host"), "class"));
 
-	/* Only names a pool file allows (core/hostpool.h): the value becomes a key, is printed. */
+	/* Only names `lab run --host-class` allows (a Slurm node feature, core/slurmfmt.h): the
+	 * value becomes a key, is printed. */
 	if (!c || !c[0] || strlen(c) > 63 ||
-	    strspn(c, "abcdefghijklmnopqrstuvwxyz0123456789._-") != strlen(c))
+	    strspn(c, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") !=
+		    strlen(c))
 		return "";
 	return c;
 }

@@ -1,5 +1,6 @@
-/* lab hosts [--hosts FILE] [--json]: the pool of libvirt hosts, each opened and asked what it
- * is and what of the lab runs there.  lab hosts --slurm: the nodes of the Slurm cluster labd
+/* lab hosts [--connect URI] [--json]: the host `lab run` runs guests on (this machine's
+ * embedded driver, or a libvirt URI), opened and asked what it is and what of the lab runs
+ * there.  lab hosts --slurm: the nodes of the Slurm cluster labd
  * --backend slurm hands its jobs to, as sinfo sees them. */
 #include <errno.h>
 #include <getopt.h>
@@ -12,30 +13,23 @@
 #include "stage/run.h"
 #include "stage/slurm.h"
 #include "util/cleanup.h"
-#include "util/fs.h"
 #include "util/jsonio.h"
 #include "util/text.h"
 
 void cmd_hosts_help(void)
 {
-	printf("usage: lab hosts [--hosts FILE] [--json] [--state DIR]\n"
+	printf("usage: lab hosts [--connect URI] [--json] [--state DIR]\n"
 	       "       lab hosts --slurm [--json]\n\n"
-	       "The pool of libvirt hosts `lab run --hosts FILE` and labd run guests on: each\n"
-	       "host opened, with its state (up, down and why, or in-use: this machine's\n"
-	       "embedded driver held by a running lab or labd), class, capacity (CPUs, memory\n"
-	       "free now), the timing models its cached KVM verdict allows (none before a\n"
-	       "first run there), and the lab's guests running there.\n\n"
-	       "FILE (default STATE/hosts.json, which labd reads too):\n"
-	       "  {\"hosts\": [{\"name\": \"here\", \"uri\": \"\", \"class\": \"c2\"},\n"
-	       "             {\"name\": \"big1\", \"uri\": \"qemu+ssh://root@big1/system\",\n"
-	       "              \"class\": \"epyc\", \"pool_dir\": \"/var/lib/numalab-pool\",\n"
-	       "              \"guests\": 1, \"memory_mib\": 0, \"vcpus\": 0}]}\n"
-	       "  uri \"\" is this machine's embedded driver; any other is a libvirt URI.  A\n"
-	       "  remote host needs libvirtd (or virtqemud) with QEMU and virtlogd, nothing of\n"
-	       "  numalab: the kernel, initramfs and disk image reach it as volumes of a\n"
-	       "  storage pool \"numalab\" the lab defines at pool_dir, the kernel and image\n"
-	       "  cached by content hash; console and results come back as libvirt console\n"
-	       "  streams.\n\n"
+	       "The host `lab run` (and labd's local backend) runs guests on, the same one\n"
+	       "`lab run --connect URI` would use: this machine's embedded driver, or a libvirt\n"
+	       "URI, local or remote.  It is opened and shown with its state (up, down and why,\n"
+	       "or in-use: this machine's embedded driver held by a running lab or labd),\n"
+	       "capacity (CPUs, memory available now), QEMU version, the timing models its\n"
+	       "cached KVM verdict allows (none before a first run there), and the lab's guests\n"
+	       "running there.  A remote host needs libvirtd (or virtqemud) with QEMU and\n"
+	       "virtlogd, nothing of numalab ('lab run --help', --connect).  Many hosts are a\n"
+	       "Slurm cluster's nodes (labd --backend slurm): --slurm lists them.\n\n"
+	       "  --connect URI the libvirt host (default: the embedded driver under STATE)\n"
 	       "  --slurm      the nodes of the Slurm cluster (SLURM_CONF, else Slurm's own\n"
 	       "               configuration) that labd --backend slurm runs jobs on: state\n"
 	       "               (Slurm's, its flags after a +: idle+drain), features (the host\n"
@@ -47,11 +41,11 @@ void cmd_hosts_help(void)
 	       "EXAMPLES\n"
 	       "  lab hosts\n"
 	       "  lab hosts --json\n"
-	       "  lab hosts --state /var/lib/numalab    # the pool of labd (lab/systemd/)\n"
-	       "  lab hosts --hosts /var/lib/numalab/hosts.json\n"
+	       "  lab hosts --state /var/lib/numalab    # labd's (lab/systemd/)\n"
+	       "  lab hosts --connect qemu+ssh://root@big1/system\n"
 	       "  lab hosts --slurm\n\n"
-	       "Exit status: 0 every host up, 3 a host (or Slurm node) down or drained, 2 bad\n"
-	       "arguments or pool file, 4 Slurm did not answer.\n");
+	       "Exit status: 0 the host up (every Slurm node up), 3 the host (or a Slurm node)\n"
+	       "down or drained, 2 bad arguments, 4 Slurm did not answer.\n");
 }
 
 /* A string member for a terminal: printable characters only, "" when it is absent (a host
@@ -65,22 +59,20 @@ static void field(const json_t *h, const char *key, char *buf, size_t len)
 
 static void print_host(const json_t *h)
 {
-	char name[64], state[16], klass[64], uri[256], why[512], qv[32];
+	char state[16], uri[256], why[512], qv[32];
 	const json_t *run = json_object_get(h, "running"), *v;
 	const json_t *tm = json_object_get(h, "timing_models");
 	char models[64] = "";
 	size_t i;
 
-	field(h, "name", name, sizeof(name));
 	field(h, "state", state, sizeof(state));
-	field(h, "class", klass, sizeof(klass));
 	field(h, "uri", uri, sizeof(uri));
 	field(h, "why", why, sizeof(why));
 	field(h, "qemu_version", qv, sizeof(qv));
 	json_array_foreach(tm, i, v)
 		snprintf(models + strlen(models), sizeof(models) - strlen(models), "%s%s",
 			 i ? "," : "", json_string_value(v));
-	printf("%-12s %-7s %-10s %4lld %9lld  %-16s %-8s %s\n", name, state, klass,
+	printf("%-7s %4lld %9lld  %-20s %-8s %s\n", state,
 	       (long long)json_integer_value(json_object_get(h, "cpus")),
 	       (long long)json_integer_value(json_object_get(h, "memory_mib")),
 	       models[0] ? models : "-", qv[0] ? qv : "-", uri[0] ? uri : "embedded");
@@ -158,26 +150,23 @@ static int hosts_slurm(int json)
 int cmd_hosts(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "hosts", required_argument, NULL, 'H' },
+		{ "connect", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "state", required_argument, NULL, 's' },
 		{ "slurm", no_argument, NULL, 'S' },
 		{ 0 },
 	};
-	_cleanup_free_ struct hostpool *p = calloc(1, sizeof(*p));
-	_cleanup_free_ char *deflt = NULL;
-	_cleanup_json_ json_t *out = json_array();
-	struct lab_error err = { 0 };
-	const char *file = NULL;
-	char state[4096], msg[1200];
-	int json = 0, c, down = 0, slurm = 0;
-	struct hosts h;
+	_cleanup_json_ json_t *j = NULL;
+	const char *uri = NULL;
+	char state[4096];
+	int json = 0, c, slurm = 0, up;
+	struct host h;
 
 	run_state_dir(state, sizeof(state));
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
-		case 'H': file = optarg; break;
+		case 'c': uri = optarg; break;
 		case 'j': json = 1; break;
 		case 's': snprintf(state, sizeof(state), "%s", optarg); break;
 		case 'S': slurm = 1; break;
@@ -188,42 +177,30 @@ int cmd_hosts(int argc, char **argv)
 		cli_usage_err("no arguments besides the options");
 		return EXIT_BAD_INPUT;
 	}
-	if (slurm && file) {
-		cli_usage_err("--slurm and --hosts: Slurm's nodes or a pool file, not both");
+	if (slurm && uri) {
+		cli_usage_err("--slurm and --connect: Slurm's nodes or one libvirt host, not both");
 		return EXIT_BAD_INPUT;
 	}
 	if (slurm)
 		return hosts_slurm(json);
-	if (!p || !out || !(deflt = fs_join(state, "hosts.json")))
+	if (hosts_init(&h, uri, NULL, NULL) < 0)
 		return EXIT_LAB_ERROR;
-	if (hosts_load_file(file ? file : deflt, p, &err) < 0) {
-		error_format(&err, msg, sizeof(msg));
-		cli_err("%s", msg);
-		return EXIT_BAD_INPUT;
-	}
-	if (hosts_init_pool(&h, p) < 0)
-		return EXIT_LAB_ERROR;
-	if (!json)
-		printf("%-12s %-7s %-10s %4s %9s  %-16s %-8s %s\n", "NAME", "STATE", "CLASS",
-		       "CPUS", "FREE_MIB", "TIMING", "QEMU", "URI");
-	for (unsigned i = 0; i < h.n; i++) {
-		json_t *j = hosts_survey(&h.m[i], state);
-
-		if (!j)
-			continue;
-		down += strcmp(json_string_value(json_object_get(j, "state")), "up") != 0;
-		if (!json)
-			print_host(j);
-		json_array_append_new(out, j);
-	}
+	j = hosts_survey(&h, state);
 	hosts_free(&h);
+	if (!j)
+		return EXIT_LAB_ERROR;
+	up = !strcmp(json_string_value(json_object_get(j, "state")), "up");
 	if (json) {
-		_cleanup_json_ json_t *doc = json_pack("{s:O}", "hosts", out);
+		_cleanup_json_ json_t *doc = json_pack("{s:[O]}", "hosts", j);
 		_cleanup_free_ char *text = doc ? jsonio_dumps(doc) : NULL;
 
 		if (!text)
 			return EXIT_LAB_ERROR;
 		printf("%s\n", text);
+	} else {
+		printf("%-7s %4s %9s  %-20s %-8s %s\n", "STATE", "CPUS", "FREE_MIB", "TIMING",
+		       "QEMU", "URI");
+		print_host(j);
 	}
-	return down ? EXIT_RUN_FAILED : EXIT_OK;
+	return up ? EXIT_OK : EXIT_RUN_FAILED;
 }

@@ -1,5 +1,5 @@
-/* lab run JOB.json [--out DIR] [--connect URI] [--accel auto|tcg|kvm] [--state DIR]
- *                  [--resume [--interrupted I,J]] */
+/* lab run JOB.json [--out DIR] [--connect URI [--pool-dir DIR]] [--accel auto|tcg|kvm]
+ *                  [--state DIR] [--host-class C] [--resume [--interrupted I,J]] */
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -14,6 +14,7 @@
 #include "cli/report_decision.h"
 #include "cli/report_files.h"
 #include "core/runresume.h"
+#include "core/slurmfmt.h"
 #include "stage/hosts.h"
 #include "stage/jobload.h"
 #include "stage/plan.h"
@@ -36,7 +37,7 @@ void cmd_run_help(void)
 	       "               [--timing auto|kvm|tcg|icount|quantum] [--quantum Q]\n"
 	       "               [--quiet-wait S] [--state DIR]\n"
 	       "               [--parallel N|auto] [--keep-initrd] [--seed S]\n"
-	       "               [--hosts HOSTS.json [--host-class CLASS] [--host-wait S]]\n"
+	       "               [--pool-dir DIR] [--host-class CLASS]\n"
 	       "               [--resume [--interrupted I,J]] [--json] [--git-bisect]\n"
 	       "               [--dry-run] [--repeats N]\n"
 	       "               [--kernel [LABEL=]VARIANT[+PATCH...]]...\n\n"
@@ -49,8 +50,18 @@ void cmd_run_help(void)
 	       "their turn (one measuring guest at a time), survive a restart, and can be\n"
 	       "watched and cancelled from elsewhere ('lab job submit --help').\n\n"
 	       "  --out DIR      report directory\n"
-	       "  --connect URI  libvirt URI (default: embedded driver,\n"
-	       "                 qemu:///embed?root=STATE)\n"
+	       "  --connect URI  the one libvirt host the guests run on (default: this\n"
+	       "                 machine's embedded driver, qemu:///embed?root=STATE), local\n"
+	       "                 (qemu:///system) or remote (qemu+ssh://HOST/system,\n"
+	       "                 qemu+tcp://...): a remote host needs libvirtd with QEMU,\n"
+	       "                 nothing of numalab; the kernel, initramfs and disk image reach\n"
+	       "                 it as storage volumes (by content hash), console and results\n"
+	       "                 come back through libvirt.  A host lost mid-job ends its run\n"
+	       "                 as infra-error (host-lost) and the runs after it as not run,\n"
+	       "                 at once (exit 3); --resume runs them once it is back.  Many\n"
+	       "                 hosts: labd --backend slurm ('labd --help')\n"
+	       "  --pool-dir DIR with a remote --connect: the directory there of the lab's\n"
+	       "                 storage pool \"numalab\" (default %s)\n"
 	       "  --accel MODE   auto (probe KVM once per host, default; TCG without a probe\n"
 	       "                 where KVM cannot run the lab's kernels: no /dev/kvm, or\n"
 	       "                 kvm-pvm, for PVM guests only), tcg or kvm\n"
@@ -81,15 +92,10 @@ void cmd_run_help(void)
 	       "                 -seed; the guest's RDRAND and so its random state): a boot's\n"
 	       "                 recorded runs[].seed reproduces it.  Default: a random seed\n"
 	       "                 per boot\n"
-	       "  --hosts FILE   run on the pool of libvirt hosts FILE lists (see 'lab hosts\n"
-	       "                 --help'): the runs spread over the hosts of one class, a run\n"
-	       "                 whose host is lost is tried once more on another; --connect\n"
-	       "                 is then not used\n"
-	       "  --host-class C with --hosts: only hosts of class C (default: the class of the\n"
-	       "                 first host that is up)\n"
-	       "  --host-wait S  with --hosts: while no host of the class is up, a run waits\n"
-	       "                 up to S seconds (default 300) for one to come back, then is\n"
-	       "                 recorded as infra-error, not run\n"
+	       "  --host-class C a label: each run's host.class in the report (labd's Slurm\n"
+	       "                 backend passes the class a job was submitted with, a node\n"
+	       "                 feature); it chooses no host.  lab compare refuses to pool runs\n"
+	       "                 of two classes.  A word of [A-Za-z0-9_.-], at most %d bytes\n"
 	       "  --resume       continue the report in --out DIR that an earlier `lab run` of\n"
 	       "                 this job left when it was stopped: each run it records is kept\n"
 	       "                 as it is and not run again; the others run, in order.  No\n"
@@ -120,12 +126,14 @@ void cmd_run_help(void)
 	       "  lab run configs/quick.json\n"
 	       "  lab run configs/ab-vma-lock.json --out reports/ab    # an A/B of two kernels\n"
 	       "  lab run configs/ab-vma-lock.json --out reports/ab --resume    # after Ctrl-C\n"
-	       "  lab run configs/quick.json --timing icount --seed 7\n\n"
+	       "  lab run configs/quick.json --timing icount --seed 7\n"
+	       "  lab run configs/quick.json --connect qemu+ssh://root@big1/system\n\n"
 	       "Exit status: 0 every run ok, 3 a run failed, 2 bad job file (or a report that\n"
 	       "--resume cannot continue), 4 lab error.  With --git-bisect: 0 good, 1 bad (a\n"
 	       "guest panicked), 125 skip (another failure: a build, a hang, the host), 128\n"
 	       "stop (bad input, lab error).\n",
-	       TIMING_ICOUNT_MAX_VCPUS, DOMAIN_QUANTUM_MAX, TIMING_QUANTUM_DEFAULT, RUN_QUIET_WAIT_S);
+	       HOSTS_DEFAULT_POOL_DIR, TIMING_ICOUNT_MAX_VCPUS, DOMAIN_QUANTUM_MAX,
+	       TIMING_QUANTUM_DEFAULT, RUN_QUIET_WAIT_S, SLURM_FEATURE_MAX);
 }
 
 static void print_progress(void *ud, const char *msg)
@@ -183,8 +191,7 @@ struct run_args {
 	size_t nr_kernels;
 	int resume;
 	const char *interrupted; /* --interrupted, as given */
-	const char *hosts, *host_class;
-	double host_wait_s;
+	const char *host_class, *pool_dir;
 	char state[4096];
 };
 
@@ -201,9 +208,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "parallel", required_argument, NULL, 'p' },
 		{ "resume", no_argument, NULL, 'R' },
 		{ "interrupted", required_argument, NULL, 'I' },
-		{ "hosts", required_argument, NULL, 'H' },
 		{ "host-class", required_argument, NULL, 'C' },
-		{ "host-wait", required_argument, NULL, 'W' },
+		{ "pool-dir", required_argument, NULL, 'P' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "quantum", required_argument, NULL, 'Q' },
 		{ "git-bisect", no_argument, NULL, 'G' },
@@ -265,20 +271,23 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		}
 		case 'R': a->resume = 1; break;
 		case 'I': a->interrupted = optarg; break;
-		case 'H': a->hosts = optarg; break;
-		case 'C': a->host_class = optarg; break;
-		case 'W': {
-			char *end;
-
-			errno = 0;
-			a->host_wait_s = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(a->host_wait_s >= 1) ||
-			    a->host_wait_s > 86400) {
-				cli_err("--host-wait must be a number of seconds 1..86400");
+		case 'C':
+			/* what labd passes on: a Slurm node feature */
+			if (!slurmfmt_feature_ok(optarg)) {
+				cli_err("--host-class: a host class is a word of [A-Za-z0-9_.-], at "
+					"most %d bytes", SLURM_FEATURE_MAX);
 				return -EINVAL;
 			}
+			a->host_class = optarg;
 			break;
-		}
+		case 'P':
+			if (optarg[0] != '/' || strlen(optarg) >= 512) {
+				cli_err("--pool-dir must be an absolute path (on the remote host), "
+					"shorter than 512 bytes");
+				return -EINVAL;
+			}
+			a->pool_dir = optarg;
+			break;
 		case 'p': {
 			char *end;
 			long n;
@@ -334,12 +343,9 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		cli_err("--interrupted goes with --resume");
 		return -EINVAL;
 	}
-	if ((a->host_class || a->host_wait_s > 0) && !a->hosts) {
-		cli_err("--host-class and --host-wait go with --hosts");
-		return -EINVAL;
-	}
-	if (a->hosts && a->uri) {
-		cli_err("--hosts and --connect: the pool file names each host's URI");
+	if (a->pool_dir && !virt_uri_remote(a->uri)) {
+		cli_err("--pool-dir goes with --connect URI of a remote host: the directory there "
+			"that its artifacts are uploaded to");
 		return -EINVAL;
 	}
 	if (a->resume && !a->out) {
@@ -476,7 +482,6 @@ static int run_main(int argc, char **argv, struct run_args *pa, struct run_summa
 	struct run_summary sum = { 0 };
 	struct run_opts o = { 0 };
 	struct runresume res = { 0 };
-	_cleanup_free_ struct hostpool *pool = NULL;
 	char sha256[65];
 	struct sigaction sa = { .sa_handler = on_signal };
 	char msg[1024];
@@ -494,21 +499,6 @@ static int run_main(int argc, char **argv, struct run_args *pa, struct run_summa
 	if (timing_parse(a.timing, &o.timing) < 0) {
 		cli_err("--timing must be auto, kvm, tcg, icount or quantum");
 		return EXIT_BAD_INPUT;
-	}
-	if (a.hosts) {
-		struct lab_error err = { 0 };
-
-		pool = calloc(1, sizeof(*pool));
-		if (!pool)
-			return EXIT_LAB_ERROR;
-		if (hosts_load_file(a.hosts, pool, &err) < 0) {
-			error_format(&err, msg, sizeof(msg));
-			cli_err("%s", msg);
-			return EXIT_BAD_INPUT;
-		}
-		o.pool = pool;
-		o.host_class = a.host_class;
-		o.host_wait_s = a.host_wait_s;
 	}
 	if (a.nr_kernels) {
 		int bad;
@@ -553,6 +543,8 @@ static int run_main(int argc, char **argv, struct run_args *pa, struct run_summa
 	o.job_file = a.job;
 	o.out_dir = a.out;
 	o.uri = a.uri;
+	o.pool_dir = a.pool_dir;
+	o.host_class = a.host_class;
 	o.keep_initrd = a.keep_initrd;
 	o.seed_set = a.seed_set;
 	o.seed = a.seed;

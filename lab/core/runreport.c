@@ -216,16 +216,11 @@ json_t *runreport_run_json(const struct run_record *r)
 		json_object_set_new(json_object_get(run, "host"), "timing", timing_json(r));
 	if (run && r->noise)
 		json_object_set(json_object_get(run, "host"), "noise", r->noise);
-	if (run && r->host.name[0])
-		json_object_set_new(json_object_get(run, "host"), "name",
-				    json_string(r->host.name));
 	if (run && r->host.class_name[0])
 		json_object_set_new(json_object_get(run, "host"), "class",
 				    json_string(r->host.class_name));
 	if (run && r->artifacts)
 		json_object_set(json_object_get(run, "host"), "artifacts", r->artifacts);
-	if (run && r->attempts && json_array_size(r->attempts))
-		json_object_set(run, "attempts", r->attempts);
 	if (run && r->host.guests_at_once)
 		json_object_set_new(json_object_get(run, "host"), "guests_at_once",
 				    json_integer(r->host.guests_at_once));

@@ -21,8 +21,8 @@ struct run_host {
 	char qemu_version[32];
 	char libvirt_version[32];
 	char uri[256];
-	char name[64];           /* the pool's name for the host; "" without a pool */
-	char class_name[64];     /* its class (core/hostpool.h); "" without a pool */
+	char class_name[64];     /* a label (lab run --host-class, a Slurm node feature under
+				  * labd's Slurm backend): lab compare keeps classes apart; "" none */
 	unsigned long mem_total_mib, mem_available_mib; /* 0: not read */
 	enum timing_model timing;          /* the run's timing model (lab/core/timing.h) */
 	char timing_reason[256];
@@ -60,8 +60,6 @@ struct run_record {
 					   * NULL */
 	json_t *artifacts;                /* host.artifacts: what reached a remote host and how
 					   * (lab/stage/boot.c); borrowed, may be NULL */
-	json_t *attempts;                 /* "attempts": earlier tries of this run on hosts that
-					   * were lost (lab/stage/run_one.c); borrowed, may be NULL */
 	int has_seed;                     /* "seed": the boot's QEMU -seed (deterministic model
 					   * only; else null) */
 	unsigned long long seed;

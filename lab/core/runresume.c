@@ -125,7 +125,19 @@ static int check_run(const json_t *run, size_t i, unsigned total, const json_t *
 	return 0;
 }
 
-/* The report's runs checked, marked kept and copied in index order. */
+/* A run that lost its host (end host-lost: the host's connection died under it, or it was
+ * lost earlier and the run was not started) says nothing of the kernel: --resume, once the
+ * host is back, runs it again instead of keeping it. */
+static int lost_host(const json_t *run)
+{
+	const char *st = json_string_value(json_object_get(run, "status"));
+	const char *end = json_string_value(json_object_get(run, "end"));
+
+	return st && end && !strcmp(st, "infra-error") && !strcmp(end, "host-lost");
+}
+
+/* The report's runs checked, marked kept (but those that lost their host) and copied in index
+ * order. */
 static int take_runs(const json_t *rep, struct runresume *res, struct lab_error *err)
 {
 	const json_t *runs = json_object_get(rep, "runs"), *run;
@@ -141,7 +153,7 @@ static int take_runs(const json_t *rep, struct runresume *res, struct lab_error 
 		if ((r = check_run(run, i, res->total, by, err)) < 0)
 			return r;
 	for (unsigned k = 0; k < res->total; k++) {
-		if (!by[k])
+		if (!by[k] || lost_host(by[k]))
 			continue;
 		res->action[k] = RUNRESUME_KEEP;
 		if (json_array_append(res->runs, (json_t *)by[k]) < 0)

@@ -15,7 +15,8 @@
 
 /* What a resumed `lab run` does with one run index. */
 enum runresume_action {
-	RUNRESUME_RUN = 0,     /* not in the earlier report: run now */
+	RUNRESUME_RUN = 0,     /* not in the earlier report, or recorded there as infra-error
+				* with end "host-lost" (its host was lost): run now */
 	RUNRESUME_KEEP,        /* in the earlier report: kept as it is */
 	RUNRESUME_INTERRUPTED, /* under way when the lab was stopped: recorded so, not run again */
 };

@@ -23,7 +23,6 @@
 #include "daemon/api.h"
 #include "daemon/queue.h"
 #include "daemon/worker.h"
-#include "stage/hosts.h"
 #include "stage/run.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
@@ -48,7 +47,6 @@ struct labd_args {
 	unsigned slurm_time_min, slurm_jobs;
 	double grace_s;
 	char state[PATH_MAX];
-	char hosts[PATH_MAX];  /* the pool file, "" none */
 };
 
 /* The worker's lines, on stderr: the journal under systemd. */
@@ -61,7 +59,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: labd [--state DIR] [--socket PATH] [--listen HOST:PORT --token-file FILE]\n"
-		"            [--grace S] [--lab PATH] [--hosts FILE]\n"
+		"            [--grace S] [--lab PATH]\n"
 		"            [--backend local|slurm [--slurm-partition P] [--slurm-time MIN]\n"
 		"                                   [--slurm-jobs N] [--slurm-node-state DIR]]\n\n"
 		"The numalab daemon: a durable queue of lab jobs, run one at a time, with an\n"
@@ -76,12 +74,13 @@ static void usage(FILE *f)
 		"  --grace S          on SIGTERM, how long the job under way may go on before it is\n"
 		"                     interrupted (default %.0f s; it continues when labd starts again)\n"
 		"  --lab PATH         the lab binary that runs jobs (default: 'lab' beside labd)\n"
-		"  --hosts FILE       the pool of libvirt hosts jobs run on ('lab hosts --help';\n"
-		"                     default DIR/hosts.json when it exists, else this machine)\n"
 		"  --backend B        where jobs run: local (default: one at a time on this\n"
-		"                     machine, or --hosts) or slurm: each job one sbatch job on a\n"
-		"                     node held exclusively, of the host class a submit asks for\n"
-		"                     (a node feature); the cluster is the one SLURM_CONF names\n"
+		"                     machine) or slurm: each job one sbatch job on a node held\n"
+		"                     exclusively, of the host class a submit asks for (a node\n"
+		"                     feature, passed on as 'lab run --host-class', a label in the\n"
+		"                     report); Slurm requeues a job whose node died, and its lab\n"
+		"                     run --resume keeps the runs already recorded.  The cluster\n"
+		"                     is the one SLURM_CONF names ('lab hosts --slurm')\n"
 		"  --slurm-partition P the partition (default: the cluster's default)\n"
 		"  --slurm-time MIN   a job's time limit when the history has no estimate of it\n"
 		"                     (default %u; with one: twice the estimate and 30 min)\n"
@@ -98,26 +97,6 @@ static void usage(FILE *f)
 		LABD_SLURM_JOBS, LABD_SLURM_JOBS_MAX, LABD_SLURM_NODE_STATE);
 }
 
-/* The pool, checked now: a bad file stops labd at start, not each job later. */
-static int check_hosts(struct labd_args *a)
-{
-	_cleanup_free_ struct hostpool *p = calloc(1, sizeof(*p));
-	_cleanup_free_ char *deflt = fs_join(a->state, "hosts.json");
-	struct lab_error err = { 0 };
-	char msg[1200];
-
-	if (!p || !deflt)
-		return -ENOMEM;
-	if (!a->hosts[0] && fs_exists(deflt))
-		snprintf(a->hosts, sizeof(a->hosts), "%s", deflt);
-	if (a->hosts[0] && hosts_load_file(a->hosts, p, &err) < 0) {
-		error_format(&err, msg, sizeof(msg));
-		fprintf(stderr, "labd: --hosts: %s\n", msg);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static int parse_args(int argc, char **argv, struct labd_args *a)
 {
 	static const struct option opts[] = {
@@ -125,7 +104,7 @@ static int parse_args(int argc, char **argv, struct labd_args *a)
 		{ "listen", required_argument, NULL, 'l' }, { "token-file", required_argument, NULL, 't' },
 		{ "grace", required_argument, NULL, 'g' }, { "lab", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },         { "version", no_argument, NULL, 'V' },
-		{ "hosts", required_argument, NULL, 'H' },  { "backend", required_argument, NULL, 'k' },
+		{ "backend", required_argument, NULL, 'k' },
 		{ "slurm-partition", required_argument, NULL, 'p' },
 		{ "slurm-time", required_argument, NULL, 'T' },
 		{ "slurm-jobs", required_argument, NULL, 'J' },
@@ -149,7 +128,6 @@ static int parse_args(int argc, char **argv, struct labd_args *a)
 		case 'l': a->listen = optarg; break;
 		case 't': a->token_file = optarg; break;
 		case 'b': a->lab = optarg; break;
-		case 'H': snprintf(a->hosts, sizeof(a->hosts), "%s", optarg); break;
 		case 'k': a->backend = optarg; break;
 		case 'p': a->slurm_partition = optarg; break;
 		case 'N': a->slurm_node_state = optarg; break;
@@ -193,11 +171,6 @@ static int parse_args(int argc, char **argv, struct labd_args *a)
 		fprintf(stderr, "labd: --backend: local or slurm, not '%s'\n", a->backend);
 		return -EINVAL;
 	}
-	if (!strcmp(a->backend, "slurm") && a->hosts[0]) {
-		fprintf(stderr, "labd: --hosts goes with the local backend; with slurm, Slurm's "
-			"nodes are the hosts\n");
-		return -EINVAL;
-	}
 	if (!!a->listen != !!a->token_file) {
 		fprintf(stderr, "labd: --listen and --token-file go together: TCP only with a token\n");
 		return -EINVAL;
@@ -210,7 +183,7 @@ static int parse_args(int argc, char **argv, struct labd_args *a)
 		snprintf(a->state, sizeof(a->state), "%s", state);
 	else if (run_state_dir(a->state, sizeof(a->state)) < 0)
 		return fprintf(stderr, "labd: no state directory (--state)\n"), -EINVAL;
-	return check_hosts(a);
+	return 0;
 }
 
 /* One labd per state directory: the lock is held for labd's life. */
@@ -419,13 +392,10 @@ static int labd_start(struct labd *d)
 	for (unsigned i = 0; i < d->nw; i++)
 		d->w[i] = (struct worker){ .q = d->q, .lab_exe = d->lab, .state_dir = d->a.state,
 				.grace_s = d->a.grace_s, .log = labd_log,
-				.hosts_file = d->a.hosts[0] ? d->a.hosts : NULL,
 				.slurm = slurm, .slurm_script = d->batch,
 				.slurm_partition = d->a.slurm_partition,
 				.slurm_time_min = d->a.slurm_time_min,
 				.slurm_node_state = d->a.slurm_node_state };
-	if (d->a.hosts[0])
-		fprintf(stderr, "labd: jobs run on the pool of %s\n", d->a.hosts);
 	if (slurm && (r = write_batch_script(d)) < 0)
 		return fprintf(stderr, "labd: cannot write %s: %s\n", d->batch, strerror(-r)), r;
 	if (slurm)

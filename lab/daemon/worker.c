@@ -275,6 +275,7 @@ static void worker_run(struct worker *w, int64_t id)
 	_cleanup_free_ char *jobdir = fs_dirname(out_dir);
 	snprintf(jobfile, sizeof(jobfile), "%s/job.json", jobdir ? jobdir : ".");
 	interrupted_arg(w, id, intr, sizeof(intr));
+	const char *klass = json_string_value(json_object_get(info, "host_class"));
 	/* On a Slurm node lab run keeps its own state (its libvirt, KVM verdict and lock, which
 	 * the node's epilog and health check watch); only the job's directory is shared. */
 	char *argv[14] = { (char *)w->lab_exe, "run", jobfile, "--out", out_dir, "--state",
@@ -286,9 +287,9 @@ static void worker_run(struct worker *w, int64_t id)
 		argv[argc++] = "--interrupted";
 		argv[argc++] = intr;
 	}
-	if (w->hosts_file) {
-		argv[argc++] = "--hosts";
-		argv[argc++] = (char *)w->hosts_file;
+	if (klass && klass[0]) { /* a label in the report; Slurm chose the node by it */
+		argv[argc++] = "--host-class";
+		argv[argc++] = (char *)klass;
 	}
 	w->job = id;
 	w->runs_ended = 0;

@@ -18,7 +18,6 @@ struct worker {
 	const char *state_dir;
 	double grace_s;                  /* on stop: how long the current job may go on */
 	void (*log)(const char *line);   /* labd's log (may be NULL): one line, no newline */
-	const char *hosts_file;          /* `lab run --hosts FILE`; NULL: this machine */
 	int slurm;                       /* each job a Slurm batch job (worker_slurm.h) */
 	const char *slurm_script;        /* its batch script (exec "$@") */
 	const char *slurm_partition;     /* NULL: the cluster's default */

@@ -133,3 +133,22 @@ unsigned hostload_free_cpus(double window_s)
 		return hostload_cpus();
 	return hostnoise_free_cpus(&a, &b, sysconf(_SC_CLK_TCK));
 }
+
+/* MemTotal and MemAvailable of /proc/meminfo, in MiB. */
+int hostload_memory(unsigned long *total_mib, unsigned long *available_mib)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/meminfo", "re");
+	char line[256];
+	unsigned long kib;
+
+	*total_mib = *available_mib = 0;
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "MemTotal: %lu kB", &kib) == 1)
+			*total_mib = kib >> 10;
+		else if (sscanf(line, "MemAvailable: %lu kB", &kib) == 1)
+			*available_mib = kib >> 10;
+	}
+	return *total_mib && *available_mib ? 0 : -ENODATA;
+}

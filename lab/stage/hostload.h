@@ -16,6 +16,9 @@ int hostload_wait_quiet(double max_s, volatile sig_atomic_t *interrupt, double *
 			struct host_sample *last);
 /* This machine's online CPUs (at least 1). */
 unsigned hostload_cpus(void);
+/* MemTotal and MemAvailable from /proc/meminfo, in MiB: 0, or -ENODATA when either is
+ * missing. */
+int hostload_memory(unsigned long *total_mib, unsigned long *available_mib);
 /* Host cores other work leaves free, over a window of window_s seconds (hostnoise_free_cpus);
  * on a read error every online CPU counts as free. */
 unsigned hostload_free_cpus(double window_s);

@@ -10,6 +10,7 @@
 #include "core/timing.h"
 #include "history/history.h"
 #include "stage/accel.h"
+#include "stage/hostload.h"
 #include "stage/imgrun.h"
 #include "stage/initramfs.h"
 #include "stage/krun.h"
@@ -39,7 +40,7 @@ static void plan_memory(struct strbuf *sb, const struct job *job)
 
 	memplan_build(&job->topo, &plan);
 	strbuf_appendf(sb, "memory: %lu MiB for the guest, QEMU and the host's reserve", plan.need_mib);
-	if (run_host_memory(&total, &avail) == 0)
+	if (hostload_memory(&total, &avail) == 0)
 		strbuf_appendf(sb, "; %lu MiB available: %u guest%s at once fit", avail,
 			       memplan_fit(&plan, avail), memplan_fit(&plan, avail) == 1 ? "" : "s");
 	strbuf_append(sb, "\n");

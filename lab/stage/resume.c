@@ -40,9 +40,9 @@ static int record_interrupted(struct run_ctx *c, const struct run_slot *s)
 
 	if (!rj)
 		return -ENOMEM;
-	run_progress(c, "run %u/%u: %s, not run again: %s", rec.index + 1, c->nslots,
+	run_ctx_progress(c, "run %u/%u: %s, not run again: %s", rec.index + 1, c->nslots,
 		     outcome_name(rec.outcome), rec.reason);
-	return run_record(c, &rec, rj);
+	return run_ctx_record(c, &rec, rj);
 }
 
 int resume_slots(struct run_ctx *c)
@@ -57,7 +57,7 @@ int resume_slots(struct run_ctx *c)
 			continue;
 		s->started = s->finished = s->joined = 1;
 		if (res->action[i] == RUNRESUME_KEEP)
-			run_progress(c, "run %u/%u: kept from the earlier report", i + 1,
+			run_ctx_progress(c, "run %u/%u: kept from the earlier report", i + 1,
 				     c->nslots);
 		else if ((r = record_interrupted(c, s)) < 0)
 			return r;

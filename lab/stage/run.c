@@ -16,12 +16,14 @@
 #include "core/runresume.h"
 #include "stage/boot.h"
 #include "stage/hostload.h"
+#include "stage/hosts.h"
 #include "stage/imgrun.h"
 #include "stage/initramfs.h"
 #include "stage/krun.h"
 #include "stage/qemu.h"
 #include "stage/resume.h"
 #include "stage/run_ctx.h"
+#include "stage/run_one.h"
 #include "util/cleanup.h"
 #include "util/clock.h"
 #include "util/fs.h"
@@ -43,116 +45,16 @@ int run_state_dir(char *buf, size_t len)
 	return 0;
 }
 
-/* MemTotal and MemAvailable of /proc/meminfo, in MiB. */
-int run_host_memory(unsigned long *total_mib, unsigned long *available_mib)
-{
-	_cleanup_fclose_ FILE *f = fopen("/proc/meminfo", "re");
-	char line[256];
-	unsigned long kib;
-
-	*total_mib = *available_mib = 0;
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "MemTotal: %lu kB", &kib) == 1)
-			*total_mib = kib >> 10;
-		else if (sscanf(line, "MemAvailable: %lu kB", &kib) == 1)
-			*available_mib = kib >> 10;
-	}
-	return *total_mib && *available_mib ? 0 : -ENODATA;
-}
-
 int run_check_memory(const struct job *job, struct lab_error *err)
 {
 	unsigned long total, avail;
 	struct memplan plan;
-	int r = run_host_memory(&total, &avail);
+	int r = hostload_memory(&total, &avail);
 
 	if (r < 0)
 		return r;
 	memplan_build(&job->topo, &plan);
 	return memplan_check(&plan, "topology", avail, total, err);
-}
-
-/* From boots measured on 2 host cores under TCG (configs/topologies/README.md, "Big
- * guests").  The cost that grows with the square of the CPU count is the kernel's, for the
- * CPUs it brings up while booting: longest console silences 2, 7, 12, 27 s for 8-256 vCPUs
- * booted at once, and at 512 from 155 s to more than 650 s.  What grows with the vCPU count
- * alone is QEMU creating them, the firmware and ACPI walking them: hello after 37 s at 512 with
- * two CPUs booted (its longest console silence: 22 s).  Each bound has several times the
- * room of the slowest boot seen, and a hung boot is caught by the console watch first: a
- * kernel that boots prints all along. */
-void run_limits_get(const struct job *job, unsigned boot_cpus, struct run_limits *l)
-{
-	double v = job->topo.vcpus, b = boot_cpus, online = v > b ? 0.004 * v * v : 0;
-
-	l->boot_s = job->boot_timeout_s > 0 ? job->boot_timeout_s : 120.0 + 0.02 * b * b + v / 2;
-	l->silence_s = job->boot_silence_s > 0 ? job->boot_silence_s
-					       : 60.0 + b * b / 200.0 + v / 8;
-	/* After hello the agent sends a heartbeat every 2 s, also while it onlines CPUs. */
-	l->progress_s = job->progress_timeout_s > 0 ? job->progress_timeout_s : 60.0 + v / 4;
-	/* Onlining after hello: 510 CPUs took about 170 s (each rebuilds the scheduler's
-	 * domains over all online CPUs, so it grows with the square); 0.004 v^2 is 1049 s. */
-	l->total_s = l->boot_s + online + 120.0;
-	l->channel_mib = job->channel_max_mib ? job->channel_max_mib : JOB_CHANNEL_MAX_MIB;
-	l->console_mib = job->console_max_mib ? job->console_max_mib : JOB_CONSOLE_MAX_MIB;
-	for (unsigned i = 0; i < job->nr_workloads; i++)
-		l->total_s += job->workloads[i].timeout_s > 0 ? job->workloads[i].timeout_s
-							      : JOB_DEFAULT_WORKLOAD_TIMEOUT_S;
-}
-
-void run_limits_scale(const struct job *job, enum timing_model m, unsigned host_cpus,
-		      struct run_limits *l)
-{
-	/* Measured here on 2 host cores: a 4s-8c guest boots and runs pft in ~3x the time of
-	 * multi-threaded TCG; 4x leaves room for a busy host.  Guest time under icount can also
-	 * run slower than host time, so heartbeats arrive further apart in host seconds. */
-	const double f = timing_info(m)->host_cost;
-
-	if (!(job->boot_timeout_s > 0))
-		l->boot_s *= f;
-	if (!(job->boot_silence_s > 0))
-		l->silence_s *= f;
-	if (!(job->progress_timeout_s > 0))
-		l->progress_s *= f;
-	l->total_s *= f;
-	/* A guest the host does not run cannot send a heartbeat: on a busy host (CI, another
-	 * lab) TCG guests were called hung while they worked.  A silence is a hang once the
-	 * guest had, over the whole timeout, a quarter of the host it can use (one thread
-	 * under icount, else a thread per vCPU up to the host's CPUs): a spinning or stalled
-	 * guest has that at once, a starved one not.  A guest idle in a deadlock uses almost
-	 * none, so three timeouts of silence end it anyway. */
-	double usable = timing_info(m)->deterministic ? 1.0 : job->topo.vcpus;
-
-	if (host_cpus > 0 && usable > host_cpus)
-		usable = host_cpus;
-	l->progress_cpu_s = 0.25 * usable * l->progress_s;
-	l->progress_starved_s = 3.0 * l->progress_s;
-}
-
-void run_progress(const struct run_ctx *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	pthread_mutex_lock((pthread_mutex_t *)&c->plock);
-	va_start(ap, fmt);
-	progress_vemit(c->o->progress, c->o->progress_ud, fmt, ap);
-	va_end(ap);
-	pthread_mutex_unlock((pthread_mutex_t *)&c->plock);
-}
-
-static int write_report(struct run_ctx *c)
-{
-	_cleanup_json_ json_t *rep = runreport_json(c->id, c->created, c->job, c->o->job_file,
-						     c->runs, c->sum->status);
-
-	if (!rep || (c->stop && json_object_set(rep, "stop", c->stop) < 0))
-		return -ENOMEM;
-	/* What `lab run --resume` checks a report against. */
-	if (c->o->job_sha256 && json_object_set_new(json_object_get(rep, "job"), "sha256",
-						    json_string(c->o->job_sha256)) < 0)
-		return -ENOMEM;
-	return jsonio_write_file(c->sum->report, rep);
 }
 
 /* After a round of a "precision" job: whether to stop, and c->stop saying why once it does
@@ -176,7 +78,7 @@ static int precision_stop(struct run_ctx *c, unsigned rounds, double elapsed_s)
 		why = "max_boots";
 	else if (p->max_s > 0 && elapsed_s >= p->max_s)
 		why = "max_s";
-	run_progress(c, "precision after %u round(s): the widest 95%% interval is +-%.2f%% of "
+	run_ctx_progress(c, "precision after %u round(s): the widest 95%% interval is +-%.2f%% of "
 			"its mean (%s), target +-%g%%%s%s", rounds, st.worst_pct,
 		     st.worst[0] ? st.worst : "no primary metric", p->ci_pct,
 		     why ? "; stopping: " : "", why ? why : "");
@@ -188,34 +90,6 @@ static int precision_stop(struct run_ctx *c, unsigned rounds, double elapsed_s)
 			    isfinite(st.worst_pct) ? json_real(st.worst_pct) : json_null(),
 			    "worst_series", st.worst, "elapsed_s", elapsed_s);
 	return 1;
-}
-
-/* Under c->lock: the run's JSON into c->runs in index order (runs side by side end in any
- * order), the summary counted, the report rewritten. */
-static int record_add(struct run_ctx *c, const struct run_record *rec, json_t *rj)
-{
-	size_t i, n = json_array_size(c->runs);
-
-	for (i = n; i > 0; i--)
-		if (json_integer_value(json_object_get(json_array_get(c->runs, i - 1), "index")) <
-		    (json_int_t)rec->index)
-			break;
-	if (json_array_insert_new(c->runs, i, rj) < 0)
-		return -ENOMEM;
-	c->sum->status = outcome_worst(c->sum->status, rec->outcome);
-	c->sum->runs++;
-	c->sum->ok += rec->outcome == OUTCOME_OK;
-	return write_report(c);
-}
-
-int run_record(struct run_ctx *c, const struct run_record *rec, json_t *rj)
-{
-	int r;
-
-	pthread_mutex_lock(&c->lock);
-	r = record_add(c, rec, rj);
-	pthread_mutex_unlock(&c->lock);
-	return r;
 }
 
 static void *slot_main(void *arg)
@@ -245,13 +119,13 @@ static void make_id(struct run_ctx *c)
 
 static void qemu_progress(void *ud, const char *msg)
 {
-	run_progress(ud, "%s", msg);
+	run_ctx_progress(ud, "%s", msg);
 }
 
 /* The contention model runs on the lab's QEMU build: found in the cache, or built now (the
- * first job that needs it waits for it, with progress).  Only on this machine: a pool host
+ * first job that needs it waits for it, with progress).  Only on this machine: a remote host
  * would need the same build, which the lab does not install there. */
-static int member_qemu(struct run_ctx *c, struct host_member *m, char *msg, size_t len)
+static int host_qemu(struct run_ctx *c, struct host *m, char *msg, size_t len)
 {
 	struct qemu_build_opts o = { .interrupt = c->o->interrupt, .progress = qemu_progress,
 				     .progress_ud = c };
@@ -262,12 +136,12 @@ static int member_qemu(struct run_ctx *c, struct host_member *m, char *msg, size
 	if (m->vc.remote) {
 		snprintf(msg, len, "the timing model %s needs the lab's QEMU build, which is made "
 			 "on this machine only; %s is remote", timing_info(m->host.timing)->name,
-			 m->cfg.name[0] ? m->cfg.name : "the host");
+			 m->uri);
 		return -EOPNOTSUPP;
 	}
 	m->host.quantum = c->o->quantum ? c->o->quantum
 			  : c->job->quantum ? c->job->quantum : TIMING_QUANTUM_DEFAULT;
-	run_progress(c, "the contention model's QEMU (quantum %u): looking in the cache",
+	run_ctx_progress(c, "the contention model's QEMU (quantum %u): looking in the cache",
 		     m->host.quantum);
 	r = qemu_build_ensure(&o, &b, why, sizeof(why));
 	if (r < 0) {
@@ -277,13 +151,13 @@ static int member_qemu(struct run_ctx *c, struct host_member *m, char *msg, size
 	}
 	snprintf(m->host.qemu_build, sizeof(m->host.qemu_build), "%s", b.key);
 	snprintf(m->host.qemu_binary, sizeof(m->host.qemu_binary), "%s", b.binary);
-	run_progress(c, "QEMU %.12s: %s", b.key, b.cached ? "cached" : "built");
+	run_ctx_progress(c, "QEMU %.12s: %s", b.key, b.cached ? "cached" : "built");
 	return 0;
 }
 
-/* KVM or TCG on host m, and with it the timing model (the KVM probe's verdict is cached per
+/* KVM or TCG on the host, and with it the timing model (the KVM probe's verdict is cached per
  * host in the state directory). */
-static int member_decide(struct run_ctx *c, struct host_member *m, char *msg, size_t len)
+static int host_decide(struct run_ctx *c, struct host *m, char *msg, size_t len)
 {
 	enum timing_model req;
 	enum accel_mode mode;
@@ -293,8 +167,8 @@ static int member_decide(struct run_ctx *c, struct host_member *m, char *msg, si
 	/* A TCG timing model asked for needs no probe. */
 	req = c->o->timing != TIMING_AUTO ? c->o->timing : c->job->timing;
 	mode = req != TIMING_AUTO && req != TIMING_KVM ? ACCEL_FORCE_TCG : c->o->accel;
-	run_progress(c, "deciding KVM or TCG%s%s (cached per host after the first probe)",
-		     m->cfg.name[0] ? " on " : "", m->cfg.name);
+	run_ctx_progress(c, "deciding KVM or TCG%s%s (cached per host after the first probe)",
+			 m->vc.remote ? " on " : "", m->vc.remote ? m->uri : "");
 	r = accel_decide(&m->vc, c->o->state_dir, c->kernel, c->runners, mode, c->o->interrupt,
 			 &v);
 	if (r < 0) {
@@ -317,90 +191,43 @@ static int member_decide(struct run_ctx *c, struct host_member *m, char *msg, si
 				       m->host.timing_reason, sizeof(m->host.timing_reason));
 	snprintf(m->host.accel, sizeof(m->host.accel), "%s",
 		 m->host.timing == TIMING_KVM ? "kvm" : "tcg");
-	run_progress(c, "accel %s: %s", m->host.accel, m->host.accel_reason);
-	run_progress(c, "timing model %s", m->host.timing_reason);
-	return timing_info(m->host.timing)->rounds ? member_qemu(c, m, msg, len) : 0;
+	run_ctx_progress(c, "accel %s: %s", m->host.accel, m->host.accel_reason);
+	run_ctx_progress(c, "timing model %s", m->host.timing_reason);
+	return timing_info(m->host.timing)->rounds ? host_qemu(c, m, msg, len) : 0;
 }
 
-/* Whether pool member m can take this job's runs beside primary (the first that can): its
- * class, timing model and memory; m->why says why not. */
-static int member_fits(struct run_ctx *c, struct host_member *m,
-		       const struct host_member *primary)
-{
-	struct memplan plan;
-
-	memplan_build(&c->job->topo, &plan);
-	if (primary && m->host.timing != primary->host.timing)
-		snprintf(m->why, sizeof(m->why), "its timing model is %s, the job's %s",
-			 timing_info(m->host.timing)->name, timing_info(primary->host.timing)->name);
-	else if (m->mem_mib && !memplan_fit(&plan, m->mem_mib))
-		snprintf(m->why, sizeof(m->why), "%lu MiB free, the guest needs %lu MiB",
-			 m->mem_mib, plan.need_mib);
-	else
-		return 1;
-	return 0;
-}
-
-/* Every host of the pool (or the lab's one host) opened and decided on; the job's class is
- * --host-class, else the first usable host's, and no other class is mixed into it. */
+/* The host opened and decided on (--host-class only labels its runs); the guest must fit in
+ * the memory it has now.  Fails at once when the host cannot be reached: a run never waits
+ * for one. */
 static int setup_host(struct run_ctx *c, char *msg, size_t len)
 {
-	struct hosts *h = &c->hosts;
-	const char *klass = c->o->host_class;
-	struct host_member *primary = NULL;
-	size_t used;
+	struct host *h = &c->h;
+	struct memplan plan;
 	int r;
 
 	/* When its cache of QEMU's capabilities is missing or stale (a fresh state directory, a
 	 * new QEMU) libvirt probes QEMU first: 10 s here once orphaned probes are reaped
 	 * (lab/virt/reap.h), 2 min 43 s while they were left as zombies. */
-	r = c->o->pool ? hosts_init_pool(h, c->o->pool) : hosts_init_single(h, c->o->uri);
+	r = hosts_init(h, c->o->uri, c->o->host_class, c->o->pool_dir);
 	if (r < 0)
 		return r;
-	if (c->o->host_wait_s > 0)
-		h->wait_max_s = c->o->host_wait_s;
-	for (unsigned i = 0; i < h->n; i++) {
-		struct host_member *m = &h->m[i];
-
-		if (klass && strcmp(m->cfg.class_name, klass)) {
-			snprintf(m->why, sizeof(m->why), "class %s, the job runs on %s",
-				 m->cfg.class_name, klass);
-			run_progress(c, "host %s not used: %s", m->cfg.name, m->why);
-			continue;
-		}
-		run_progress(c, "opening libvirt%s%s%s%s%s", h->pool ? " on " : "", m->cfg.name,
-			     h->pool ? " (" : "", h->pool ? (m->cfg.uri[0] ? m->cfg.uri
-								   : "embedded") : "",
-			     h->pool ? ")" : "");
-		r = hosts_connect(m, c->o->state_dir);
-		if (r == 0)
-			r = member_decide(c, m, msg, len);
-		else
-			snprintf(msg, len, "%s", m->why);
-		if (r < 0 && !h->pool)
-			return r;
-		if (r < 0 || !member_fits(c, m, primary)) {
-			if (r < 0)
-				snprintf(m->why, sizeof(m->why), "%s", msg);
-			msg[0] = '\0';
-			m->up = m->up && r == 0;
-			run_progress(c, "host %s not used: %s", m->cfg.name, m->why);
-			continue;
-		}
-		m->usable = 1;
-		if (!primary) {
-			primary = m;
-			klass = m->cfg.class_name;
-		}
+	run_ctx_progress(c, "opening libvirt%s%s", h->uri[0] ? " " : "", h->uri);
+	r = hosts_connect(h, c->o->state_dir);
+	if (r < 0) {
+		snprintf(msg, len, "%s%s%s", h->uri[0] ? h->uri : "", h->uri[0] ? ": " : "",
+			 h->why);
+		return r;
 	}
-	if (!primary) {
-		used = (size_t)snprintf(msg, len, "no host of the pool can run the job:");
-		for (unsigned i = 0; i < h->n && used < len; i++)
-			used += (size_t)snprintf(msg + used, len - used, " %s: %s;", h->m[i].cfg.name,
-						 h->m[i].why);
-		return -EHOSTDOWN;
+	r = host_decide(c, h, msg, len);
+	if (r < 0)
+		return r;
+	memplan_build(&c->job->topo, &plan);
+	if (h->vc.remote && h->mem_mib && !memplan_fit(&plan, h->mem_mib)) {
+		snprintf(msg, len, "%s: %lu MiB available, the guest needs %lu MiB", h->uri,
+			 h->mem_mib, plan.need_mib);
+		return -ENOMEM;
 	}
-	c->host = primary->host;
+	c->host = h->host;
 	return 0;
 }
 
@@ -447,7 +274,7 @@ static void warn_overcommit(struct run_ctx *c)
 
 		if (!k->build_config || kernel_has_paravirt(k))
 			continue;
-		run_progress(c, "warning: %s: up to %u tasks on %u host CPU(s) under multi-threaded "
+		run_ctx_progress(c, "warning: %s: up to %u tasks on %u host CPU(s) under multi-threaded "
 			     "TCG, with queued spinlocks: a lock's next waiter is rarely running, and "
 			     "512 tasks on 2 host CPUs stalled (RCU stalls, then a hang); the "
 			     "virt-spinlock variant takes contended spinlocks test-and-set as Linux "
@@ -491,7 +318,7 @@ static int build_image(struct run_ctx *c, char *msg, size_t len)
 
 	if (!c->img.on)
 		return 0;
-	run_progress(c, "image %s: %s", c->img.info.name, c->img.info.dir);
+	run_ctx_progress(c, "image %s: %s", c->img.info.name, c->img.info.dir);
 	/* Built here, uploaded to a remote host by hash when a run there needs it. */
 	r = imgrun_build(&c->img, !strcmp(c->host.accel, "kvm"), c->o->progress,
 			 c->o->progress_ud, &err);
@@ -549,33 +376,6 @@ static int prepare(struct run_ctx *c, char *msg, size_t len)
 	return r < 0 ? r : build_image(c, msg, len);
 }
 
-/* A pool: one measuring guest per host under a host-clock model (a guest beside another moves
- * its figures); under the deterministic one this machine's share as choose_parallel() found
- * and a remote host's "guests" as its memory holds. */
-static void choose_slots(struct run_ctx *c, const struct memplan *plan)
-{
-	int det = timing_info(c->host.timing)->deterministic;
-	unsigned total = 0, runs = c->job->repeats * c->kr.n;
-
-	for (unsigned i = 0; i < c->hosts.n; i++) {
-		struct host_member *m = &c->hosts.m[i];
-		unsigned fit = m->mem_mib ? memplan_fit(plan, m->mem_mib) : 1;
-
-		if (!m->usable)
-			continue;
-		m->slots = !det ? 1 : !m->vc.remote ? c->parallel : m->cfg.guests;
-		if (m->slots > fit && fit > 0)
-			m->slots = fit;
-		if (!m->slots)
-			m->slots = 1;
-		total += m->slots;
-		run_progress(c, "host %s (class %s, %s): %u guest%s at once", m->cfg.name,
-			     m->cfg.class_name, m->cfg.uri[0] ? m->cfg.uri : "embedded", m->slots,
-			     m->slots == 1 ? "" : "s");
-	}
-	c->parallel = total < runs ? total : runs;
-}
-
 /* Guests at once: the job's or the CLI's "parallel" for the timing model now known, one per
  * free host core under auto, as many as memory holds. */
 static void choose_parallel(struct run_ctx *c)
@@ -589,7 +389,7 @@ static void choose_parallel(struct run_ctx *c)
 
 	memplan_build(&c->job->topo, &plan);
 	if (timing_info(c->host.timing)->deterministic) {
-		if (run_host_memory(&total, &avail) == 0)
+		if (hostload_memory(&total, &avail) == 0)
 			fit = memplan_fit(&plan, avail);
 		if (!asked)
 			free_cpus = hostload_free_cpus(1.0);
@@ -598,12 +398,8 @@ static void choose_parallel(struct run_ctx *c)
 				      c->job->repeats * c->kr.n, c->parallel_why,
 				      sizeof(c->parallel_why));
 	/* Said when it is news: more than one at once, or fewer than asked. */
-	if (!c->hosts.pool && (c->parallel > 1 || asked > 1))
-		run_progress(c, "%s", c->parallel_why);
-	if (c->hosts.pool)
-		choose_slots(c, &plan);
-	else if (c->hosts.n) /* none when no kernel could be built: nothing boots */
-		c->hosts.m[0].slots = c->parallel;
+	if (c->parallel > 1 || asked > 1)
+		run_ctx_progress(c, "%s", c->parallel_why);
 }
 
 /* Under c->lock: slots that finished are joined; *err keeps the first lab error. */
@@ -639,7 +435,7 @@ static int rounds_advance(struct run_ctx *c, unsigned *done, double t0, int *sto
 		if (c->job->precision.ci_pct > 0 && !(c->o->interrupt && *c->o->interrupt) &&
 		    precision_stop(c, *done, clock_now_s() - t0)) {
 			*stopping = 1;
-			return write_report(c);
+			return run_ctx_write_report(c);
 		}
 	}
 	return 0;
@@ -712,7 +508,7 @@ static int run_all(struct run_ctx *c, char *msg, size_t msglen)
 	c->sum->planned = stopping ? next : c->nslots;
 	if (!err && c->job->precision.ci_pct > 0 && !c->stop && !(o->interrupt && *o->interrupt)) {
 		precision_stop(c, done, clock_now_s() - t0);
-		err = write_report(c);
+		err = run_ctx_write_report(c);
 	}
 	pthread_mutex_unlock(&c->lock);
 	if (err < 0)
@@ -737,7 +533,7 @@ int run_job(const struct run_opts *o, const struct job *job, struct run_summary 
 		r = run_all(&c, msg, msglen);
 	}
 	krun_free(&c.kr);
-	hosts_free(&c.hosts);
+	hosts_free(&c.h);
 	json_decref(c.runs);
 	json_decref(c.stop);
 	free(c.runners);

@@ -11,20 +11,18 @@
 #include "util/progress.h"
 
 struct runresume; /* core/runresume.h */
-struct hostpool;  /* core/hostpool.h */
 
 #define RUN_SEED_MAX ((1ULL << 53) - 1) /* exact in any JSON reader (doubles) */
 
 struct run_opts {
 	const char *job_file;
 	const char *out_dir;      /* NULL: reports/<id> */
-	const char *uri;          /* NULL: embedded driver under state_dir */
-	const struct hostpool *pool; /* NULL: the one host uri names; else these hosts
-				   * (core/hostpool.h), and uri is not used */
-	const char *host_class;   /* with a pool: run on hosts of this class only; NULL: the
-				   * first usable host's class */
-	double host_wait_s;       /* how long a run waits while no host of its class is up
-				   * before it is recorded as not run; 0: HOSTS_WAIT_MAX_S */
+	const char *uri;          /* NULL: embedded driver under state_dir; else one libvirt host,
+				   * local or remote (stage/hosts.h) */
+	const char *pool_dir;     /* a remote host's storage pool directory; NULL:
+				   * HOSTS_DEFAULT_POOL_DIR */
+	const char *host_class;   /* a label recorded as each run's host.class (lab compare keeps
+				   * classes apart); NULL: none.  It chooses nothing: Slurm does */
 	const char *state_dir;
 	enum accel_mode accel;
 	enum timing_model timing; /* TIMING_AUTO: the job's "timing" */
@@ -65,29 +63,9 @@ struct run_summary {
  * the JSON path and the numbers when a node is too small for its vCPUs or the whole guest
  * and QEMU do not fit. */
 int run_check_memory(const struct job *job, struct lab_error *err);
-/* MemTotal and MemAvailable from /proc/meminfo, in MiB. */
-int run_host_memory(unsigned long *total_mib, unsigned long *available_mib);
 /* Default state directory: $LAB_STATE_DIR, $XDG_STATE_HOME/numalab, ~/.local/state/numalab,
  * else /var/lib/numalab. */
 int run_state_dir(char *buf, size_t len);
-/* A run's time limits in seconds: the job's timeouts, else derived from the vCPU count and
- * boot_cpus, the CPUs the kernel brings up while booting (BOOT_EARLY_CPUS when the agent
- * onlines the rest after hello, stage/boot.h; else all of them). */
-struct run_limits {
-	double boot_s;     /* start -> hello */
-	double silence_s;  /* console silence before hello that is a boot hang */
-	double progress_s; /* after hello, without a heartbeat or result */
-	/* ... once the guest also had progress_cpu_s of host CPU in the silence, or it lasted
-	 * progress_starved_s (struct guest_watch) */
-	double progress_cpu_s, progress_starved_s;
-	double total_s;    /* start -> stopped */
-	unsigned channel_mib, console_mib; /* what the guest may send (job.h) */
-};
-void run_limits_get(const struct job *job, unsigned boot_cpus, struct run_limits *l);
-/* The limits for a timing model: icount runs every vCPU on one host thread, several times
- * slower than multi-threaded TCG, so the derived limits (not the job's own) are stretched. */
-void run_limits_scale(const struct job *job, enum timing_model m, unsigned host_cpus,
-		      struct run_limits *l);
 /* Default for run_opts.quiet_wait_s. */
 #define RUN_QUIET_WAIT_S 60.0
 

@@ -1,5 +1,8 @@
-/* The state of one `lab run` in the engine (lab/stage/run.c), shared with lab/stage/resume.c
- * only: no other module reaches into it. */
+/* The state of one `lab run` in the engine, shared by its parts: lab/stage/run.c (the job:
+ * kernels, the host decided on, runs scheduled), run_one.c (one run), resume.c (--resume) and
+ * run_ctx.c (progress lines and the report, which they all write).  Calls go down only: run.c
+ * into run_one.c and resume.c, those into run_ctx.c and stage/hosts.c (where guests run).  No
+ * other module reaches into it. */
 #pragma once
 #include <limits.h>
 #include <pthread.h>
@@ -25,8 +28,8 @@ struct run_slot {
 struct run_ctx {
 	const struct run_opts *o;
 	const struct job *job;
-	struct hosts hosts;  /* where guests run (stage/hosts.h) */
-	struct run_host host; /* the first usable host's, for what the job decides once */
+	struct host h;       /* where guests run (stage/hosts.h) */
+	struct run_host host; /* h's, as the job decided on it (KVM or TCG, timing model) */
 	char kernel[PATH_MAX];
 	char *runners;
 	char id[128];
@@ -46,11 +49,11 @@ struct run_ctx {
 	unsigned nslots, booting;
 };
 
-/* Run slot s on a host of c->hosts and record it (lab/stage/run_one.c). */
-int run_one(struct run_slot *s);
 /* A progress line for people, whole among the threads' lines. */
-void run_progress(const struct run_ctx *c, const char *fmt, ...)
+void run_ctx_progress(const struct run_ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The report as it stands (runs so far, c->stop) written to c->sum->report; under c->lock. */
+int run_ctx_write_report(struct run_ctx *c);
 /* Takes c->lock: the run's JSON rj (taken over) into the report in index order, the summary
  * counted, the report rewritten. */
-int run_record(struct run_ctx *c, const struct run_record *rec, json_t *rj);
+int run_ctx_record(struct run_ctx *c, const struct run_record *rec, json_t *rj);

@@ -1,7 +1,6 @@
-/* One run of a job (a slot of lab/stage/run.c): a host taken from the run's hosts
- * (stage/hosts.h), the guest booted there and watched, its record written.  A run whose host
- * was lost (a remote daemon gone) is tried once more on another host of the class; the lost
- * attempt stays in the run's "attempts". */
+/* One run of a job (a slot of lab/stage/run.c): the guest booted on the run's host
+ * (stage/hosts.h) and watched, its record written.  A run whose host was lost (a remote daemon
+ * gone) is infra-error, end host-lost; it is not tried elsewhere (many hosts are Slurm's). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +16,64 @@
 #include "stage/imgrun.h"
 #include "stage/krun.h"
 #include "stage/run_ctx.h"
+#include "stage/run_one.h"
 #include "util/cleanup.h"
+
+/* From boots measured on 2 host cores under TCG (configs/topologies/README.md, "Big
+ * guests").  The cost that grows with the square of the CPU count is the kernel's, for the
+ * CPUs it brings up while booting: longest console silences 2, 7, 12, 27 s for 8-256 vCPUs
+ * booted at once, and at 512 from 155 s to more than 650 s.  What grows with the vCPU count
+ * alone is QEMU creating them, the firmware and ACPI walking them: hello after 37 s at 512 with
+ * two CPUs booted (its longest console silence: 22 s).  Each bound has several times the
+ * room of the slowest boot seen, and a hung boot is caught by the console watch first: a
+ * kernel that boots prints all along. */
+void run_limits_get(const struct job *job, unsigned boot_cpus, struct run_limits *l)
+{
+	double v = job->topo.vcpus, b = boot_cpus, online = v > b ? 0.004 * v * v : 0;
+
+	l->boot_s = job->boot_timeout_s > 0 ? job->boot_timeout_s : 120.0 + 0.02 * b * b + v / 2;
+	l->silence_s = job->boot_silence_s > 0 ? job->boot_silence_s
+					       : 60.0 + b * b / 200.0 + v / 8;
+	/* After hello the agent sends a heartbeat every 2 s, also while it onlines CPUs. */
+	l->progress_s = job->progress_timeout_s > 0 ? job->progress_timeout_s : 60.0 + v / 4;
+	/* Onlining after hello: 510 CPUs took about 170 s (each rebuilds the scheduler's
+	 * domains over all online CPUs, so it grows with the square); 0.004 v^2 is 1049 s. */
+	l->total_s = l->boot_s + online + 120.0;
+	l->channel_mib = job->channel_max_mib ? job->channel_max_mib : JOB_CHANNEL_MAX_MIB;
+	l->console_mib = job->console_max_mib ? job->console_max_mib : JOB_CONSOLE_MAX_MIB;
+	for (unsigned i = 0; i < job->nr_workloads; i++)
+		l->total_s += job->workloads[i].timeout_s > 0 ? job->workloads[i].timeout_s
+							      : JOB_DEFAULT_WORKLOAD_TIMEOUT_S;
+}
+
+void run_limits_scale(const struct job *job, enum timing_model m, unsigned host_cpus,
+		      struct run_limits *l)
+{
+	/* Measured here on 2 host cores: a 4s-8c guest boots and runs pft in ~3x the time of
+	 * multi-threaded TCG; 4x leaves room for a busy host.  Guest time under icount can also
+	 * run slower than host time, so heartbeats arrive further apart in host seconds. */
+	const double f = timing_info(m)->host_cost;
+
+	if (!(job->boot_timeout_s > 0))
+		l->boot_s *= f;
+	if (!(job->boot_silence_s > 0))
+		l->silence_s *= f;
+	if (!(job->progress_timeout_s > 0))
+		l->progress_s *= f;
+	l->total_s *= f;
+	/* A guest the host does not run cannot send a heartbeat: on a busy host (CI, another
+	 * lab) TCG guests were called hung while they worked.  A silence is a hang once the
+	 * guest had, over the whole timeout, a quarter of the host it can use (one thread
+	 * under icount, else a thread per vCPU up to the host's CPUs): a spinning or stalled
+	 * guest has that at once, a starved one not.  A guest idle in a deadlock uses almost
+	 * none, so three timeouts of silence end it anyway. */
+	double usable = timing_info(m)->deterministic ? 1.0 : job->topo.vcpus;
+
+	if (host_cpus > 0 && usable > host_cpus)
+		usable = host_cpus;
+	l->progress_cpu_s = 0.25 * usable * l->progress_s;
+	l->progress_starved_s = 3.0 * l->progress_s;
+}
 
 static double since(double t, double from)
 {
@@ -71,9 +127,9 @@ static int record_unbooted(struct run_ctx *c, struct run_record *rec, struct kru
 	rj = runreport_run_json(rec);
 	if (!rj)
 		return -ENOMEM;
-	run_progress(c, "run %u/%u: %s, not booted: %s", rec->index + 1,
+	run_ctx_progress(c, "run %u/%u: %s, not booted: %s", rec->index + 1,
 		     c->job->repeats * c->kr.n, outcome_name(rec->outcome), rec->reason);
-	return run_record(c, rec, rj);
+	return run_ctx_record(c, rec, rj);
 }
 
 /* Before a run: under a host-clock model wait (bounded) for a quiet host, since every cycle
@@ -90,11 +146,11 @@ static void noise_before(struct run_ctx *c, unsigned index, struct host_noise *n
 		if (r >= 0)
 			*quiet = r;
 		if (r == 0)
-			run_progress(c, "run %u: the host did not get quiet in %.0f s (other "
+			run_ctx_progress(c, "run %u: the host did not get quiet in %.0f s (other "
 					"work is running); measuring anyway, the run is flagged",
 				     index + 1, *waited);
 		else if (r > 0 && *waited > 1.5)
-			run_progress(c, "run %u: waited %.0f s for a quiet host", index + 1,
+			run_ctx_progress(c, "run %u: waited %.0f s for a quiet host", index + 1,
 				     *waited);
 		if (r >= 0)
 			return;
@@ -147,10 +203,10 @@ static void mark_booting(struct run_slot *s, int on)
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* One try of run s on host m.  Returns 1 when m was lost and !last (nothing recorded: the
- * caller tries again elsewhere, *lost_json says what happened), else what run_record says. */
-static int one_attempt(struct run_slot *s, struct host_member *m, json_t *attempts, int last,
-		       json_t **lost_json)
+/* Run s booted on the host m and recorded; a host lost on the way (its connection died) makes
+ * the run infra-error, end host-lost, and m down for the runs after it.  What run_ctx_record
+ * says. */
+static int boot_one(struct run_slot *s, struct host *m)
 {
 	struct run_ctx *c = s->c;
 	struct krun_kernel *k = s->k;
@@ -166,7 +222,7 @@ static int one_attempt(struct run_slot *s, struct host_member *m, json_t *attemp
 	struct run_record rec = { .index = index, .repeat = s->repeat, .job = c->job,
 				  .host = m->host, .total_s = -1, .boot_s = -1,
 				  .first_workload_s = -1, .workload_s = -1,
-				  .shutdown_s = -1, .attempts = attempts };
+				  .shutdown_s = -1 };
 	struct boot_result res = { 0 };
 	struct run_limits lim;
 	_cleanup_json_ json_t *gj = NULL, *noise_json = NULL;
@@ -185,16 +241,14 @@ static int one_attempt(struct run_slot *s, struct host_member *m, json_t *attemp
 	snprintf(rec.kernel_cmdline, sizeof(rec.kernel_cmdline), "%s", cmdline ? cmdline : "");
 	/* The host's memory as this guest starts, beside the plan checked at job load. */
 	if (!m->vc.remote)
-		run_host_memory(&rec.host.mem_total_mib, &rec.host.mem_available_mib);
+		hostload_memory(&rec.host.mem_total_mib, &rec.host.mem_available_mib);
 	run_limits_get(c->job, online ? BOOT_EARLY_CPUS : c->job->topo.vcpus, &lim);
 	run_limits_scale(c->job, m->host.timing, m->vc.remote && m->cpus ? m->cpus
 								  : hostload_cpus(), &lim);
 	gj = job_guestjob(c->job, k->jk, run_id, online);
 	r = gj && cmdline ? run_seed(c->o, index, m->host.timing, &rec) : -ENOMEM;
-	if (r < 0) {
-		hosts_release(&c->hosts, m, 0, NULL);
+	if (r < 0)
 		return r;
-	}
 	disk = imgrun_before(&c->img, dir, overlay, why, sizeof(why)); /* a fresh overlay per run */
 	struct boot_params bp = {
 		.run_dir = dir, .name = name, .kernel = k->image, .cmdline = cmdline, .seed = rec.seed,
@@ -211,15 +265,16 @@ static int one_attempt(struct run_slot *s, struct host_member *m, json_t *attemp
 		.progress_starved_max_s = lim.progress_starved_s,
 		.interrupt = c->o->interrupt,
 		.keep_initrd = c->o->keep_initrd, .disk = disk, .why = why, .why_len = sizeof(why),
-		.pool_dir = m->cfg.pool_dir[0] ? m->cfg.pool_dir : NULL,
+		.pool_dir = m->pool_dir[0] ? m->pool_dir : NULL,
 		.disk_base = c->img.on ? c->img.info.disk : NULL,
 	};
 	/* The host's load is this machine's: a remote host's is not sampled (yet). */
 	if (!m->vc.remote)
 		noise_before(c, index, &noise, &waited, &quiet);
-	run_progress(c, "run %u/%u: booting %s, %u vCPUs, %u nodes (%s)%s%s", index + 1, total,
-		     k->jk->label, c->job->topo.vcpus, c->job->topo.nr_nodes,
-		     timing_info(m->host.timing)->name, m->cfg.name[0] ? " on " : "", m->cfg.name);
+	run_ctx_progress(c, "run %u/%u: booting %s, %u vCPUs, %u nodes (%s)%s%s", index + 1,
+			 total, k->jk->label, c->job->topo.vcpus, c->job->topo.nr_nodes,
+			 timing_info(m->host.timing)->name, m->vc.remote ? " on " : "",
+			 m->vc.remote ? m->uri : "");
 	mark_booting(s, 1);
 	r = c->img.on && !disk ? -EIO : boot_run(&m->vc, &bp, &res);
 	mark_booting(s, 0);
@@ -228,12 +283,6 @@ static int one_attempt(struct run_slot *s, struct host_member *m, json_t *attemp
 		rec.noise = noise_json = noise_after(c, &noise, r < 0 ? -1 : res.g.cpu_s, waited,
 						     quiet);
 	rec.artifacts = res.artifacts;
-	pthread_mutex_lock(&c->hosts.lock);
-	m->uploads += res.uploads;
-	m->hits += res.hits;
-	m->up_bytes += res.up_bytes;
-	m->up_s += res.up_s;
-	pthread_mutex_unlock(&c->hosts.lock);
 	if (r < 0 && lost && !res.g.error[0])
 		snprintf(res.g.error, sizeof(res.g.error), "%s", why[0] ? why : strerror(-r));
 	if (r < 0 && !lost) {
@@ -246,20 +295,12 @@ static int one_attempt(struct run_slot *s, struct host_member *m, json_t *attemp
 		fill_record(&lim, &res, &rec);
 	}
 	if (lost) {
-		hosts_release(&c->hosts, m, 1, rec.reason);
-		run_progress(c, "run %u/%u: host %s lost: %s", index + 1, total, m->cfg.name,
-			     rec.reason);
-	}
-	if (lost && !last) {
-		*lost_json = json_pack("{s:s,s:s,s:s,s:s,s:o}", "host", m->cfg.name, "uri",
-				       m->cfg.uri, "status", outcome_name(rec.outcome), "reason",
-				       rec.reason, "total_s", json_real(res.g.t_end));
-		imgrun_after(&c->img, c->job, OUTCOME_OK, 1, dir, rel, overlay);
-		boot_result_free(&res);
-		return *lost_json ? 1 : -ENOMEM;
+		hosts_mark_lost(m, rec.reason);
+		run_ctx_progress(c, "run %u/%u: host %s lost: %s", index + 1, total, m->uri,
+				 rec.reason);
 	}
 	if (c->img.on && rec.outcome != OUTCOME_OK && !(c->o->interrupt && *c->o->interrupt))
-		run_progress(c, "run %u/%u: %s; post-mortem of its disk with libguestfs", index + 1,
+		run_ctx_progress(c, "run %u/%u: %s; post-mortem of its disk with libguestfs", index + 1,
 			     total, outcome_name(rec.outcome));
 	rec.image_extra = iextra = imgrun_after(&c->img, c->job, rec.outcome,
 						c->o->interrupt && *c->o->interrupt, dir, rel,
@@ -269,25 +310,23 @@ static int one_attempt(struct run_slot *s, struct host_member *m, json_t *attemp
 	rec.host.guests_at_once = s->at_once;
 	pthread_mutex_unlock(&c->lock);
 	rj = runreport_run_json(&rec);
-	if (!lost)
-		hosts_release(&c->hosts, m, 0, NULL);
 	boot_result_free(&res);
 	if (!rj)
 		return -ENOMEM;
-	run_progress(c, "run %u/%u: %s (%s) boot %.1f s, total %.1f s", index + 1, total,
+	run_ctx_progress(c, "run %u/%u: %s (%s) boot %.1f s, total %.1f s", index + 1, total,
 		     outcome_name(rec.outcome), rec.reason, rec.boot_s, rec.total_s);
-	return run_record(c, &rec, rj);
+	return run_ctx_record(c, &rec, rj);
 }
 
-/* No host of the job's class came back in time: the run says so instead of waiting on. */
-static int record_no_host(struct run_slot *s, json_t *attempts, const char *why)
+/* The host was lost by an earlier run: this one says so at once instead of waiting for it
+ * (`lab run --resume` runs it later, core/runresume.h). */
+static int record_no_host(struct run_slot *s, const char *why)
 {
 	struct run_ctx *c = s->c;
 	struct run_record rec = { .index = s->index, .repeat = s->repeat, .job = c->job,
 				  .host = c->host, .outcome = OUTCOME_INFRA_ERROR,
 				  .end = GUEST_END_HOST_LOST, .total_s = -1, .boot_s = -1,
-				  .first_workload_s = -1, .workload_s = -1, .shutdown_s = -1,
-				  .attempts = attempts };
+				  .first_workload_s = -1, .workload_s = -1, .shutdown_s = -1 };
 	json_t *rj;
 
 	snprintf(rec.reason, sizeof(rec.reason), "not run: %s", why);
@@ -295,21 +334,16 @@ static int record_no_host(struct run_slot *s, json_t *attempts, const char *why)
 	rj = runreport_run_json(&rec);
 	if (!rj)
 		return -ENOMEM;
-	run_progress(c, "run %u/%u: infra-error, %s", s->index + 1, c->job->repeats * c->kr.n,
-		     rec.reason);
-	return run_record(c, &rec, rj);
+	run_ctx_progress(c, "run %u/%u: infra-error, %s", s->index + 1,
+			 c->job->repeats * c->kr.n, rec.reason);
+	return run_ctx_record(c, &rec, rj);
 }
 
 int run_one(struct run_slot *s)
 {
 	struct run_ctx *c = s->c;
-	_cleanup_json_ json_t *attempts = json_array();
-	struct host_member *m = NULL, *avoid = NULL;
-	char why[1024] = "";
-	int r = 0;
+	char why[512] = "";
 
-	if (!attempts)
-		return -ENOMEM;
 	if (s->k->fail != OUTCOME_OK) {
 		struct run_record rec = { .index = s->index, .repeat = s->repeat, .job = c->job,
 					  .host = c->host, .total_s = -1, .boot_s = -1,
@@ -318,20 +352,9 @@ int run_one(struct run_slot *s)
 
 		return record_unbooted(c, &rec, s->k);
 	}
-	for (int attempt = 0; attempt < 2; attempt++) {
-		json_t *lost = NULL;
-
-		r = hosts_acquire(&c->hosts, avoid, c->o->state_dir, c->o->interrupt, &m, why,
-				  sizeof(why));
-		if (r == -EHOSTDOWN)
-			return record_no_host(s, attempts, why);
-		if (r < 0) /* interrupted before it started: run again by --resume */
-			return r == -EINTR ? 0 : r;
-		r = one_attempt(s, m, attempts, attempt == 1, &lost);
-		if (r != 1)
-			return r;
-		json_array_append_new(attempts, lost);
-		avoid = m;
-	}
-	return r;
+	if (c->o->interrupt && *c->o->interrupt) /* not started: run again by --resume */
+		return 0;
+	if (!hosts_usable(&c->h, why, sizeof(why)))
+		return record_no_host(s, why);
+	return boot_one(s, &c->h);
 }

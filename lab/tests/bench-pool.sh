@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Benchmark (not a test): a host of the pool reached over a remote URI, here a second libvirt
-# daemon on loopback (libvirtd2_start, lab/tests/lib.sh).  Prints, measured in this run:
+# Benchmark (not a test): one remote libvirt host through `lab run --connect URI`, here a
+# second libvirt daemon on loopback (libvirtd2_start, lab/tests/lib.sh).  Prints, measured in this run:
 #  - the kernel's upload through libvirt's storage API into an empty pool (bytes, seconds,
 #    MiB/s), then the lookup of the cache hit on the next runs, and the ratio;
 #  - the initramfs uploaded for every run (it carries the run's guest job);
@@ -23,16 +23,13 @@ port=$(free_port)
 uri="qemu+tcp://127.0.0.1:$port/session"
 trap 'libvirtd2_cleanup "$ld"; [ -n "${BENCH_KEEP:-}" ] || rm -rf "$tmp"' EXIT
 libvirtd2_start "$ld" "$port" || { bench_fail "the second libvirt daemon" "it did not start"; bench_exit; }
-jq -n --arg uri "$uri" --arg dir "$ld/pool" \
-	'{hosts: [{name: "lo2", uri: $uri, class: "bench", pool_dir: $dir}]}' >"$tmp/remote.json"
 jq -n --argjson r "$reps" '{name: "bench-pool", topology: "4s-8c",
 	kernel: {image: "/boot/vmlinuz-*"}, repeats: $r,
 	workloads: [{name: "pft", params: {mode: "threads", memory_mib: 16, tasks: "per-cpu"}}]}' \
 	>"$tmp/job.json"
 # Both drivers' QEMU capability probes happen here, outside the timings.
-echo '{"hosts": [{"name": "here", "uri": "", "class": "bench"}]}' >"$tmp/local.json"
-$lab hosts --hosts "$tmp/local.json" >/dev/null 2>&1
-$lab hosts --hosts "$tmp/remote.json" >/dev/null 2>&1
+$lab hosts >/dev/null 2>&1
+$lab hosts --connect "$uri" >/dev/null 2>&1
 
 # run_cpu NAME ARGS...: lab run ARGS --out $tmp/NAME; "WALL_S CPU_S" into $tmp/t.NAME, CPU_S
 # the lab process's own (utime+stime from /proc, last read before it exited; its QEMUs,
@@ -53,7 +50,7 @@ run_cpu() {
 	lab_ok "$rc" "$tmp/$name" "the $name runs" "$tmp/$name.log" || bench_exit
 	echo "$(echo "$(date +%s.%N) - $t0" | bc) $(echo "scale=2; $cpu / $tck" | bc)" >"$tmp/t.$name"
 }
-run_cpu remote "$tmp/job.json" --hosts "$tmp/remote.json" --quiet-wait 0
+run_cpu remote "$tmp/job.json" --connect "$uri" --pool-dir "$ld/pool" --quiet-wait 0
 run_cpu local "$tmp/job.json" --quiet-wait 0
 jq -r --slurpfile tr <(tr ' ' '\n' <"$tmp/t.remote" | jq -s .) \
 	--slurpfile tl <(tr ' ' '\n' <"$tmp/t.local" | jq -s .) --argjson n "$reps" '

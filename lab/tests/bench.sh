@@ -16,7 +16,8 @@
 #   bisect       a bisection over 16 commits, nightly false alarms and detection delay
 #   labd         submission latency, listing, idle CPU, a job through labd against lab run
 #   reliability  fuzzing throughput per harness, lab run's peak RSS under a flooding guest
-#   pool         a pool host over a remote URI: uploads, cache hits, the transport's cost
+#   pool         one remote libvirt host (lab run --connect URI): uploads, cache hits, the
+#                transport's cost
 #   slurm        a quick job through labd and Slurm against the local worker and lab run
 # A part whose run failed says which and why, prints no figure from it and exits non-zero
 # (lab/tests/benchlib.sh); the other parts still run, and this script then names the failed

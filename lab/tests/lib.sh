@@ -101,7 +101,7 @@ peak_rss() {
 }
 
 # A second libvirt daemon on this machine, a "remote host" reached over loopback only (the pool
-# tests, lab/tests/integration/pool.sh, and its benchmark): a session libvirtd of user nobody
+# tests, lab/tests/integration/remote.sh, and its benchmark): a session libvirtd of user nobody
 # with its configuration, run and cache directories in DIR (made nobody's; its parent must let
 # nobody through), listening on 127.0.0.1:PORT without auth.  Nothing of it is shared with a
 # system libvirtd (a root one reads and writes /etc/libvirt and /run/libvirt), and its QEMUs

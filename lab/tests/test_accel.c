@@ -71,6 +71,30 @@ static void test_ruled_out(void)
 	tap_ok(accel_kvm_ruled_out(dir, why, sizeof(why)) == 0, "no vendor module: the probe decides");
 }
 
+/* Which libvirt URIs reach another daemon (virt_uri_remote): those get artifacts uploaded as
+ * storage volumes and the lab's remote domain names. */
+static void uri_cases(void)
+{
+	static const struct {
+		const char *uri;
+		int remote;
+	} cases[] = {
+		{ "", 0 },
+		{ "qemu:///system", 0 },
+		{ "qemu:///session", 0 },
+		{ "qemu+unix:///system", 0 },
+		{ "qemu+tcp://127.0.0.1:16599/system", 1 },
+		{ "qemu+ssh://root@host/system", 1 },
+		{ "qemu+tls://host/system", 1 },
+		{ "qemu+libssh2://host/system?known_hosts=/k", 1 },
+		{ "qemu://host/system", 1 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		tap_ok(virt_uri_remote(cases[i].uri) == cases[i].remote, "\"%s\" is %s",
+		       cases[i].uri, cases[i].remote ? "remote" : "this machine's");
+}
+
 int main(void)
 {
 	char gone[PATH_MAX];
@@ -87,6 +111,7 @@ int main(void)
 	kind_case("kvm only", "kvm", ACCEL_KVM_NONE, NULL);
 	kind_case("none", "", ACCEL_KVM_NONE, NULL);
 	test_ruled_out();
+	uri_cases();
 	snprintf(gone, sizeof(gone), "%s/no-such-dir", tmp);
 	tap_ok(accel_kvm_module(gone, &k) == ACCEL_KVM_NONE && !k.module,
 	       "a module directory that does not exist: no vendor module");

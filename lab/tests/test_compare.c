@@ -281,13 +281,13 @@ static void test_bad_pairs(void)
 	expect_error("mixed timing models", a, b,
 		     "B (patched) mixes runs of different timing models (runs per model: "
 		     "{\"icount\":2,\"tcg\":1})");
-	/* Host classes (a pool, core/hostpool.h): B on another class, then A mixing two. */
+	/* Host classes (labels, lab run --host-class): B on another class, then A mixing two. */
 	json_decref(b);
 	b = json_deep_copy(a);
 	json_array_foreach(json_object_get(b, "runs"), i, run)
 		json_object_set_new(json_object_get(run, "host"), "class", json_string("epyc-2s"));
 	expect_error("other host class", a, b,
-		     "A (base) ran on host class (none: no pool) and B (patched) on epyc-2s: a "
+		     "A (base) ran on host class (none) and B (patched) on epyc-2s: a "
 		     "difference between two kinds of machine is not the kernel's");
 	json_decref(d);
 	d = json_deep_copy(b);

@@ -111,6 +111,23 @@ static json_t *report(const char *sha, const char *runs)
 	return j;
 }
 
+/* Runs that lost their host (infra-error, end host-lost) run again; other infra-errors stay. */
+static void plan_host_lost(const struct job *job, const char *sha)
+{
+	_cleanup_json_ json_t *rep = report(
+		sha, "[{\"index\": 0, \"status\": \"ok\"}, "
+		     "{\"index\": 1, \"status\": \"infra-error\", \"end\": \"host-lost\"}, "
+		     "{\"index\": 2, \"status\": \"infra-error\", \"end\": \"interrupted\"}]");
+	struct runresume res;
+	struct lab_error err = { 0 };
+	int r = runresume_plan(rep, job, sha, NULL, 0, &res, &err);
+
+	tap_ok(r == 0 && res.action[0] == RUNRESUME_KEEP && res.action[1] == RUNRESUME_RUN &&
+		       res.action[2] == RUNRESUME_KEEP && json_array_size(res.runs) == 2,
+	       "a run that lost its host runs again; ok and interrupted runs are kept");
+	runresume_free(&res);
+}
+
 static void plan_ok(const struct job *job, const char *sha)
 {
 	static const unsigned intr[] = { 1, 2 };
@@ -266,6 +283,7 @@ int main(void)
 	if (!tap_ok(load_job("configs/quick.json", 3, &job, sha) == 0, "quick.json x 3 parses"))
 		return tap_done();
 	plan_ok(&job, sha);
+	plan_host_lost(&job, sha);
 	plan_bad(&job, sha);
 	plan_precision(&job, sha);
 	interrupted_golden(&job);

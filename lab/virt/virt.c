@@ -11,8 +11,21 @@
 #include <libvirt/virterror.h>
 
 #include "util/cleanup.h"
-#include "core/hostpool.h"
 #include "util/fs.h"
+
+/* qemu:///system and qemu:///session are this machine's daemons; a transport ("+ssh",
+ * "+tcp", "+tls", "+libssh2" ...) or a host part means another daemon, reached over a socket. */
+int virt_uri_remote(const char *uri)
+{
+	const char *colon = uri ? strchr(uri, ':') : NULL;
+	const char *plus = uri ? strchr(uri, '+') : NULL;
+
+	if (!colon)
+		return 0;
+	if (plus && plus < colon && strncmp(plus, "+unix", 5))
+		return 1;
+	return strncmp(colon, ":///", 4) != 0;
+}
 
 /* Library code never prints: libvirt's default handler writes errors to stderr. */
 static void virt_silent_error(void *ud, virErrorPtr e)
@@ -194,7 +207,7 @@ int virt_open(struct virt_conn *vc, const char *uri, const char *state_dir)
 			goto fail;
 	} else {
 		snprintf(vc->uri, sizeof(vc->uri), "%s", uri);
-		vc->remote = hostpool_uri_remote(uri);
+		vc->remote = virt_uri_remote(uri);
 	}
 	virSetErrorFunc(NULL, virt_silent_error);
 	r = virt_start_loop(vc);

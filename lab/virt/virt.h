@@ -13,7 +13,7 @@ struct virt_conn {
 	virConnectPtr conn;
 	char uri[1024];
 	int embedded;
-	int remote;                 /* another daemon over a transport (core/hostpool.h): files
+	int remote;                 /* another daemon over a transport (virt_uri_remote): files
 				     * travel as storage volumes (virt/volume.h), the serial ports
 				     * as console streams */
 	virStoragePoolPtr pool;     /* the lab's pool there, once volume_pool_ensure() ran */
@@ -31,6 +31,10 @@ struct virt_conn {
  * dir) and any domain a crashed earlier lab left running there is destroyed. */
 int virt_open(struct virt_conn *vc, const char *uri, const char *state_dir);
 void virt_close(struct virt_conn *vc);
+/* Whether uri reaches another libvirt daemon by a transport (qemu+ssh://, qemu+tcp://h/,
+ * qemu://host/...), so that artifacts must travel through libvirt; loopback counts.  NULL and
+ * "" (the embedded driver) are not remote. */
+int virt_uri_remote(const char *uri);
 /* Versions as major*1000000+minor*1000+micro. */
 int virt_versions(struct virt_conn *vc, unsigned long *hv, unsigned long *lib);
 /* Max vCPUs the hypervisor allows for a q35 guest of virttype "qemu" or "kvm"; < 0 errno. */

@@ -4,8 +4,9 @@
 # with the lab's epilog and health check).  Real quick guests, through labd's client:
 #   - labd --slurm-jobs out of range: exit 2;
 #   - a host class no node has is refused at submit, naming the feature and those there are;
-#   - two jobs of a class: both handed to Slurm at once, both done, their reports in labd,
-#     each one Slurm job; on the one node (--exclusive) they never ran at once;
+#   - two jobs of a class: both handed to Slurm at once, both done, their reports in labd
+#     with the class as each run's host.class, each one Slurm job; on the one node
+#     (--exclusive) they never ran at once;
 #   - a running job cancelled (lab job cancel): scancel, the guest destroyed, state cancelled;
 #   - labd stopped while its job runs in Slurm: the job goes on, the next labd finds it by
 #     the Slurm job id it kept, and nothing ran twice;
@@ -80,6 +81,8 @@ echo "# two quick jobs through Slurm: $(echo "$(date +%s.%N) - $t0" | bc) s"
 for j in "$a" "$b"; do
 	api "http://labd/v1/jobs/$j/report" >"$tmp/r$j.json"
 	check "job $j: its report in labd, one ok run" jq -e '.status == "ok" and (.runs | length == 1)' "$tmp/r$j.json"
+	check "... its run labelled with the class (lab run --host-class lab-a)" \
+		jq -e '.runs[0].host.class == "lab-a"' "$tmp/r$j.json"
 done
 ia=$(slurm_id "$a") ib=$(slurm_id "$b")
 check "each is a Slurm job of its own ($ia, $ib)" bash -c "[ -n '$ia' ] && [ '$ia' != null ] && [ '$ia' != '$ib' ]"
