@@ -38,20 +38,20 @@ SLURM_CONF=$(lab/tests/slurm-cluster.sh start "$tmp/cluster" numalab-bench 2>"$t
 export SLURM_CONF
 labd_on local
 labd_on slurm --backend slurm --slurm-node-state "$LAB_STATE_DIR"
-: >"$tmp/direct"; : >"$tmp/local"; : >"$tmp/slurm"
+: >"$tmp/t-direct"; : >"$tmp/t-local"; : >"$tmp/t-slurm"
 for r in $(seq "$rounds"); do
 	lab_run "$tmp/d$r" "lab run of quick.json, round $r" configs/quick.json || bench_exit
-	echo "$secs" >>"$tmp/direct"
+	echo "$secs" >>"$tmp/t-direct"
 	timed_ok "quick.json through labd's local worker, round $r" "$tmp/l$r" \
 		$B/lab job submit configs/quick.json --wait --socket "$tmp/local.sock" || bench_exit
-	echo "$secs" >>"$tmp/local"
+	echo "$secs" >>"$tmp/t-local"
 	timed_ok "quick.json through labd and Slurm, round $r" "$tmp/s$r" \
 		$B/lab job submit configs/quick.json --wait --socket "$tmp/slurm.sock" || bench_exit
-	echo "$secs" >>"$tmp/slurm"
+	echo "$secs" >>"$tmp/t-slurm"
 done
 # Slurm's submit -> start of each job, and its start -> end beside lab run's own wall time.
 squeue --json --states=all --me | jq -r '.jobs[] | "\(.start_time - .submit_time) \(.end_time - .start_time)"' >"$tmp/sq"
-d=$(median <"$tmp/direct") l=$(median <"$tmp/local") s=$(median <"$tmp/slurm")
+d=$(median <"$tmp/t-direct") l=$(median <"$tmp/t-local") s=$(median <"$tmp/t-slurm")
 wait_s=$(cut -d' ' -f1 "$tmp/sq" | median)
 printf '\nquick.json three ways (%s, Slurm %s, one node on localhost), medians of %d, alternated:\n' \
 	"$(uname -n)" "$(sinfo --version | awk '{print $2}')" "$rounds"
