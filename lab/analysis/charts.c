@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/scalefit.h"
 #include "analysis/stats.h"
 #include "proto/workload.h"
 #include "util/cleanup.h"
@@ -146,6 +147,30 @@ static int append_line(json_t *chart, json_t *line)
 	return json_array_append_new(json_object_get(chart, "lines"), line) < 0 ? -ENOMEM : 0;
 }
 
+/* The scalability law fitted to variant v's curve, drawn over the measured task counts only;
+ * an empty line (left out) when it cannot be fitted (analysis/scalefit.h). */
+static json_t *fit_line(const struct series_set *s, size_t g, size_t v)
+{
+	struct usl_fit f;
+	const char *why;
+	char label[400];
+	json_t *pts;
+
+	if (scalefit_variant(s, g, v, &f, &why) < 0)
+		return json_pack("{s:s,s:[]}", "label", "", "points");
+	snprintf(label, sizeof(label), "%s: USL fit, sigma %.3g, kappa %.3g (descriptive)",
+		 s->variants[v].label, f.sigma, f.kappa);
+	pts = json_array();
+	for (unsigned n = f.n_min; pts && n <= f.n_max; n++)
+		if (json_array_append_new(pts, json_pack("{s:I,s:f,s:n,s:n,s:i}", "x", (json_int_t)n,
+							 "y", usl_at(&f, n), "lo", "hi", "n", 0)) < 0) {
+			json_decref(pts);
+			pts = NULL;
+		}
+	return pts ? json_pack("{s:s,s:I,s:b,s:o}", "label", label, "variant", (json_int_t)v,
+			       "fit", 1, "points", pts) : NULL;
+}
+
 static json_t *scaling_chart(const struct series_set *s, const struct layout *l, size_t g,
 			     size_t id)
 {
@@ -167,7 +192,7 @@ static json_t *scaling_chart(const struct series_set *s, const struct layout *l,
 			json_decref(line);
 			return NULL;
 		}
-		if (append_line(c, line) < 0)
+		if (append_line(c, line) < 0 || append_line(c, fit_line(s, g, v)) < 0)
 			return NULL;
 	}
 	return TAKE_PTR(c);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/modelfit.h"
+#include "analysis/scalefit.h"
 #include "proto/workload.h"
 #include "util/cleanup.h"
 #include "util/strbuf.h"
@@ -532,11 +533,13 @@ json_t *compare_json(const struct series_set *s, const struct comparison *c, siz
 			goto oom;
 	if (!arr || !reports)
 		goto oom;
-	return json_pack("{s:s,s:f,s:f,s:f,s:o,s:o,s:b,s:s}", "schema", COMPARE_SCHEMA, "level",
+	/* The scaling fits are descriptive: beside the comparisons, never in them. */
+	return json_pack("{s:s,s:f,s:f,s:f,s:o,s:o,s:b,s:s,s:o}", "schema", COMPARE_SCHEMA, "level",
 			 STATS_LEVEL, "fdr", VERDICT_FDR, "threshold_pct",
 			 n ? c[0].threshold_pct : 0.0, "comparisons", arr, "reports", reports,
 			 "regression", compare_decide_all(c, n) == COMPARE_REGRESSION, "decision",
-			 compare_decision_name(compare_decide_all(c, n)));
+			 compare_decision_name(compare_decide_all(c, n)), "scaling_fits",
+			 scalefit_all_json(s));
 oom:
 	json_decref(arr);
 	json_decref(reports);

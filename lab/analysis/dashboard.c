@@ -288,7 +288,7 @@ static json_t *nightly_spec(const json_t *doc, const json_t *ser, size_t k)
 {
 	json_t *nights = json_object_get(ser, "nights"), *pts = json_object_get(ser, "change_points");
 	json_t *means = json_array(), *marks = json_array(), *names = json_array(), *n, *cp;
-	char id[64];
+	char id[64], title[1200];
 	size_t i;
 
 	json_array_foreach(nights, i, n) {
@@ -314,10 +314,13 @@ static json_t *nightly_spec(const json_t *doc, const json_t *ser, size_t k)
 				json_string_value(json_object_get(cp, "verdict")) ?: "change"));
 	}
 	snprintf(id, sizeof(id), "nightly-%zu", k);
+	/* A series the nights' model is blind to carries no change points: say so in its head. */
+	snprintf(title, sizeof(title), "%s%s", json_string_value(json_object_get(ser, "name")) ?: "?",
+		 !strcmp(json_string_value(json_object_get(ser, "model_fit")) ?: "", "outside")
+		 ? " (outside this timing model: not searched)" : "");
 	return json_pack("{s:s, s:s, s:s, s:s?, s:s, s:s, s:{}, s:o, s:[{s:s, s:i, s:s, s:o}, "
 			 "{s:s, s:i, s:s, s:b, s:o}]}",
-			 "id", id, "kind", "nightly", "title", json_string_value(json_object_get(
-			 ser, "name")) ?: "?", "unit", json_string_value(json_object_get(ser, "unit")),
+			 "id", id, "kind", "nightly", "title", title, "unit", json_string_value(json_object_get(ser, "unit")),
 			 "better", json_is_true(json_object_get(ser, "higher")) ? "higher" : "lower",
 			 "topology", json_string_value(json_object_get(doc, "job")) ?: "", "params",
 			 "nights", names, "lines", "label", "mean of the night's boots", "tasks", 0,

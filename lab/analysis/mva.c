@@ -3,22 +3,31 @@
 #include <errno.h>
 #include <math.h>
 
+/* One step of the recursion: n CPUs, q = Q_{n-1}; returns Q_n. */
+static double step(double z, double d, unsigned n, double q, struct mva_point *p)
+{
+	p->n = n;
+	p->r = d * (1 + q);
+	p->x = n / (z + p->r);
+	p->u = p->x * d;
+	return p->q = p->x * p->r;
+}
+
 int mva_solve(double z, double s, double h, unsigned nmax, struct mva_point *out)
 {
-	double d = s + h, q = 0;
+	return mva_solve_lock(z, s, h, 0, nmax, out);
+}
+
+int mva_solve_lock(double z, double s, double h, int ticket, unsigned nmax,
+		   struct mva_point *out)
+{
+	double q = 0;
 
 	if (!isfinite(z) || !isfinite(s) || !isfinite(h) || z < 0 || !(s > 0) || h < 0 ||
 	    nmax < 1 || !out)
 		return -EINVAL;
-	for (unsigned n = 1; n <= nmax; n++) {
-		struct mva_point *p = &out[n - 1];
-
-		p->n = n;
-		p->r = d * (1 + q);
-		p->x = n / (z + p->r);
-		p->q = q = p->x * p->r;
-		p->u = p->x * d;
-	}
+	for (unsigned n = 1; n <= nmax; n++)
+		q = step(z, s + h * (ticket ? 1 + q : 1), n, q, &out[n - 1]);
 	return 0;
 }
 

@@ -21,5 +21,12 @@ struct mva_point {
 /* out[i] for n = 1..nmax (room for nmax points).  -EINVAL unless z >= 0, s > 0, h >= 0 (all
  * finite) and nmax >= 1. */
 int mva_solve(double z, double s, double h, unsigned nmax, struct mva_point *out);
+/* The same with, when ticket is set, a hand-off that grows with the waiters: a ticket lock's
+ * release is read by every waiter in turn before the next holder sees it (Boyd-Wickizer et
+ * al., "Non-scalable locks are dangerous", 2012), approximated here as D_n = S + H (1 +
+ * Q_{n-1}) in place of S + H.  A queued (MCS) spinlock hands the lock to one waiter: ticket 0
+ * is mva_solve.  u is X D_n. */
+int mva_solve_lock(double z, double s, double h, int ticket, unsigned nmax,
+		   struct mva_point *out);
 /* The knee n* = (Z + S + H) / (S + H): below it CPUs rarely meet at the lock. */
 double mva_knee(double z, double s, double h);

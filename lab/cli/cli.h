@@ -49,6 +49,8 @@ int cmd_hosts(int argc, char **argv);
 void cmd_hosts_help(void);
 int cmd_ab(int argc, char **argv);
 void cmd_ab_help(void);
+int cmd_project(int argc, char **argv);
+void cmd_project_help(void);
 int cmd_show(int argc, char **argv);
 void cmd_show_help(void);
 int cmd_export(int argc, char **argv);

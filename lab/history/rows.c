@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/modelfit.h"
 #include "analysis/series.h"
 #include "analysis/verdict.h"
 #include "proto/workload.h"
@@ -350,6 +351,18 @@ int history_point_same_series(const struct history_point *a, const struct histor
 	       x->higher == y->higher && !strcmp(a->s.timing, b->s.timing);
 }
 
+enum modelfit history_point_fit(const struct history_point *p, char *why, size_t len)
+{
+	const struct history_key *k = &p->s.key;
+	_cleanup_json_ json_t *params = params_json(k->params);
+
+	return modelfit_series(p->s.timing, 0, k->workload, params, k->metric, k->tasks, why, len);
+}
+
+static const char *const fit_names[] = { [MODELFIT_INSIDE] = "inside",
+					 [MODELFIT_PARTLY] = "partly",
+					 [MODELFIT_OUTSIDE] = "outside" };
+
 static json_t *point_json(const struct history_point *p)
 {
 	return merge(summary_json(&p->s),
@@ -361,8 +374,14 @@ static json_t *point_json(const struct history_point *p)
 /* One series: its key and timing model, and the points [0..n) of it. */
 static json_t *group_json(const struct history_point *p, size_t n)
 {
-	json_t *g = merge(key_json(&p->s.key), json_pack("{s:o}", "timing",
-							   str_or_null(p->s.timing)));
+	char why[512];
+	enum modelfit fit = history_point_fit(p, why, sizeof(why));
+	/* A series the model is blind to says so beside its points: its flat line is no "no
+	 * change" (model_fit partly: a change is real, the absence of one is not). */
+	json_t *g = merge(key_json(&p->s.key),
+			  json_pack("{s:o,s:s,s:o}", "timing", str_or_null(p->s.timing),
+				    "model_fit", fit_names[fit], "outside_model",
+				    why[0] ? json_string(why) : json_null()));
 
 	if (g && json_object_set_new(g, "points", ARRAY_JSON(p, n, point_json)) < 0) {
 		json_decref(g);

@@ -11,6 +11,7 @@
  * the summary is of the per-boot means (lab/analysis/verdict.h, boots_summarize): what
  * nightly change detection compares from one report to the next. */
 #pragma once
+#include "analysis/modelfit.h"
 #include <jansson.h>
 #include <stddef.h>
 
@@ -113,6 +114,10 @@ json_t *history_list_json(const struct history_report *r, size_t n);
 json_t *history_points_json(const struct history_point *p, size_t n);
 /* Same series and timing model: the points of one line over time. */
 int history_point_same_series(const struct history_point *a, const struct history_point *b);
+/* Whether the series' timing model can show what it depends on (analysis/modelfit.h); why
+ * gets the sentence when not.  The index keeps no host CPU count, so a model bounded by the
+ * host's CPUs (tcg) is taken as showing what it can show on enough of them. */
+enum modelfit history_point_fit(const struct history_point *p, char *why, size_t len);
 
 /* Text tables for people (keys of the JSON in words); *out is the caller's to free. */
 int history_list_text(const struct history_report *r, size_t n, char **out);

@@ -76,10 +76,18 @@ static const char *fmt_pct(char *buf, size_t len, double v)
 static void group_head(struct strbuf *sb, const struct history_point *p)
 {
 	const struct history_key *k = &p->s.key;
+	enum modelfit fit;
+	char why[512];
 
 	strbuf_appendf(sb, "%s %s on %s, %u tasks, %s (%s, %s is better%s), %s\n", k->workload,
 		       k->params ? k->params : "{}", k->topology, k->tasks, k->metric, k->unit,
 		       k->higher ? "higher" : "lower", k->primary ? ", primary" : "", p->s.timing);
+	fit = history_point_fit(p, why, sizeof(why));
+	if (fit == MODELFIT_OUTSIDE)
+		strbuf_appendf(sb, "  outside this model: %s; its means say nothing of it\n", why);
+	else if (fit == MODELFIT_PARTLY)
+		strbuf_appendf(sb, "  partly outside this model: %s; a change is real, a flat line "
+			       "is not \"no change\"\n", why);
 	strbuf_appendf(sb, "  %-20s  %-16s  %5s  %12s  %10s  %10s  %s\n", "created", "kernel",
 		       "boots", "mean", "cv between", "cv within", "report");
 }

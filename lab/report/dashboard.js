@@ -48,8 +48,10 @@
   function style(spec, line, i) {
     if (spec.kind === 'nightly')
       return { color: line.marks ? '#d62728' : palette[0], dash: [] };
+    // A scaling fit is drawn dashed, in its variant's colour, beside that variant's points.
     if (spec.kind !== 'trend')
-      return { color: palette[i % palette.length], dash: [] };
+      return { color: palette[(line.variant === undefined ? i : line.variant) % palette.length],
+               dash: line.fit ? [4, 4] : [] };
     var tasks = [];
     spec.lines.forEach(function (l) { if (tasks.indexOf(l.tasks) < 0) tasks.push(l.tasks); });
     return { color: palette[tasks.indexOf(line.tasks) % palette.length],
@@ -74,7 +76,7 @@
       errorBarColor: color,
       errorBarWhiskerColor: color,
       borderDash: st.dash,
-      pointRadius: line.marks ? 8 : 3,
+      pointRadius: line.marks ? 8 : line.fit ? 0 : 3,
       pointStyle: line.marks ? 'triangle' : 'circle',
       showLine: !line.marks,
       tension: 0,

@@ -67,6 +67,14 @@ static int load_topology(const char *ref, void *ud, json_t **out, struct lab_err
 	return topology_unknown(ref, job_dir, beside, err);
 }
 
+int jobload_topology(const char *ref, const char *dir, struct topology *t, struct lab_error *err)
+{
+	_cleanup_json_ json_t *j = NULL;
+	int r = load_topology(ref, (void *)dir, &j, err);
+
+	return r < 0 ? r : topology_from_json(j, "topology", t, err);
+}
+
 /* The guest's memory against the host's (memplan), then the workloads' against each node of
  * the guest (memfit): a job that cannot fit is refused before anything boots. */
 static int check_memory(const struct job *job, struct lab_error *err)

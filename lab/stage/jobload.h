@@ -22,3 +22,7 @@ int jobload_file(const char *path, struct job *job, char sha256[65], struct lab_
  * --kernel`; NULL: as written).  The sha256 is the effective job's. */
 int jobload_file_kernels(const char *path, const json_t *kernels, struct job *job,
 			 char sha256[65], struct lab_error *err);
+/* A topology by name or path as a job's "topology" would resolve it from dir (a name:
+ * dir/topologies/NAME.json, then configs/topologies/NAME.json), parsed into t (the caller's
+ * to free with topology_free).  An unknown name lists the known ones. */
+int jobload_topology(const char *ref, const char *dir, struct topology *t, struct lab_error *err);

@@ -9,6 +9,7 @@
 
 #include "analysis/bisect_class.h"
 #include "analysis/changepoint.h"
+#include "analysis/modelfit.h"
 #include "analysis/series.h"
 #include "proto/workload.h"
 #include "stage/bisect_git.h"
@@ -240,6 +241,30 @@ static int night_series_get(const struct nctx *c, const struct series_set *s, si
 	return r;
 }
 
+/* Whether the nights' timing model can show what series key depends on (analysis/
+ * modelfit.h): the model the nights ran under (the configuration's when they differ or none
+ * is known), on the fewest host CPUs any of them had. */
+static enum modelfit key_fit(const struct nctx *c, const struct series_set *s, size_t key,
+			     char *why, size_t len)
+{
+	const struct series_what *g = &s->groups[s->keys[key].group];
+	const char *timing = NULL;
+	unsigned cpus = 0;
+
+	for (size_t v = 0; v < s->nr_variants; v++) {
+		const char *t = series_variant_timing(&s->variants[v]);
+		unsigned h = s->variants[v].host_cpus;
+
+		if (t && timing && strcmp(t, timing))
+			timing = c->cfg->timing;
+		else if (t && !timing)
+			timing = t;
+		cpus = h && (!cpus || h < cpus) ? h : cpus;
+	}
+	return modelfit_series(timing ? timing : c->cfg->timing, cpus, g->workload, g->params,
+			       g->metric, s->keys[key].tasks, why, len);
+}
+
 /* cp_suspects for one series over the nights; appends to sus. */
 static int series_suspects(struct nctx *c, struct series_set *s, size_t key, const size_t *idx,
 			   size_t n, struct suspect *sus, size_t *nsus)
@@ -423,7 +448,8 @@ static json_t *series_json(struct nctx *c, struct series_set *s, const size_t *i
 		struct cp_change out[16];
 		struct night_series ns;
 		size_t found = 0;
-		char name[1024], id[200];
+		char name[1024], id[200], why[512];
+		enum modelfit fit;
 
 		if (!workload_metric_is_primary(g->workload, g->metric) ||
 		    night_series_get(c, s, key, n, &ns) < 0)
@@ -441,15 +467,21 @@ static json_t *series_json(struct nctx *c, struct series_set *s, const size_t *i
 				ni->night, "commit", ni->commit, "mean", have ? json_real(sum.mean)
 				: json_null(), "boots", (json_int_t)ns.nights[k].n));
 		}
-		if (cp_detect(ns.nights, n, &ns.cfg, out, 16, &found) == 0)
+		/* Blind to the series: no change point is looked for, none is "no change". */
+		fit = key_fit(c, s, key, why, sizeof(why));
+		if (fit != MODELFIT_OUTSIDE && cp_detect(ns.nights, n, &ns.cfg, out, 16, &found) == 0)
 			for (size_t k = 0; k < found && k < 16; k++)
 				json_array_append_new(pts, change_json(&out[k]));
 		night_series_free(&ns);
 		series_key_name(s, key, name, sizeof(name));
 		series_id(s, key, id, sizeof(id));
-		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:b, s:o, s:o}", "name", name,
-						   "id", id, "unit", g->unit, "higher", g->higher,
-						   "nights", nights, "change_points", pts));
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:s, s:s?}",
+						   "name", name, "id", id, "unit", g->unit,
+						   "higher", g->higher, "nights", nights,
+						   "change_points", pts, "model_fit",
+						   fit == MODELFIT_OUTSIDE ? "outside"
+						   : fit == MODELFIT_PARTLY ? "partly" : "inside",
+						   "outside_model", why[0] ? why : NULL));
 	}
 	return a;
 }
@@ -486,8 +518,19 @@ static int judge(struct nctx *c, const struct nightly_target *t, const json_t *t
 	for (size_t key = 0; key < s.nr_keys && r == 0; key++) {
 		const struct series_what *g = &s.groups[s.keys[key].group];
 
-		if (workload_metric_is_primary(g->workload, g->metric))
-			r = series_suspects(c, &s, key, idx, n, sus, &nsus);
+		char why[512];
+
+		if (!workload_metric_is_primary(g->workload, g->metric))
+			continue;
+		/* A series the model cannot show is not searched: what moves it there is not what
+		 * it measures, and a quiet one is no evidence of no change. */
+		if (key_fit(c, &s, key, why, sizeof(why)) == MODELFIT_OUTSIDE) {
+			c->sum->outside++;
+			progress(c, "%s: outside this timing model, not searched: %s", t->job->name,
+				 why);
+			continue;
+		}
+		r = series_suspects(c, &s, key, idx, n, sus, &nsus);
 	}
 	for (size_t k = 0; k < nsus && r == 0; k++) {
 		size_t j = sus[k].night, first = k;

@@ -48,6 +48,7 @@ struct nightly_opts {
 
 struct nightly_summary {
 	unsigned jobs, failed, suspects, confirmed, regressions, bisected;
+	unsigned outside;             /* primary series the timing model cannot show: not searched */
 	char report[PATH_MAX + 64];   /* the first job's nightly.json */
 	char culprit[65];             /* the first culprit named, "" none */
 };

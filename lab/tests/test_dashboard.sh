@@ -39,11 +39,11 @@ $GEN "$T/P" --reports 1 --runs 2 --variant patched --seed 3 --fail-run panic \
 	--start 2026-11-04T06:00:00Z
 page=$ART/dashboard.html
 $LAB report "$T/A" "$T/B" "$T/P" lab/tests/data/compare/real-quick.json \
-	lab/tests/data/compare/real-ab.json -o "$page" \
+	lab/tests/data/compare/real-ab.json lab/tests/data/scalefit/usl.json -o "$page" \
 	--title 'A/B <test>' >"$T/out" 2>"$T/err"
 ok $? "lab report writes the page (exit 0)"
 sed 's/^/# /' "$T/err" | head -5
-has "$T/out" "dashboard: $page (9 reports, 5 kernel variants" "it says what it wrote"
+has "$T/out" "dashboard: $page (10 reports, 6 kernel variants" "it says what it wrote"
 
 has "$page" '<tr class="v-regression">' "A/B table with verdict classes"
 has "$page" '6.1.0-57-amd64: no variant before it ran the same workloads; not compared.' \
@@ -68,6 +68,7 @@ has "$page" '<details class="other-charts"><summary>Other metrics (' "other metr
 has "$page" '<span class="params" title="every parameter: {' \
 	"each chart's legend: the parameters that differ from the defaults (all on hover)"
 has "$page" '<table class="one">' "a series of one task count is a table, not a chart"
+has "$page" 'USL fit, sigma 0.05' "a curve of 1, 2, 4 and 8 tasks carries its scalability-law fit (drawn below)"
 first=$(grep -o '<figure class="chart"><figcaption><b>[^<]*' "$page" | head -1)
 [[ $first == *faults_per_s* ]]; ok $? "the first chart is a primary metric (${first##*<b>})"
 

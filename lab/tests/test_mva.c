@@ -81,6 +81,40 @@ static void test_refusals(void)
 	       "refuses Z < 0, S <= 0, H < 0, N 0, non-finite inputs");
 }
 
+/* mva_solve_lock: ticket 0 is mva_solve; a ticket lock with no hand-off is a queued one;
+ * with one, it is never faster, and by hand at n = 2. */
+static void test_lock(void)
+{
+	struct mva_point a[64], b[64];
+	int same = 1, slower = 1;
+
+	tap_ok(mva_solve_lock(20, 1, 0.5, 0, 64, a) == 0 && mva_solve(20, 1, 0.5, 64, b) == 0,
+	       "lock: solves");
+	for (int i = 0; i < 64; i++)
+		same &= a[i].x == b[i].x && a[i].r == b[i].r && a[i].u == b[i].u;
+	tap_ok(same, "lock: queued is mva_solve, bit for bit");
+	mva_solve_lock(20, 1, 0, 1, 64, a);
+	mva_solve(20, 1, 0, 64, b);
+	same = 1;
+	for (int i = 0; i < 64; i++)
+		same &= a[i].x == b[i].x;
+	tap_ok(same, "lock: a ticket lock without a hand-off cost is a queued one");
+	mva_solve_lock(20, 1, 0.5, 1, 64, a);
+	mva_solve_lock(20, 1, 0.5, 0, 64, b);
+	for (int i = 0; i < 64; i++)
+		slower &= a[i].x <= b[i].x * (1 + 1e-12);
+	/* n=1: Q0 = 0, D = 1 + 0.5 = 1.5, X = 1/21.5, Q1 = 1.5/21.5; n=2: D = 1 + 0.5 (1 + Q1). */
+	{
+		double q1 = 1.5 / 21.5, d2 = 1 + 0.5 * (1 + q1), r2 = d2 * (1 + q1);
+
+		tap_ok(slower && near(a[1].r, r2) && near(a[1].x, 2 / (20 + r2)),
+		       "lock: a ticket lock is never faster; n=2 by hand (R %.6f)", r2);
+	}
+	tap_ok(mva_solve_lock(20, 1, -1, 0, 64, a) == -EINVAL &&
+		       mva_solve_lock(20, 1, NAN, 1, 4, a) == -EINVAL,
+	       "lock: refuses a negative or non-finite hand-off");
+}
+
 /* Curves a projection would draw, kept so a change of the model shows in review. */
 static void test_golden(int update)
 {
@@ -118,6 +152,7 @@ int main(void)
 	test_by_hand();
 	test_bounds();
 	test_refusals();
+	test_lock();
 	test_golden(u && !strcmp(u, "1"));
 	return tap_done();
 }

@@ -64,6 +64,9 @@ check "no alarm on unchanged nights" jq -e '[.nights[] | .alarm == null] | all a
 check "each night's report names its commit and series" jq -e \
 	".commit == \"$c3\" and (.series | length >= 1) and (.series[0].nights | length == 3) and (.alarms | length == 0)" \
 	"$tmp/nights/n03/nightly-pft/nightly.json"
+check "... each series says what its model misses (pft at 2 tasks under icount: partly)" jq -e \
+	'[.series[] | .model_fit == "partly" and (.outside_model | test("icount"))] | all' \
+	"$tmp/nights/n03/nightly-pft/nightly.json"
 $lab nightly "$tmp/nightly.json" --at "$c3" --night n03 >/dev/null 2>"$tmp/again.err"
 ok "$(rc_is $? 2)" "a night measured already: exit 2"
 has "$tmp/again.err" "was measured already" "... says so"

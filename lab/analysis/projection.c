@@ -1,0 +1,226 @@
+/* The projection's Monte Carlo over the priors: see projection.h. */
+#include "analysis/projection.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/mva.h"
+#include "util/cleanup.h"
+
+/* splitmix64 (Steele, Lea, Flood, 2014): the draws depend on the seed alone, on every host. */
+static uint64_t next64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static double uniform01(uint64_t *s)
+{
+	return (double)(next64(s) >> 11) * 0x1.0p-53;
+}
+
+static double draw(const struct proj_prior *p, uint64_t *s)
+{
+	double u = uniform01(s);
+
+	return p->log ? exp(log(p->lo) + u * (log(p->hi) - log(p->lo)))
+		      : p->lo + u * (p->hi - p->lo);
+}
+
+void projection_handoff_odds(unsigned n, unsigned sockets, unsigned cps, double *remote,
+			     double *local)
+{
+	double same_socket = 0;
+	unsigned left = n;
+
+	for (unsigned s = 0; s < sockets && left; s++) {
+		unsigned k = left < cps ? left : cps;
+
+		same_socket += ((double)k / n) * ((double)k / n);
+		left -= k;
+	}
+	*remote = 1 - same_socket;
+	*local = same_socket - 1.0 / n;
+	if (*local < 0)
+		*local = 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The q-quantile of sorted v[0..n), linear between order statistics (Hyndman-Fan type 7). */
+static double quantile(const double *v, size_t n, double q)
+{
+	double h = (double)(n - 1) * q;
+	size_t i = (size_t)h;
+
+	return i + 1 < n ? v[i] + (h - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+static int valid(const struct proj_input *in)
+{
+	return isfinite(in->insn_inside) && in->insn_inside > 0 && isfinite(in->insn_outside) &&
+	       in->insn_outside >= 0 && in->sockets >= 1 && in->cpus_per_socket >= 1 &&
+	       in->nmax >= 1 && in->nmax <= PROJ_MAX_CPUS &&
+	       in->nmax <= (unsigned long long)in->sockets * in->cpus_per_socket &&
+	       in->draws >= 1 && in->draws <= PROJ_MAX_DRAWS &&
+	       (in->lock == PROJ_LOCK_QUEUED || in->lock == PROJ_LOCK_TICKET);
+}
+
+/* One draw: the curve in operations per second into x[0..nmax), X(n)/X(1) into sp, the knee
+ * into *knee.  The hand-off is a property of the N CPUs that share the lock, so each N is
+ * solved with its own constant H_N through populations 1..N (an H that grew inside one
+ * recursion would let X overshoot 1 / (S + H_N)): O(nmax^2) steps a draw. */
+static int one_draw(const struct proj_input *in, const struct proj_priors *pr, uint64_t *rng,
+		    struct mva_point *pts, double *x, double *sp, double *knee)
+{
+	double cpi = draw(&pr->cpi, rng), ghz = draw(&pr->clock_ghz, rng);
+	double loc = draw(&pr->line_local_ns, rng), rem = draw(&pr->line_remote_ns, rng);
+	double ns_per_insn = cpi / ghz, z = in->insn_outside * ns_per_insn;
+	double s = in->insn_inside * ns_per_insn, h = 0;
+	int r;
+
+	for (unsigned n = 1; n <= in->nmax; n++) {
+		double pr_rem, pr_loc;
+
+		projection_handoff_odds(n, in->sockets, in->cpus_per_socket, &pr_rem, &pr_loc);
+		h = in->no_transfer ? 0 : pr_rem * rem + pr_loc * loc;
+		if ((r = mva_solve_lock(z, s, h, in->lock == PROJ_LOCK_TICKET, n, pts)) < 0)
+			return r;
+		x[n - 1] = pts[n - 1].x * 1e9; /* per ns -> per s */
+		sp[n - 1] = x[n - 1] / x[0];
+	}
+	*knee = (z + s + h) / (s + h);
+	return 0;
+}
+
+int projection_run(const struct proj_input *in, const struct proj_priors *pr,
+		   struct proj_result *out)
+{
+	size_t nd = in->draws, nn = in->nmax;
+	_cleanup_free_ double *x = NULL, *sp = NULL, *col = NULL, *knees = NULL;
+	_cleanup_free_ struct mva_point *pts = NULL;
+	uint64_t rng = in->seed;
+	int r;
+
+	if (!valid(in) || !out || !out->points)
+		return -EINVAL;
+	x = calloc(nd * nn, sizeof(*x));
+	sp = calloc(nd * nn, sizeof(*sp));
+	col = calloc(nd, sizeof(*col));
+	knees = calloc(nd, sizeof(*knees));
+	pts = calloc(nn, sizeof(*pts));
+	if (!x || !sp || !col || !knees || !pts)
+		return -ENOMEM;
+	for (size_t k = 0; k < nd; k++)
+		if ((r = one_draw(in, pr, &rng, pts, x + k * nn, sp + k * nn, &knees[k])) < 0)
+			return r;
+	for (size_t n = 0; n < nn; n++) {
+		struct proj_point *p = &out->points[n];
+
+		for (size_t k = 0; k < nd; k++)
+			col[k] = x[k * nn + n];
+		qsort(col, nd, sizeof(*col), cmp_double);
+		*p = (struct proj_point){ .n = (unsigned)n + 1, .lo = quantile(col, nd, 0.05),
+					  .mid = quantile(col, nd, 0.5),
+					  .hi = quantile(col, nd, 0.95) };
+		for (size_t k = 0; k < nd; k++)
+			col[k] = sp[k * nn + n];
+		qsort(col, nd, sizeof(*col), cmp_double);
+		p->speedup_mid = quantile(col, nd, 0.5);
+	}
+	qsort(knees, nd, sizeof(*knees), cmp_double);
+	out->knee[0] = quantile(knees, nd, 0.05);
+	out->knee[1] = quantile(knees, nd, 0.5);
+	out->knee[2] = quantile(knees, nd, 0.95);
+	{
+		double loc;
+
+		projection_handoff_odds(in->nmax, in->sockets, in->cpus_per_socket,
+					&out->p_remote_nmax, &loc);
+	}
+	return 0;
+}
+
+static const char *lock_words(enum proj_lock l)
+{
+	return l == PROJ_LOCK_TICKET ? "ticket spinlock (every waiter reads each release)"
+				     : "queued spinlock (the lock goes to one waiter)";
+}
+
+int projection_text(const struct proj_input *in, const struct proj_priors *pr,
+		    const struct proj_label *l, const struct proj_result *res, struct strbuf *sb)
+{
+	(void)pr;
+	strbuf_appendf(sb, "PROJECTION, not a measurement: never part of a verdict.\n"
+		       "model: one shared %s, exact MVA of the machine-repairman model;\n"
+		       "       %s\n"
+		       "inputs: %.6g instructions inside the lock and %.6g outside it, per "
+		       "operation\n"
+		       "target: %s, %u sockets of %u CPUs, 1..%u CPUs filling socket 0 first\n"
+		       "band: 5-95 %% over %u draws of %s (seed %llu), not a confidence interval\n",
+		       lock_words(in->lock),
+		       in->no_transfer ? "no hand-off cost (the contention model's terms)"
+				       : "a hand-off per acquisition: the lock's line moving within "
+					 "or across sockets",
+		       in->insn_inside, in->insn_outside, l->target, in->sockets,
+		       in->cpus_per_socket, in->nmax, in->draws, l->priors,
+		       (unsigned long long)in->seed);
+	strbuf_appendf(sb, "knee: %.1f CPUs [%.1f, %.1f]; at %u CPUs %.0f %% of hand-offs cross "
+		       "sockets\n\n", res->knee[1], res->knee[0], res->knee[2], in->nmax,
+		       100 * res->p_remote_nmax);
+	strbuf_appendf(sb, "%6s  %14s  %14s  %14s  %10s\n", "CPUs", "ops/s 5 %", "50 %", "95 %",
+		       "speed-up");
+	/* Powers of two, then the target's size. */
+	for (unsigned n = 1;; n = n * 2 > in->nmax ? in->nmax : n * 2) {
+		const struct proj_point *p = &res->points[n - 1];
+
+		strbuf_appendf(sb, "%6u  %14.4g  %14.4g  %14.4g  %10.2f\n", n, p->lo, p->mid, p->hi,
+			       p->speedup_mid);
+		if (n == in->nmax)
+			break;
+	}
+	return sb->err;
+}
+
+json_t *projection_json(const struct proj_input *in, const struct proj_priors *pr,
+			const struct proj_label *l, const struct proj_result *res)
+{
+	json_t *pts = json_array(), *o;
+
+	for (unsigned n = 0; pts && n < in->nmax; n++) {
+		const struct proj_point *p = &res->points[n];
+
+		if (json_array_append_new(pts, json_pack("{s:I, s:{s:f, s:f, s:f}, s:f}", "cpus",
+			(json_int_t)p->n, "ops_per_s", "p5", p->lo, "p50", p->mid, "p95", p->hi,
+			"speedup_p50", p->speedup_mid)) < 0) {
+			json_decref(pts);
+			pts = NULL;
+		}
+	}
+	o = json_pack("{s:s, s:b, s:s, s:{s:s, s:s, s:b}, s:{s:f, s:f, s:s, s:I, s:I, s:I, s:I, "
+		      "s:I, s:s}, s:o, s:{s:f, s:f, s:f}, s:f, s:o}",
+		      "schema", PROJECTION_SCHEMA, "projection", 1, "note",
+		      "a projection from a model and assumed priors, not a measurement; the band is "
+		      "5-95 % over the draws; it never enters a verdict",
+		      "model", "kind", "mva-machine-repairman", "lock",
+		      in->lock == PROJ_LOCK_TICKET ? "ticket" : "queued", "hand_off",
+		      !in->no_transfer,
+		      "inputs", "insn_inside", in->insn_inside, "insn_outside", in->insn_outside,
+		      "target", l->target, "sockets", (json_int_t)in->sockets, "cpus_per_socket",
+		      (json_int_t)in->cpus_per_socket, "project_to", (json_int_t)in->nmax,
+		      "draws", (json_int_t)in->draws, "seed", (json_int_t)in->seed, "priors_file",
+		      l->priors, "priors", projpriors_to_json(pr), "knee", "p5", res->knee[0],
+		      "p50", res->knee[1], "p95", res->knee[2], "p_remote_at_max",
+		      res->p_remote_nmax, "points", pts);
+	return o;
+}

@@ -1,0 +1,226 @@
+/* lab project: a projection of one shared spinlock's workload to a target machine's CPU
+ * count (lab/analysis/projection.h), labelled a projection, from instruction counts the user
+ * or a measurement supplies and the priors of configs/projection/priors.json. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/projection.h"
+#include "cli/cli.h"
+#include "stage/jobload.h"
+#include "util/checkout.h"
+#include "util/cleanup.h"
+#include "util/jsonio.h"
+#include "util/strbuf.h"
+
+#define PRIORS_REL "configs/projection/priors.json"
+#define PRIORS_MAX_SIZE (1u << 20)
+
+void cmd_project_help(void)
+{
+	printf("usage: lab project --inside N --outside N [--topology NAME|FILE] [--to N]\n"
+	       "                   [--lock queued|ticket] [--no-transfer] [--priors FILE]\n"
+	       "                   [--draws N] [--seed N] [--json]\n\n"
+	       "A PROJECTION, not a measurement: the throughput of a workload whose cost is one\n"
+	       "shared spinlock, from 1 CPU to the target's size.  The model is exact mean-value\n"
+	       "analysis of N CPUs each running the instructions outside the lock, then holding\n"
+	       "it for the instructions inside; each acquisition pays for the lock's cache line\n"
+	       "moving to the next holder, within a socket or across.  What a small host cannot\n"
+	       "measure (cycles per instruction, clock, line transfers) is drawn from the priors\n"
+	       "file; each prior states its basis.  The band is 5-95 %% over the draws.  A\n"
+	       "projection never enters a verdict.\n\n"
+	       "  --inside N, --outside N  instructions per operation inside the lock and\n"
+	       "                           outside it (the plain kernel, not a lockdep twin)\n"
+	       "  --topology T             the target (configs/topologies/T.json): 4s-512c\n"
+	       "  --to N                   project to N CPUs (default: all of the target's)\n"
+	       "  --lock L                 queued (qspinlock, Linux 4.2 on; default) or ticket\n"
+	       "  --no-transfer            no hand-off cost: the contention model's own terms,\n"
+	       "                           to hold the projection against its measured curves\n"
+	       "  --priors FILE            default %s\n"
+	       "  --draws N, --seed N      Monte Carlo draws (1000, at most %d) and seed (1)\n"
+	       "  --json                   every CPU count, schema numalab.projection/1\n\n"
+	       "EXAMPLES\n"
+	       "  lab project --inside 300 --outside 6000\n"
+	       "  lab project --inside 300 --outside 6000 --topology 4s-64c --lock ticket\n\n"
+	       "Exit status: 0 projected, 2 bad input (nothing projected).\n",
+	       PRIORS_REL, PROJ_MAX_DRAWS);
+}
+
+struct project_args {
+	struct proj_input in;
+	const char *topology, *priors;
+	unsigned to;
+	int json;
+};
+
+static int number(const char *opt, const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi) {
+		cli_usage_err("%s must be a number %g..%g, not '%s'", opt, lo, hi, s);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct project_args *a)
+{
+	static const struct option opts[] = {
+		{ "inside", required_argument, NULL, 'i' },
+		{ "outside", required_argument, NULL, 'o' },
+		{ "topology", required_argument, NULL, 'T' },
+		{ "to", required_argument, NULL, 'n' },
+		{ "lock", required_argument, NULL, 'l' },
+		{ "no-transfer", no_argument, NULL, 'X' },
+		{ "priors", required_argument, NULL, 'p' },
+		{ "draws", required_argument, NULL, 'd' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ 0 },
+	};
+	static const char *const locks[] = { "queued", "ticket" };
+	int c, r = 0, have_in = 0, have_out = 0;
+	double v;
+
+	*a = (struct project_args){ .topology = "4s-512c", .in = { .draws = 1000, .seed = 1 } };
+	optind = 1;
+	while (r == 0 && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i': r = number("--inside", optarg, 1e-3, 1e12, &a->in.insn_inside); have_in = 1; break;
+		case 'o': r = number("--outside", optarg, 0, 1e12, &a->in.insn_outside); have_out = 1; break;
+		case 'T': a->topology = optarg; break;
+		case 'n':
+			if ((r = number("--to", optarg, 1, PROJ_MAX_CPUS, &v)) == 0)
+				a->to = (unsigned)v;
+			break;
+		case 'l':
+			if ((c = cli_choice(optarg, locks, 2)) < 0) {
+				cli_usage_err("--lock must be queued or ticket");
+				r = -EINVAL;
+			}
+			a->in.lock = c == 1 ? PROJ_LOCK_TICKET : PROJ_LOCK_QUEUED;
+			break;
+		case 'X': a->in.no_transfer = 1; break;
+		case 'p': a->priors = optarg; break;
+		case 'd':
+			if ((r = number("--draws", optarg, 1, PROJ_MAX_DRAWS, &v)) == 0)
+				a->in.draws = (unsigned)v;
+			break;
+		case 's':
+			if ((r = number("--seed", optarg, 0, 9007199254740992.0, &v)) == 0)
+				a->in.seed = (uint64_t)v;
+			break;
+		case 'j': a->json = 1; break;
+		default: cli_bad_option(c, argv); return -EINVAL;
+		}
+	}
+	if (r < 0)
+		return r;
+	if (!have_in || !have_out || optind != argc) {
+		cli_usage_err(optind != argc ? "unexpected argument '%s'"
+					     : "--inside and --outside are both needed%s",
+			      optind != argc ? argv[optind] : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The target's sockets and CPUs per socket, and nmax. */
+static int target(struct project_args *a)
+{
+	_cleanup_free_ char *cwd = getcwd(NULL, 0);
+	struct topology t = { 0 };
+	struct lab_error err = { 0 };
+	char msg[1400];
+	int r = cwd ? jobload_topology(a->topology, cwd, &t, &err) : -errno;
+
+	if (r < 0) {
+		error_format(&err, msg, sizeof(msg));
+		cli_err("--topology %s: %s", a->topology, err.msg[0] ? msg : strerror(-r));
+		return r;
+	}
+	a->in.sockets = t.sockets;
+	a->in.cpus_per_socket = t.vcpus / t.sockets;
+	a->in.nmax = a->to ? a->to : t.vcpus;
+	topology_free(&t);
+	if (a->in.nmax > a->in.sockets * a->in.cpus_per_socket || a->in.nmax > PROJ_MAX_CPUS) {
+		cli_usage_err("--to %u: %s has %u CPUs", a->in.nmax, a->topology,
+			      a->in.sockets * a->in.cpus_per_socket);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int load_priors(const char *file, struct proj_priors *pr)
+{
+	_cleanup_json_ json_t *j = NULL;
+	struct lab_error err = { 0 };
+	char msg[1400];
+	int r = jsonio_load_file(file, PRIORS_MAX_SIZE, &j, &err);
+
+	if (r == 0)
+		r = projpriors_from_json(j, pr, &err);
+	if (r < 0) {
+		error_set_file(&err, file);
+		error_format(&err, msg, sizeof(msg));
+		cli_err("%s", err.msg[0] ? msg : strerror(-r));
+	}
+	return r;
+}
+
+int cmd_project(int argc, char **argv)
+{
+	struct project_args a;
+	struct proj_priors pr;
+	struct proj_result res = { 0 };
+	_cleanup_free_ struct proj_point *pts = NULL;
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	char priors[PATH_MAX];
+	int r;
+
+	if (parse_args(argc, argv, &a) < 0 || target(&a) < 0)
+		return EXIT_BAD_INPUT;
+	if (a.priors)
+		snprintf(priors, sizeof(priors), "%s", a.priors);
+	else if (checkout_find(PRIORS_REL, priors, sizeof(priors)) < 0) {
+		cli_err("cannot find %s (give --priors FILE)", PRIORS_REL);
+		return EXIT_BAD_INPUT;
+	}
+	if (load_priors(priors, &pr) < 0)
+		return EXIT_BAD_INPUT;
+	if (!(pts = calloc(a.in.nmax, sizeof(*pts))))
+		return EXIT_LAB_ERROR;
+	res.points = pts;
+	if ((r = projection_run(&a.in, &pr, &res)) < 0) {
+		cli_err("cannot project: %s", strerror(-r));
+		return r == -EINVAL ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
+	}
+	{
+		struct proj_label l = { .target = a.topology, .priors = a.priors ? a.priors
+									 : PRIORS_REL };
+		_cleanup_json_ json_t *j = a.json ? projection_json(&a.in, &pr, &l, &res) : NULL;
+		_cleanup_free_ char *text = NULL;
+
+		if (a.json)
+			r = j && (text = jsonio_dumps(j)) ? 0 : -ENOMEM;
+		else
+			r = projection_text(&a.in, &pr, &l, &res, &sb) == 0 ? strbuf_take(&sb, &text)
+									     : -ENOMEM;
+		if (r < 0)
+			return EXIT_LAB_ERROR;
+		fputs(text, stdout);
+		if (a.json)
+			fputc('\n', stdout);
+	}
+	return EXIT_OK;
+}
