@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "proto/lockstat.h"
 #include "proto/wopts.h"
 #include "rt.h"
 
@@ -142,11 +143,18 @@ struct rt_vmstat {
 	unsigned long long v[RT_VMSTAT_NR];
 	uint32_t present; /* bit i: field i exists in this kernel's /proc/vmstat */
 	int err;
+	/* A lock-counting twin (CONFIG_LOCK_STAT) also has /proc/lock_stat: its classes of the
+	 * seeds' locks at the same moment (proto/lockstat.h); lock_stat_ok 0 on other kernels. */
+	struct lockstat lock_stat;
+	int lock_stat_ok;
 };
 void rt_vmstat_read(struct rt_vmstat *s);
 /* {"name": delta} of the fields present in both; *absent gets the names this kernel lacks. */
 json_t *rt_vmstat_delta_json(const struct rt_vmstat *a, const struct rt_vmstat *b,
 			     json_t **absent);
+/* The lock classes' deltas between a and b ({"page_table_lock": {...}, ...}), or NULL when
+ * either has no /proc/lock_stat (a kernel without CONFIG_LOCK_STAT). */
+json_t *rt_lockstat_delta_json(const struct rt_vmstat *a, const struct rt_vmstat *b);
 
 /* ---- latency histogram (log-linear, ~1.6% resolution) -------------------------------------- */
 

@@ -192,7 +192,7 @@ static int rt_result_phases(json_t *res, const struct rt_team *t)
 
 int rt_result_common(json_t *res, const struct rt_team *t, unsigned from, unsigned to)
 {
-	json_t *absent = NULL, *delta;
+	json_t *absent = NULL, *delta, *ls;
 	int pinned = t->pin;
 
 	for (unsigned i = from; i < to; i++)
@@ -205,7 +205,9 @@ int rt_result_common(json_t *res, const struct rt_team *t, unsigned from, unsign
 	    rt_result_info(res, "pinned", json_boolean(pinned)) < 0 ||
 	    rt_result_info(res, "membind", json_string(workload_membind_choices[t->membind])) < 0)
 		return -ENOMEM;
-	return 0;
+	/* Only a lock-counting twin has /proc/lock_stat: elsewhere the key is left out. */
+	ls = rt_lockstat_delta_json(&t->vm0, &t->vm1);
+	return ls && rt_result_info(res, "lock_stat", ls) < 0 ? -ENOMEM : 0;
 }
 
 json_t *rt_sysfs_choice(const char *path)

@@ -15,12 +15,30 @@ static const char *const rt_vmstat_names[RT_VMSTAT_NR] = {
 	"vma_lock_retry", "vma_lock_abort",   "vma_lock_miss",
 };
 
+/* /proc/lock_stat, read with /proc/vmstat: before the team is released (t_release) and after
+ * all are done (t_done), so the time lockdep takes to print it is outside the timings. */
+static void lockstat_read(struct rt_vmstat *s)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+
+	s->lock_stat_ok = fs_read_file("/proc/lock_stat", LOCKSTAT_MAX_TEXT, &buf, &len) == 0 &&
+			  lockstat_parse(buf, len, &s->lock_stat) == 0;
+}
+
+json_t *rt_lockstat_delta_json(const struct rt_vmstat *a, const struct rt_vmstat *b)
+{
+	return a->lock_stat_ok && b->lock_stat_ok ? lockstat_delta_json(&a->lock_stat, &b->lock_stat)
+						  : NULL;
+}
+
 void rt_vmstat_read(struct rt_vmstat *s)
 {
 	_cleanup_free_ char *buf = NULL;
 	int r = fs_read_file("/proc/vmstat", 1 << 20, &buf, NULL);
 
 	memset(s, 0, sizeof(*s));
+	lockstat_read(s);
 	if (r < 0) {
 		s->err = r;
 		return;
