@@ -190,6 +190,32 @@ static int rt_result_phases(json_t *res, const struct rt_team *t)
 	return 0;
 }
 
+/* Each lock class's acquisitions and contentions per page fault of the window, as metrics
+ * (lower is better) that lab compare and the dashboard show beside the timings: counts, which
+ * a deterministic model repeats boot to boot (lockdep's times are not comparable). */
+static int rt_lock_metrics(json_t *res, const json_t *ls, const json_t *pgfault)
+{
+	double faults = json_is_integer(pgfault) ? (double)json_integer_value(pgfault) : 0;
+	const char *key;
+	json_t *c;
+
+	if (!(faults > 0))
+		return 0;
+	json_object_foreach((json_t *)ls, key, c) {
+		char name[96];
+		double acq = (double)json_integer_value(json_object_get(c, "acquisitions"));
+		double con = (double)json_integer_value(json_object_get(c, "contentions"));
+
+		snprintf(name, sizeof(name), "lock_%s_acq_per_fault", key);
+		if (rt_result_metric(res, name, acq / faults, "acq/fault", "lower") < 0)
+			return -ENOMEM;
+		snprintf(name, sizeof(name), "lock_%s_contended_per_fault", key);
+		if (rt_result_metric(res, name, con / faults, "contentions/fault", "lower") < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int rt_result_common(json_t *res, const struct rt_team *t, unsigned from, unsigned to)
 {
 	json_t *absent = NULL, *delta, *ls;
@@ -207,6 +233,10 @@ int rt_result_common(json_t *res, const struct rt_team *t, unsigned from, unsign
 		return -ENOMEM;
 	/* Only a lock-counting twin has /proc/lock_stat: elsewhere the key is left out. */
 	ls = rt_lockstat_delta_json(&t->vm0, &t->vm1);
+	if (ls && rt_lock_metrics(res, ls, json_object_get(delta, "pgfault")) < 0) {
+		json_decref(ls);
+		return -ENOMEM;
+	}
 	return ls && rt_result_info(res, "lock_stat", ls) < 0 ? -ENOMEM : 0;
 }
 
