@@ -104,6 +104,30 @@ static int check_timing(const struct series_set *s, size_t va, size_t vb, const 
 	return 0;
 }
 
+/* A lock-counting twin runs with lockdep, which changes how every lock is taken and
+ * inflates hold times: its figures are compared with another twin's, never with a plain
+ * kernel's, and its runs are never pooled with a plain kernel's. */
+static int check_lockdep(const struct series_set *s, size_t va, size_t vb,
+			 struct lab_error *err)
+{
+	const struct series_variant *v[2] = {&s->variants[va], &s->variants[vb]};
+
+	for (int i = 0; i < 2; i++)
+		if (v[i]->lockdep && v[i]->lockdep != v[i]->runs)
+			return error_set(err, "", "%s (%s) mixes runs of a lock-counting twin "
+						  "(%u, with lockdep) and of a plain kernel (%u): "
+						  "they cannot be pooled", i ? "B" : "A", v[i]->label,
+					 v[i]->lockdep, v[i]->runs - v[i]->lockdep);
+	if (!v[0]->lockdep != !v[1]->lockdep)
+		return error_set(err, "", "%s (%s) is a lock-counting twin (lockdep: /proc/lock_stat "
+					  "in its results) and %s (%s) is not: lockdep changes how "
+					  "locks are taken and inflates hold times, so their figures "
+					  "cannot be compared; compare a twin with a twin",
+				 v[0]->lockdep ? "A" : "B", v[0]->lockdep ? v[0]->label : v[1]->label,
+				 v[0]->lockdep ? "B" : "A", v[0]->lockdep ? v[1]->label : v[0]->label);
+	return 0;
+}
+
 /* Both sides ran on hosts of one class (each run's host.class, `lab run --host-class`, what
  * labd's Slurm backend passes on): a difference between two kinds of
  * machine is not the kernel's. */
@@ -303,6 +327,7 @@ int compare_variants(const struct series_set *s, size_t va, size_t vb, double th
 	out->all_metrics = all_metrics;
 	if ((r = check_workloads(s, va, vb, err)) < 0 ||
 	    (r = check_timing(s, va, vb, &out->timing, err)) < 0 ||
+	    (r = check_lockdep(s, va, vb, err)) < 0 ||
 	    (r = check_class(s, va, vb, &out->host_class, err)) < 0)
 		return r;
 	out->rows = calloc(n, sizeof(*out->rows));

@@ -298,6 +298,20 @@ static long add_variant(struct series_set *s, const char *label)
 	return (long)s->nr_variants++;
 }
 
+/* 1 when a result of the run carries info.lock_stat: only a lock-counting twin has
+ * /proc/lock_stat (runners/PROTOCOL.md). */
+static int run_has_lock_stat(const json_t *run)
+{
+	const json_t *w, *res;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(run, "workloads"), i, w)
+		json_array_foreach(json_object_get(w, "results"), k, res)
+			if (json_object_get(json_object_get(res, "info"), "lock_stat"))
+				return 1;
+	return 0;
+}
+
 static int count_run(struct series_set *s, size_t variant, size_t report, const json_t *run,
 		     const char *status)
 {
@@ -317,6 +331,7 @@ static int count_run(struct series_set *s, size_t variant, size_t report, const 
 							     "cpus"));
 
 	v->contended += json_is_true(json_object_get(noise, "contended"));
+	v->lockdep += run_has_lock_stat(run);
 	if (cpus > 0 && cpus < 1 << 20 && (!v->host_cpus || (unsigned)cpus < v->host_cpus))
 		v->host_cpus = (unsigned)cpus;
 	v->runs++;

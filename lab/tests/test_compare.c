@@ -281,6 +281,23 @@ static void test_bad_pairs(void)
 	expect_error("mixed timing models", a, b,
 		     "B (patched) mixes runs of different timing models (runs per model: "
 		     "{\"icount\":2,\"tcg\":1})");
+	/* A lock-counting twin (a result with info.lock_stat) against a plain kernel, then a
+	 * side mixing the two. */
+	json_decref(b);
+	b = json_deep_copy(a);
+	json_array_foreach(json_object_get(b, "runs"), i, run)
+		json_array_foreach(json_object_get(json_array_get(json_object_get(run, "workloads"),
+								  0), "results"), k, res)
+			json_object_set_new(json_object_get(res, "info"), "lock_stat", json_object());
+	expect_error("a twin against a plain kernel", a, b,
+		     "B (patched) is a lock-counting twin (lockdep: /proc/lock_stat in its results) "
+		     "and A (base) is not");
+	json_array_foreach(json_object_get(json_array_get(json_object_get(json_array_get(
+		json_object_get(b, "runs"), 0), "workloads"), 0), "results"), k, res)
+		json_object_del(json_object_get(res, "info"), "lock_stat");
+	expect_error("a twin mixed with a plain kernel", a, b,
+		     "B (patched) mixes runs of a lock-counting twin (2, with lockdep) and of a "
+		     "plain kernel (1)");
 	/* Host classes (labels, lab run --host-class): B on another class, then A mixing two. */
 	json_decref(b);
 	b = json_deep_copy(a);
