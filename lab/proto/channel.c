@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "proto/lockstat.h"
 #include "proto/oomkill.h"
 #include "util/cleanup.h"
 
@@ -239,6 +240,23 @@ static int check_metric(const json_t *m)
 	return better && (!strcmp(better, "higher") || !strcmp(better, "lower"));
 }
 
+/* A lock-counting twin's info.lock_stat (proto/lockstat.h): known classes, bounded counts. */
+static int check_lock_stat(const json_t *r, size_t i, char *why, size_t len)
+{
+	const json_t *ls = json_object_get(json_object_get(r, "info"), "lock_stat");
+	struct lab_error err = { 0 };
+	struct lockstat parsed;
+	char path[64];
+
+	if (!ls)
+		return 1;
+	snprintf(path, sizeof(path), "output.results[%zu].info.lock_stat", i);
+	if (lockstat_from_json(ls, path, &parsed, &err) == 0)
+		return 1;
+	snprintf(why, len, "%s: %s", err.path, err.msg);
+	return 0;
+}
+
 static int check_output(const json_t *out, const struct channel_bounds *b, char *why,
 			size_t len)
 {
@@ -272,6 +290,8 @@ static int check_output(const json_t *out, const struct channel_bounds *b, char 
 				snprintf(why, len, "output.results[%zu].metrics.%.64s: invalid", i, k);
 				return 0;
 			}
+		if (!check_lock_stat(r, i, why, len))
+			return 0;
 	}
 	return 1;
 }

@@ -6,10 +6,12 @@
  * spinlock's one line, a read-only rwsem's -R line, "#2" summed into its class, lookalikes
  * and contention-point lines ignored); the window's deltas (golden lockstat-delta.json,
  * UPDATE_GOLDEN=1 rewrites it); the host's check of them, round trip and refusals; text of
- * another format refused. */
+ * another format refused; and the results channel keeping a workload whose lock_stat passes
+ * and failing one whose lock_stat does not, naming the JSON path. */
 #include <errno.h>
 #include <string.h>
 
+#include "proto/channel.h"
 #include "proto/lockstat.h"
 #include "testutil.h"
 
@@ -101,8 +103,41 @@ static void test_refused(void)
 	       "text of another version, or none: refused, not zeros");
 }
 
+/* A workload line whose one result carries lock_stat ls: the channel's "error" for it. */
+static char *channel_error(const char *ls)
+{
+	struct channel_bounds b = { .nr_workloads = 1, .max_nodes = 4, .max_cpus = 8 };
+	struct channel_msg m = { 0 };
+	char line[1024];
+	char *why = NULL;
+
+	snprintf(line, sizeof(line), "{\"t\": \"workload\", \"index\": 0, \"exit\": 0, "
+		 "\"wall_s\": 1.5, \"output\": {\"results\": [{\"tasks\": 1, \"metrics\": "
+		 "{\"run_s\": {\"value\": 1.0, \"unit\": \"s\", \"better\": \"lower\"}}, "
+		 "\"info\": {\"lock_stat\": %s}}]}}", ls);
+	if (channel_parse(line, strlen(line), &b, &m) == 0)
+		why = strdup(json_string_value(json_object_get(m.body, "error")) ?: "?");
+	channel_msg_free(&m);
+	return why;
+}
+
+static void test_channel(void)
+{
+	_cleanup_free_ char *good = channel_error("{\"ptlock\": {\"acquisitions\": 3, "
+		"\"contentions\": 0, \"acq_bounces\": 1, \"con_bounces\": 0, "
+		"\"wait_total_us\": 0.5, \"hold_total_us\": 2.0}}");
+	_cleanup_free_ char *bad = channel_error("{\"ptlock\": {\"acquisitions\": -3}}");
+
+	tap_ok(good && !good[0], "channel: a result with a good lock_stat is kept (%s)",
+	       good ? good : "no line");
+	tap_ok(bad && strstr(bad, "output.results[0].info.lock_stat.ptlock.acquisitions: must be"),
+	       "channel: a bad lock_stat fails the workload, naming the path (%s)",
+	       bad ? bad : "no line");
+}
+
 int main(void)
 {
+	test_channel();
 	struct lockstat a, b;
 
 	test_parse(&a, &b);
