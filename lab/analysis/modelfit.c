@@ -46,6 +46,15 @@ enum modelfit modelfit_series(const char *timing_key, unsigned host_cpus, const 
 	return only ? MODELFIT_OUTSIDE : MODELFIT_PARTLY;
 }
 
+const char *modelfit_name(enum modelfit f)
+{
+	static const char *const names[] = { [MODELFIT_INSIDE] = "inside",
+					     [MODELFIT_PARTLY] = "partly",
+					     [MODELFIT_OUTSIDE] = "outside" };
+
+	return (unsigned)f < sizeof(names) / sizeof(names[0]) ? names[f] : "inside";
+}
+
 const char *modelfit_blind(const char *timing_key)
 {
 	enum timing_model m;

@@ -19,6 +19,8 @@ enum modelfit {
 enum modelfit modelfit_series(const char *timing_key, unsigned host_cpus, const char *workload,
 			      const json_t *params, const char *metric, unsigned tasks,
 			      char *why, size_t len);
+/* "inside", "partly" or "outside": the name reports and indexes give a fit. */
+const char *modelfit_name(enum modelfit f);
 /* Why the model of timing_key cannot show what it cannot, one sentence; "" for a model that
  * shows everything (or an unknown key). */
 const char *modelfit_blind(const char *timing_key);

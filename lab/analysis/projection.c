@@ -81,7 +81,7 @@ static int valid(const struct proj_input *in)
  * solved with its own constant H_N through populations 1..N (an H that grew inside one
  * recursion would let X overshoot 1 / (S + H_N)): O(nmax^2) steps a draw. */
 static int one_draw(const struct proj_input *in, const struct proj_priors *pr, uint64_t *rng,
-		    struct mva_point *pts, double *x, double *sp, double *knee)
+		    const double *odds, struct mva_point *pts, double *x, double *sp, double *knee)
 {
 	double cpi = draw(&pr->cpi, rng), ghz = draw(&pr->clock_ghz, rng);
 	double loc = draw(&pr->line_local_ns, rng), rem = draw(&pr->line_remote_ns, rng);
@@ -90,10 +90,7 @@ static int one_draw(const struct proj_input *in, const struct proj_priors *pr, u
 	int r;
 
 	for (unsigned n = 1; n <= in->nmax; n++) {
-		double pr_rem, pr_loc;
-
-		projection_handoff_odds(n, in->sockets, in->cpus_per_socket, &pr_rem, &pr_loc);
-		h = in->no_transfer ? 0 : pr_rem * rem + pr_loc * loc;
+		h = in->no_transfer ? 0 : odds[2 * (n - 1)] * rem + odds[2 * (n - 1) + 1] * loc;
 		if ((r = mva_solve_lock(z, s, h, in->lock == PROJ_LOCK_TICKET, n, pts)) < 0)
 			return r;
 		x[n - 1] = pts[n - 1].x * 1e9; /* per ns -> per s */
@@ -107,7 +104,7 @@ int projection_run(const struct proj_input *in, const struct proj_priors *pr,
 		   struct proj_result *out)
 {
 	size_t nd = in->draws, nn = in->nmax;
-	_cleanup_free_ double *x = NULL, *sp = NULL, *col = NULL, *knees = NULL;
+	_cleanup_free_ double *x = NULL, *sp = NULL, *col = NULL, *knees = NULL, *odds = NULL;
 	_cleanup_free_ struct mva_point *pts = NULL;
 	uint64_t rng = in->seed;
 	int r;
@@ -119,10 +116,15 @@ int projection_run(const struct proj_input *in, const struct proj_priors *pr,
 	col = calloc(nd, sizeof(*col));
 	knees = calloc(nd, sizeof(*knees));
 	pts = calloc(nn, sizeof(*pts));
-	if (!x || !sp || !col || !knees || !pts)
+	odds = calloc(2 * nn, sizeof(*odds));
+	if (!x || !sp || !col || !knees || !pts || !odds)
 		return -ENOMEM;
+	/* The hand-off's odds (across sockets, within one) depend on n alone, not on the draw. */
+	for (size_t n = 0; n < nn; n++)
+		projection_handoff_odds((unsigned)n + 1, in->sockets, in->cpus_per_socket,
+					&odds[2 * n], &odds[2 * n + 1]);
 	for (size_t k = 0; k < nd; k++)
-		if ((r = one_draw(in, pr, &rng, pts, x + k * nn, sp + k * nn, &knees[k])) < 0)
+		if ((r = one_draw(in, pr, &rng, odds, pts, x + k * nn, sp + k * nn, &knees[k])) < 0)
 			return r;
 	for (size_t n = 0; n < nn; n++) {
 		struct proj_point *p = &out->points[n];
@@ -142,12 +144,7 @@ int projection_run(const struct proj_input *in, const struct proj_priors *pr,
 	out->knee[0] = quantile(knees, nd, 0.05);
 	out->knee[1] = quantile(knees, nd, 0.5);
 	out->knee[2] = quantile(knees, nd, 0.95);
-	{
-		double loc;
-
-		projection_handoff_odds(in->nmax, in->sockets, in->cpus_per_socket,
-					&out->p_remote_nmax, &loc);
-	}
+	out->p_remote_nmax = odds[2 * (nn - 1)];
 	return 0;
 }
 

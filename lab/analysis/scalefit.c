@@ -65,15 +65,15 @@ json_t *scalefit_all_json(const struct series_set *s)
 	json_t *a = json_array();
 
 	for (size_t g = 0; a && g < s->nr_groups; g++)
-		for (size_t v = 0; v < s->nr_variants; v++) {
+		for (size_t v = 0; v < s->nr_variants && s->groups[g].higher &&
+				   series_unit_is_rate(s->groups[g].unit); v++) {
 			const struct series_what *w = &s->groups[g];
 			struct usl_fit f;
 			const char *why;
 			int have = 0, r;
 
-			/* Only throughputs are fitted; the rest are not listed at all. */
-			for (size_t k = 0; k < s->nr_keys && !have && w->higher &&
-					   series_unit_is_rate(w->unit); k++)
+			/* Only throughputs are fitted (the loop's test); the rest are not listed. */
+			for (size_t k = 0; k < s->nr_keys && !have; k++)
 				have = s->keys[k].group == g && series_get(s, k, v);
 			if (!have)
 				continue;

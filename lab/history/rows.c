@@ -359,10 +359,6 @@ enum modelfit history_point_fit(const struct history_point *p, char *why, size_t
 	return modelfit_series(p->s.timing, 0, k->workload, params, k->metric, k->tasks, why, len);
 }
 
-static const char *const fit_names[] = { [MODELFIT_INSIDE] = "inside",
-					 [MODELFIT_PARTLY] = "partly",
-					 [MODELFIT_OUTSIDE] = "outside" };
-
 static json_t *point_json(const struct history_point *p)
 {
 	return merge(summary_json(&p->s),
@@ -380,7 +376,7 @@ static json_t *group_json(const struct history_point *p, size_t n)
 	 * change" (model_fit partly: a change is real, the absence of one is not). */
 	json_t *g = merge(key_json(&p->s.key),
 			  json_pack("{s:o,s:s,s:o}", "timing", str_or_null(p->s.timing),
-				    "model_fit", fit_names[fit], "outside_model",
+				    "model_fit", modelfit_name(fit), "outside_model",
 				    why[0] ? json_string(why) : json_null()));
 
 	if (g && json_object_set_new(g, "points", ARRAY_JSON(p, n, point_json)) < 0) {

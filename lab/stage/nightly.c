@@ -479,8 +479,7 @@ static json_t *series_json(struct nctx *c, struct series_set *s, const size_t *i
 						   "name", name, "id", id, "unit", g->unit,
 						   "higher", g->higher, "nights", nights,
 						   "change_points", pts, "model_fit",
-						   fit == MODELFIT_OUTSIDE ? "outside"
-						   : fit == MODELFIT_PARTLY ? "partly" : "inside",
+						   modelfit_name(fit),
 						   "outside_model", why[0] ? why : NULL));
 	}
 	return a;
