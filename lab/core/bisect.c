@@ -277,15 +277,31 @@ static void next_bisect(const struct bisect *b, struct bisect_next *nx)
 	}
 }
 
+/* Which end the ends phase measures next: the good end first, then the bad end.  A bad end
+ * that measured inconclusive is measured again together with the good end, one try of each in
+ * turn: both pool their boots, since a good end left at its first few boots keeps the
+ * interval of the difference wide however often the bad end is measured (integration
+ * regress-bisect, two boots a side, a mode ~1 % apart: inconclusive three times running). */
+static size_t next_end(const struct bisect *b)
+{
+	const struct bisect_commit *good = &b->commits[0], *bad = &b->commits[b->n - 1];
+
+	if (good->mark != BISECT_GOOD)
+		return 0;
+	if (bad->mark == BISECT_INCONCLUSIVE && good->tries <= bad->tries)
+		return 0;
+	return b->n - 1;
+}
+
 void bisect_next(const struct bisect *b, struct bisect_next *nx)
 {
 	*nx = (struct bisect_next){.phase = b->phase, .commit = BISECT_NONE,
 				   .reverted = BISECT_NONE, .try = 1};
 	if (b->phase == BISECT_PHASE_ENDS) {
-		int good_done = b->commits[0].mark == BISECT_GOOD;
+		size_t end = next_end(b);
 
-		nx->role = good_done ? BISECT_ROLE_BAD_END : BISECT_ROLE_GOOD_END;
-		nx->commit = good_done ? b->n - 1 : 0;
+		nx->role = end ? BISECT_ROLE_BAD_END : BISECT_ROLE_GOOD_END;
+		nx->commit = end;
 	} else if (b->phase == BISECT_PHASE_BISECT) {
 		next_bisect(b, nx);
 	} else if (b->phase == BISECT_PHASE_VERIFY) {
@@ -490,7 +506,8 @@ static int end_step(struct bisect *b, const struct bisect_measure *m, size_t end
 	if (v == BISECT_SKIP)
 		return step(b, m, role, t, v, "%s", failure_why(m->outcome));
 	if (!end)
-		return step(b, m, role, t, v, "the reference");
+		return step(b, m, role, t, v, t > 1 ? "the reference, measured again beside an "
+			    "inconclusive bad end" : "the reference");
 	if (v == BISECT_BAD)
 		return step(b, m, role, t, v, "differs from the good end beyond the threshold (%s)",
 			    ch);
@@ -503,10 +520,11 @@ static int end_step(struct bisect *b, const struct bisect_measure *m, size_t end
 /* The ends come first.  The good end is the reference every verdict is taken against, so it
  * is good by definition; the bad end must differ from it beyond the threshold before anything
  * is bisected.  An end that does not build or boot ends the bisection; an inconclusive bad end
- * is measured again up to the cap, never skipped: there is nothing to step around to. */
+ * is measured again up to the cap, each time after the good end (next_end), never skipped:
+ * there is nothing to step around to. */
 static int record_end(struct bisect *b, const struct bisect_measure *m, struct lab_error *err)
 {
-	size_t end = b->commits[0].mark == BISECT_GOOD ? b->n - 1 : 0;
+	size_t end = next_end(b);
 	struct bisect_commit *c = &b->commits[end];
 	enum bisect_mark v = verdict_of(m);
 	unsigned t = c->tries + 1;

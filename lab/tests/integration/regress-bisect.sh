@@ -62,13 +62,16 @@ rc=$?
 echo "# ends alike: $(( $(date +%s) - t )) s"
 ok "$(rc_is $rc 3)" "ends that do not differ: exit 3"
 has "$tmp/same.out" "answer: no-difference" "ends that do not differ: answer no-difference"
-# Two boots a side may leave the bad end inconclusive once (icount's boots of one kernel fall
-# in modes ~1 % apart, and 2 + 2 boots give a wide interval): it is measured again, pooled.
+# Two boots a side may leave the bad end inconclusive (icount's boots of one kernel fall in
+# modes ~1 % apart, and 2 + 2 boots give a wide interval): both ends are then measured again,
+# pooled.  With the bad end alone measured again, CI once saw it inconclusive three times.
 check "ends that do not differ: only the ends measured, no commit between" jb "$tmp/same" \
 	'.answer == "no-difference" and ([.steps[].role] | all(. == "good-end" or . == "bad-end")) and .culprit == null'
 check "ends that do not differ: the reason gives the numbers" jb "$tmp/same" \
 	'.steps[-1].change_pct != null and (.steps[-1].reason | test("like the good end"))'
 [ $rc = 3 ] || diag "$tmp/same.err"
+jq -r '.steps[] | "# \(.role) try \(.try): \(.n) boots, mean \(.mean), \(.reason)"' \
+	"$tmp/same/bisect.json" 2>/dev/null
 
 # ---- the bisection ---------------------------------------------------------------------------
 t=$(date +%s)
