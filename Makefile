@@ -71,7 +71,7 @@ DEPS_FIRST := $(if $(filter $(INSTALL_GOALS),$(MAKECMDGOALS)),$(DEPS_STAMP),$(DE
 
 .PHONY: FORCE all deps run check check-fresh unit integration bench clean doctor install uninstall fuzz \
 	fuzz-build fuzz-bins
-all: $(B)/lab $(B)/labd $(RUN_BINS) $(TEST_BIN)
+all: $(B)/lab $(B)/labd $(RUN_BINS) $(TEST_BIN) $(B)/plugin/lockinsn.so $(B)/tests/synthlock.elf
 
 # `make deps` always asks; run/check only call the installer when a probe says something is missing.
 deps:
@@ -128,6 +128,20 @@ $(B)/runners/%: runners/%.c $(RUN_COMMON) $(RUN_HDRS) | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(if $(WERROR),-Werror,) -O2 -g -static -o $@ $< $(RUN_COMMON) -ljansson -lz -lpthread -lm
 
+# The lock-instruction counter, a QEMU TCG plugin loaded into the host's QEMU (lab/plugin/,
+# GPL-2.0-or-later like the qemu-plugin.h it includes; glib is QEMU's).  Never sanitized: it
+# runs inside QEMU.  Its test guest (lab/tests/synthlock.S): a bare multiboot program whose
+# locks have a known length.
+PLUGIN_CFLAGS = $(shell pkg-config --cflags glib-2.0 2>/dev/null)
+$(B)/plugin/lockinsn.so: lab/plugin/lockinsn.c lab/plugin/qemu-plugin.h | $(DEPS_FIRST)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(if $(WERROR),-Werror,) -O2 -g -fPIC -shared -fvisibility=hidden \
+		$(PLUGIN_CFLAGS) -o $@ $< $(shell pkg-config --libs glib-2.0 2>/dev/null)
+$(B)/tests/synthlock.elf: lab/tests/synthlock.S
+	@mkdir -p $(dir $@)
+	$(CC) -m32 -c -o $(B)/tests/synthlock.o $<
+	ld -m elf_i386 -Ttext=0x100000 --build-id=none -o $@ $(B)/tests/synthlock.o
+
 run: all
 	$(B)/lab run configs/first.json
 
@@ -181,7 +195,7 @@ DATA_DIRS   := kernels images configs lab/report
 UNITS       := $(wildcard lab/systemd/*.service lab/systemd/*.timer)
 SUBST_PREFIX = sed -i 's|/usr/local/|$(PREFIX)/|g'
 
-install: $(B)/lab $(B)/labd $(RUN_BINS)
+install: $(B)/lab $(B)/labd $(RUN_BINS) $(B)/plugin/lockinsn.so
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(RUNNERDIR) $(DESTDIR)$(DATADIR) \
 		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(COMPLDIR)
@@ -189,6 +203,7 @@ install: $(B)/lab $(B)/labd $(RUN_BINS)
 	install -m 0644 lab/completion/lab.bash $(DESTDIR)$(COMPLDIR)/lab
 	install -m 0755 $(B)/labd $(DESTDIR)$(BINDIR)/labd
 	install -m 0755 $(RUN_BINS) $(DESTDIR)$(RUNNERDIR)/
+	install -D -m 0755 $(B)/plugin/lockinsn.so $(DESTDIR)$(PREFIX)/lib/numalab/plugin/lockinsn.so
 	install -d $(DESTDIR)$(PREFIX)/lib/numalab/slurm
 	install -m 0755 lab/slurm/epilog lab/slurm/healthcheck $(DESTDIR)$(PREFIX)/lib/numalab/slurm/
 	find $(DATA_DIRS) -type f | while read -r f; do \

@@ -236,6 +236,9 @@ struct rt_team {
 	 * ... t_end (every task cleaned up, unmapped and gone). */
 	double t_start, t_leave, t_end;
 	struct rt_vmstat vm0, vm1;
+	/* The measured windows' id for the lock-instruction counter (rt_window_mark): unique in
+	 * the boot, recorded in the result as info.lock_insn_window. */
+	uint32_t window_id;
 };
 
 /* Run the team once: each task pins itself, sets its policy, opens its counters, prepares,

@@ -229,7 +229,8 @@ int rt_result_common(json_t *res, const struct rt_team *t, unsigned from, unsign
 	    rt_result_info(res, "vmstat", delta) < 0 ||
 	    rt_result_info(res, "vmstat_absent", absent) < 0 ||
 	    rt_result_info(res, "pinned", json_boolean(pinned)) < 0 ||
-	    rt_result_info(res, "membind", json_string(workload_membind_choices[t->membind])) < 0)
+	    rt_result_info(res, "membind", json_string(workload_membind_choices[t->membind])) < 0 ||
+	    rt_result_info(res, "lock_insn_window", json_integer(t->window_id)) < 0)
 		return -ENOMEM;
 	/* Only a lock-counting twin has /proc/lock_stat: elsewhere the key is left out. */
 	ls = rt_lockstat_delta_json(&t->vm0, &t->vm1);

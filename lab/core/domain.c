@@ -86,6 +86,9 @@ static int spec_valid(const struct domain_spec *s)
 	if (s->quantum && (s->accel != DOMAIN_ACCEL_TCG_ICOUNT || s->quantum > DOMAIN_QUANTUM_MAX ||
 			   !s->emulator))
 		return 0;
+	/* A TCG plugin instruments translated code: nothing to instrument under KVM. */
+	if (s->plugin && (s->accel == DOMAIN_ACCEL_KVM || strncmp(s->plugin, "file=/", 6)))
+		return 0;
 	if ((s->emulator && !abs_path(s->emulator)) || !abs_path(s->kernel) ||
 	    (s->firmware && !abs_path(s->firmware)) ||
 	    (s->initrd && !abs_path(s->initrd)) ||
@@ -175,15 +178,27 @@ static void xml_icount(struct strbuf *sb, const struct domain_spec *spec)
 {
 	char arg[64];
 
-	if (spec->accel != DOMAIN_ACCEL_TCG_ICOUNT)
-		return;
 	domain_icount_arg(spec->quantum, arg, sizeof(arg)); /* spec_valid checked quantum */
-	strbuf_appendf(sb, "  <qemu:commandline>\n"
-			   "    <qemu:arg value='" DOMAIN_ICOUNT_ARG0 "'/>\n"
+	strbuf_appendf(sb, "    <qemu:arg value='" DOMAIN_ICOUNT_ARG0 "'/>\n"
 			   "    <qemu:arg value='%s'/>\n"
 			   "    <qemu:arg value='-seed'/>\n"
-			   "    <qemu:arg value='%llu'/>\n"
-			   "  </qemu:commandline>\n", arg, spec->seed);
+			   "    <qemu:arg value='%llu'/>\n", arg, spec->seed);
+}
+
+/* QEMU's own arguments, which libvirt has no element for: icount and -seed, a TCG plugin. */
+static void xml_qemu_args(struct strbuf *sb, const struct domain_spec *spec)
+{
+	if (spec->accel != DOMAIN_ACCEL_TCG_ICOUNT && !spec->plugin)
+		return;
+	strbuf_append(sb, "  <qemu:commandline>\n");
+	if (spec->accel == DOMAIN_ACCEL_TCG_ICOUNT)
+		xml_icount(sb, spec);
+	if (spec->plugin) {
+		strbuf_append(sb, "    <qemu:arg value='-plugin'/>\n    <qemu:arg value='");
+		strbuf_append_xml(sb, spec->plugin);
+		strbuf_append(sb, "'/>\n");
+	}
+	strbuf_append(sb, "  </qemu:commandline>\n");
 }
 
 /* The RTC: the host's UTC at boot, or under icount a fixed start that follows guest time
@@ -239,7 +254,8 @@ int domain_xml(const struct domain_spec *spec, char **out)
 	iommu = domain_wants_iommu(spec);
 
 	strbuf_appendf(&sb, "<domain type='%s'%s>\n", spec->accel == DOMAIN_ACCEL_KVM ? "kvm" : "qemu",
-		       spec->accel == DOMAIN_ACCEL_TCG_ICOUNT ? " xmlns:qemu='" DOMAIN_QEMU_NS "'" : "");
+		       spec->accel == DOMAIN_ACCEL_TCG_ICOUNT || spec->plugin
+			       ? " xmlns:qemu='" DOMAIN_QEMU_NS "'" : "");
 	xml_element(&sb, "  ", "name", spec->name);
 	if (spec->uuid)
 		xml_element(&sb, "  ", "uuid", spec->uuid);
@@ -320,7 +336,7 @@ int domain_xml(const struct domain_spec *spec, char **out)
 				   "      <driver intremap='on' eim='on'/>\n"
 				   "    </iommu>\n");
 	strbuf_append(&sb, "  </devices>\n");
-	xml_icount(&sb, spec);
+	xml_qemu_args(&sb, spec);
 	strbuf_append(&sb, "</domain>\n");
 	return strbuf_take(&sb, out);
 }

@@ -53,6 +53,8 @@ struct domain_spec {
 	unsigned quantum;         /* DOMAIN_ACCEL_TCG_ICOUNT: 0 plain icount, else rounds of at
 				   * most this many instructions per vCPU (needs the lab's QEMU
 				   * as emulator) */
+	const char *plugin;       /* optional, TCG only: QEMU's -plugin value
+				   * (file=/abs/x.so,ARG=...), the lock-instruction counter */
 };
 
 /* -icount's value: "shift=0,sleep=off" plus ",quantum=Q" when quantum > 0.  -EINVAL above

@@ -14,7 +14,7 @@
 
 static const char *const job_keys[] = {
 	"name", "topology", "kernel", "kernels", "matrix", "repeats", "workloads", "timeouts", "debug",
-	"knobs", "image", "timing", "quantum", "precision", "parallel", NULL,
+	"knobs", "image", "timing", "quantum", "precision", "parallel", "lock_insns", NULL,
 };
 static const char *const precision_keys[] = {"ci_pct", "min_boots", "max_boots", "max_s", NULL};
 static const char *const workload_keys[] = {"name", "params", "timeout_s", "aslr", NULL};
@@ -342,6 +342,29 @@ static int parse_timing(const json_t *j, struct job *job, struct lab_error *err)
 	return 0;
 }
 
+/* "lock_insns": count the instructions inside and outside each spinlock with the QEMU TCG
+ * plugin (lab/plugin/lockinsn.c, core/lockinsn.h).  Only under "tcg": the contention model's
+ * QEMU is built without plugins, and under icount (one thread runs every vCPU) QEMU 10.0 hands
+ * a plugin the index of the vCPU that translated a block, not of the one running it
+ * (accel/tcg/plugin-gen.c, gen_cpu_index: a constant without CF_PARALLEL), which mixed four
+ * tasks' windows into one here.  Instruction counts do not depend on the timing model. */
+static int parse_lock_insns(const json_t *j, struct job *job, struct lab_error *err)
+{
+	const json_t *v = json_object_get(j, "lock_insns");
+
+	job->lock_insns = 0;
+	if (!v)
+		return 0;
+	if (!json_is_boolean(v))
+		return error_set(err, "lock_insns", "must be true or false");
+	job->lock_insns = json_is_true(v);
+	if (job->lock_insns && job->timing != TIMING_TCG)
+		return error_set(err, "lock_insns", "needs \"timing\": \"tcg\" (the plugin counts "
+				 "TCG's instructions per vCPU, which QEMU tells it rightly only with a "
+				 "thread per vCPU; instruction counts do not depend on the model)");
+	return 0;
+}
+
 /* "parallel": guests at once.  Only the deterministic model's figures are independent of what
  * else runs on the host, so more than one at once is refused where the job asks for a
  * host-clock model; under "auto" the lab decides once the model is known (stage/run.c). */
@@ -379,7 +402,7 @@ static int job_parse(const json_t *j, job_topology_loader load, void *userdata, 
 	    (r = parse_workloads(j, job, err)) < 0 || (r = parse_timeouts(j, job, err)) < 0 ||
 	    (r = parse_debug(j, job, err)) < 0 || (r = job_parse_image(j, job, err)) < 0 ||
 	    (r = parse_timing(j, job, err)) < 0 || (r = parse_precision(j, job, err)) < 0 ||
-	    (r = parse_parallel(j, job, err)) < 0 ||
+	    (r = parse_parallel(j, job, err)) < 0 || (r = parse_lock_insns(j, job, err)) < 0 ||
 	    (r = knobs_parse(json_object_get(j, "knobs"), &job->topo, &job->knobs, err)) < 0 ||
 	    (r = job_merge_knobs(job, json_is_true(json_object_get(
 						  json_object_get(j, "knobs"), "required")))) < 0)

@@ -94,6 +94,8 @@ struct job {
 	unsigned quantum;            /* "quantum": the contention model's round, 0 = default */
 	struct job_precision precision; /* "precision": adaptive repetitions; ci_pct 0 = off */
 	unsigned parallel;           /* "parallel": guests at once, 0 = "auto" (the default) */
+	int lock_insns;              /* "lock_insns": the TCG plugin counts instructions inside
+				      * and outside spinlocks (core/lockinsn.h) */
 };
 
 /* Resolves a topology reference (name like "4s-8c" or a path) to parsed JSON.  Returns 0 or a

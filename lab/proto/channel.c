@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "proto/lockstat.h"
@@ -292,6 +293,16 @@ static int check_output(const json_t *out, const struct channel_bounds *b, char 
 			}
 		if (!check_lock_stat(r, i, why, len))
 			return 0;
+		/* The lock-instruction counter's window id (runners/rt_team.c): the host joins the
+		 * plugin's counts to this result by it (core/lockinsn.h). */
+		json_t *w = json_object_get(json_object_get(r, "info"), "lock_insn_window");
+
+		if (w && (!json_is_integer(w) || json_integer_value(w) < 0 ||
+			  json_integer_value(w) > (json_int_t)UINT32_MAX)) {
+			snprintf(why, len, "output.results[%zu].info.lock_insn_window: must be an "
+				 "integer 0..%u", i, UINT32_MAX);
+			return 0;
+		}
 	}
 	return 1;
 }

@@ -296,6 +296,7 @@ static int boot_xml(const struct boot_params *bp, const struct boot_where *wh,
 		.seed = bp->seed,
 		.quantum = bp->quantum,
 		.emulator = bp->emulator,
+		.plugin = bp->plugin,
 	};
 	_cleanup_free_ char *path = fs_join(bp->run_dir, "domain.xml");
 	int r;

@@ -15,6 +15,7 @@
 #include "stage/hosts.h"
 #include "stage/imgrun.h"
 #include "stage/krun.h"
+#include "stage/lockinsn_run.h"
 #include "stage/run_ctx.h"
 #include "stage/run_one.h"
 #include "util/cleanup.h"
@@ -113,23 +114,38 @@ static void fill_record(const struct run_limits *lim, const struct boot_result *
 	rec->silence_cpu_s = res->g.silence_cpu_s;
 }
 
+/* A run recorded without a boot: its outcome and reason are set. */
+static int record_not_booted(struct run_ctx *c, struct run_record *rec)
+{
+	json_t *rj;
+
+	rec->console_file[0] = '\0';
+	rj = runreport_run_json(rec);
+	if (!rj)
+		return -ENOMEM;
+	run_ctx_progress(c, "run %u/%u: %s, not booted: %s", rec->index + 1,
+			 c->job->repeats * c->kr.n, outcome_name(rec->outcome), rec->reason);
+	return run_ctx_record(c, rec, rj);
+}
+
 /* A run whose kernel could not be built: recorded (build-failure, with the log tail in
  * kernel.build), never booted. */
 static int record_unbooted(struct run_ctx *c, struct run_record *rec, struct krun_kernel *k)
 {
 	_cleanup_json_ json_t *kextra = krun_report(k, NULL);
-	json_t *rj;
 
 	rec->outcome = k->fail;
 	snprintf(rec->reason, sizeof(rec->reason), "%s", k->reason);
-	rec->console_file[0] = '\0';
 	rec->kernel_extra = kextra;
-	rj = runreport_run_json(rec);
-	if (!rj)
-		return -ENOMEM;
-	run_ctx_progress(c, "run %u/%u: %s, not booted: %s", rec->index + 1,
-		     c->job->repeats * c->kr.n, outcome_name(rec->outcome), rec->reason);
-	return run_ctx_record(c, rec, rj);
+	return record_not_booted(c, rec);
+}
+
+/* A run the lab could not start (infra-error): why says what is missing. */
+static int record_lab_error(struct run_ctx *c, struct run_record *rec, const char *why)
+{
+	rec->outcome = OUTCOME_INFRA_ERROR;
+	snprintf(rec->reason, sizeof(rec->reason), "lab error: %s", why);
+	return record_not_booted(c, rec);
 }
 
 /* Before a run: under a host-clock model wait (bounded) for a quiet host, since every cycle
@@ -190,6 +206,57 @@ static int run_seed(const struct run_opts *o, unsigned index, enum timing_model 
 	return 0;
 }
 
+/* The kernel's own command-line words, with what the lock-instruction counter needs. */
+static char *kernel_extra(const struct job *job, const char *cmdline)
+{
+	char *s;
+
+	if (!job->lock_insns)
+		return strdup(cmdline ? cmdline : "");
+	if (asprintf(&s, "%s%s" LOCKINSN_CMDLINE, cmdline ? cmdline : "",
+		     cmdline && cmdline[0] ? " " : "") < 0)
+		return NULL;
+	return s;
+}
+
+/* "lock_insns": the plugin needs the tcg model (core/job.c says why) and this machine (its
+ * map and output are local files). */
+static int lockinsn_before(struct run_ctx *c, const struct host *m, const struct krun_kernel *k,
+			   const char *dir, char *plugin, size_t len, char *why, size_t why_len)
+{
+	enum timing_model t = m->host.timing;
+
+	(void)c;
+	if (t != TIMING_TCG) {
+		snprintf(why, why_len, "lock_insns needs the timing model tcg, not %s (core/job.c "
+			 "says why)", timing_info(t)->name);
+		return -EINVAL;
+	}
+	if (m->vc.remote) {
+		snprintf(why, why_len, "lock_insns runs on this machine only, not on %s", m->uri);
+		return -EINVAL;
+	}
+	return lockinsn_prepare(dir, k->image, c->runners, plugin, len, why, why_len);
+}
+
+/* The plugin's counts into the run's results; a failure is said and kept in the run, whose
+ * timings stand. */
+static int lockinsn_after(struct run_ctx *c, unsigned index, const char *dir, json_t *rj)
+{
+	char why[512] = "";
+	int r = lockinsn_collect(dir, rj, why, sizeof(why));
+
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		run_ctx_progress(c, "run %u: lock instructions: %s", index + 1, why);
+		return json_object_set_new(rj, "lock_insns_error", json_string(why)) < 0 ? -ENOMEM
+											   : 0;
+	}
+	run_ctx_progress(c, "run %u: lock instructions counted for %d result(s)", index + 1, r);
+	return 0;
+}
+
 static void mark_booting(struct run_slot *s, int on)
 {
 	struct run_ctx *c = s->c;
@@ -213,7 +280,9 @@ static int boot_one(struct run_slot *s, struct host *m)
 	unsigned index = s->index;
 	int kvm = !strcmp(m->host.accel, "kvm");
 	int online = boot_online_after(kvm, c->job->topo.vcpus, k->jk->cmdline);
-	_cleanup_free_ char *cmdline = boot_cmdline(k->image, kvm, online, k->jk->cmdline);
+	_cleanup_free_ char *extra = kernel_extra(c->job, k->jk->cmdline);
+	_cleanup_free_ char *cmdline = extra ? boot_cmdline(k->image, kvm, online, extra) : NULL;
+	char plugin[3 * PATH_MAX + 32] = "";
 	_cleanup_json_ json_t *kextra = NULL, *iextra = NULL;
 	unsigned total = c->job->repeats * c->kr.n;
 	char dir[PATH_MAX + 32], name[64], run_id[192], why[512] = "", rel[32];
@@ -249,11 +318,15 @@ static int boot_one(struct run_slot *s, struct host *m)
 	r = gj && cmdline ? run_seed(c->o, index, m->host.timing, &rec) : -ENOMEM;
 	if (r < 0)
 		return r;
+	if (c->job->lock_insns && lockinsn_before(c, m, k, dir, plugin, sizeof(plugin), why,
+						  sizeof(why)) < 0)
+		return record_lab_error(c, &rec, why);
 	disk = imgrun_before(&c->img, dir, overlay, why, sizeof(why)); /* a fresh overlay per run */
 	struct boot_params bp = {
 		.run_dir = dir, .name = name, .kernel = k->image, .cmdline = cmdline, .seed = rec.seed,
 		.quantum = m->host.quantum,
 		.emulator = m->host.qemu_binary[0] ? m->host.qemu_binary : NULL,
+		.plugin = plugin[0] ? plugin : NULL,
 		.topo = &c->job->topo, .accel = timing_info(m->host.timing)->accel,
 		.runners_dir = c->runners, .guestjob = gj, .kernel_config = k->build_config,
 		.nr_workloads = c->job->nr_workloads,
@@ -313,6 +386,10 @@ static int boot_one(struct run_slot *s, struct host *m)
 	boot_result_free(&res);
 	if (!rj)
 		return -ENOMEM;
+	if (plugin[0] && lockinsn_after(c, index, dir, rj) < 0) {
+		json_decref(rj);
+		return -ENOMEM;
+	}
 	run_ctx_progress(c, "run %u/%u: %s (%s) boot %.1f s, total %.1f s", index + 1, total,
 		     outcome_name(rec.outcome), rec.reason, rec.boot_s, rec.total_s);
 	return run_ctx_record(c, &rec, rj);

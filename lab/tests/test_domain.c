@@ -163,36 +163,46 @@ struct golden_case {
 	int streams;    /* serial ports as ptys (a remote host) */
 	const char *firmware; /* -bios ROM (qboot), NULL: QEMU's default */
 	unsigned quantum;     /* the contention model's round; 0: none */
+	const char *plugin;   /* QEMU's -plugin value; NULL: none */
 };
 
 static const struct golden_case golden_cases[] = {
 	{"4s-8c-tcg", "4s-8c", DOMAIN_ACCEL_TCG, 0, "6f1d7c1e-3a8b-4c1e-9f5a-2b7d0e4c8a11", NULL,
 	 "/var/lib/numalab/cache/initramfs-0123abcd.cpio",
-	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 0, NULL, 0},
-	{"4s-8c-kvm", "4s-8c", DOMAIN_ACCEL_KVM, 0, NULL, "/usr/libexec/qemu-kvm", NULL, NULL, 0, 0, NULL, 0},
+	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 0, NULL, 0, NULL},
+	{"4s-8c-kvm", "4s-8c", DOMAIN_ACCEL_KVM, 0, NULL, "/usr/libexec/qemu-kvm", NULL, NULL, 0, 0, NULL, 0, NULL},
 	{"4s-8c-kvm-iommu", "4s-8c", DOMAIN_ACCEL_KVM, 1, "0123456789abcdef0123456789ABCDEF", NULL,
-	 "/var/lib/numalab/cache/initramfs-0123abcd.cpio", "console=ttyS0", 1, 0, NULL, 0},
+	 "/var/lib/numalab/cache/initramfs-0123abcd.cpio", "console=ttyS0", 1, 0, NULL, 0, NULL},
 	{"4s-8c-icount", "4s-8c", DOMAIN_ACCEL_TCG_ICOUNT, 0, "6f1d7c1e-3a8b-4c1e-9f5a-2b7d0e4c8a13",
 	 NULL, "/var/lib/numalab/cache/initramfs-0123abcd.cpio",
-	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 0, NULL, 0},
+	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 0, NULL, 0, NULL},
 	{"4s-512c-tcg-iommu", "4s-512c", DOMAIN_ACCEL_TCG, 0,
 	 "6f1d7c1e-3a8b-4c1e-9f5a-2b7d0e4c8a12", NULL,
 	 "/var/lib/numalab/cache/initramfs-0123abcd.cpio",
-	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on intremap=on", 1, 0, NULL, 0},
+	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on intremap=on", 1, 0, NULL, 0, NULL},
 	/* A remote host's guest: the files are volumes of the lab's pool there, the serial
 	 * ports ptys streamed back through libvirt. */
 	{"4s-8c-tcg-remote", "4s-8c", DOMAIN_ACCEL_TCG, 0, NULL, NULL,
 	 "/var/lib/numalab-pool/run-20261130-0350-quick-r0-initrd.cpio",
-	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 1, NULL, 0},
+	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 1, NULL, 0, NULL},
 	/* The contention model: icount with rounds, on the lab's QEMU build. */
 	{"4s-8c-quantum", "4s-8c", DOMAIN_ACCEL_TCG_ICOUNT, 0, NULL,
 	 "/var/cache/numalab/qemu/artifacts/0123abcd/qemu-system-x86_64",
 	 "/var/lib/numalab/cache/initramfs-0123abcd.cpio",
-	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 0, NULL, 1000},
+	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 0, NULL, 1000, NULL},
 	/* qboot instead of SeaBIOS (lab/stage/boot.c says when). */
 	{"4s-8c-tcg-qboot", "4s-8c", DOMAIN_ACCEL_TCG, 0, NULL, NULL,
 	 "/var/lib/numalab/cache/initramfs-0123abcd.cpio",
-	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 0, "/usr/share/qemu/qboot.rom", 0},
+	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 0, "/usr/share/qemu/qboot.rom", 0, NULL},
+	/* The lock-instruction counter under icount: -plugin beside -icount and -seed. */
+	{"4s-8c-icount-plugin", "4s-8c", DOMAIN_ACCEL_TCG_ICOUNT, 0, NULL, NULL,
+	 "/var/lib/numalab/cache/initramfs-0123abcd.cpio",
+	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on nokaslr", 0, 0, NULL, 0,
+	 "file=/usr/lib/numalab/plugin/lockinsn.so,map=/var/lib/numalab/runs/r0/lockinsn.map,"
+	 "out=/var/lib/numalab/runs/r0/lockinsn.json"},
+	/* ... and under plain TCG, where only the plugin needs QEMU's own arguments. */
+	{"4s-8c-tcg-plugin", "4s-8c", DOMAIN_ACCEL_TCG, 0, NULL, NULL, NULL, "console=ttyS0 nokaslr",
+	 0, 0, NULL, 0, "file=/p/lockinsn.so,map=/r/a&b.map,out=/r/o.json"},
 };
 
 static void run_golden(const struct golden_case *c, int update)
@@ -215,6 +225,7 @@ static void run_golden(const struct golden_case *c, int update)
 		.serial_streams = c->streams,
 		.seed = 8364502841563029117ULL,
 		.quantum = c->quantum,
+		.plugin = c->plugin,
 	};
 	int r;
 
@@ -321,6 +332,8 @@ static void run_refusals(void)
 		{"quantum without icount", good},
 		{"quantum without the lab's emulator", good},
 		{"quantum above the patch's 65535", good},
+		{"a TCG plugin under KVM", good},
+		{"a TCG plugin that is not file=/ABSOLUTE", good},
 	};
 	unsigned i = 0;
 
@@ -348,6 +361,9 @@ static void run_refusals(void)
 	cases[i].spec.accel = DOMAIN_ACCEL_TCG_ICOUNT;
 	cases[i].spec.emulator = "/q";
 	cases[i++].spec.quantum = DOMAIN_QUANTUM_MAX + 1;
+	cases[i].spec.accel = DOMAIN_ACCEL_KVM;
+	cases[i++].spec.plugin = "file=/p/lockinsn.so";
+	cases[i++].spec.plugin = "file=lockinsn.so";
 
 	{
 		char *out = NULL;

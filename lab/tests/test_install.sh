@@ -29,6 +29,7 @@ if [ -x "$B/labd" ]; then present usr/bin/labd; else echo "# $B/labd is not buil
 for r in "$B"/runners/*; do present "usr/lib/numalab/runners/$(basename "$r")"; done
 present usr/lib/numalab/slurm/epilog
 present usr/lib/numalab/slurm/healthcheck
+present usr/lib/numalab/plugin/lockinsn.so
 for f in kernels/baseline.json kernels/base.config images/debian-perf.json \
 	configs/quick.json configs/topologies/4s-8c.json lab/report/dashboard.js \
 	lab/report/dashboard.css lab/report/vendor/chart.umd.min.js; do

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The lock-instruction counter (lab/plugin/lockinsn.c) on a guest whose locks have a known
+# length: lab/tests/synthlock.S, a bare multiboot program that QEMU runs in well under a
+# second (no libvirt, no kernel: the plugin is what is tested here; integration-lockinsn runs
+# it in the lab's guests).  Every count must be exact, and the same under -icount and in a
+# second run.  TAP; ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. lab/tests/lib.sh
+B=${B:-build}
+T=$(mktemp -d /tmp/numalab-test-lockinsn.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+plugin=$B/plugin/lockinsn.so elf=$B/tests/synthlock.elf
+
+nm -n "$elf" >"$T/map"
+# run NAME [QEMU-ARGS...]: the guest with the plugin; its JSON in $T/NAME.json.
+run() {
+	timeout 60 qemu-system-x86_64 -machine q35 -accel tcg "${@:2}" -display none -nodefaults \
+		-no-reboot -kernel "$elf" -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+		-plugin "$plugin,map=$T/map,out=$T/$1.json" >"$T/$1.out" 2>&1
+	# isa-debug-exit: QEMU exits (0 << 1) | 1 when the guest wrote 0.
+	ok "$(rc_is $? 1)" "$1: the guest ran to its end (QEMU exit 1 from isa-debug-exit)"
+	[ -s "$T/$1.json" ] || diag "$T/$1.out"
+}
+w() { jq -e "$2" "$T/$1.json" >/dev/null; }
+site() { echo ".windows[] | select(.id == $1) | .sites[] | select(.site | startswith(\"$2+\"))"; }
+
+run tcg
+check "valid JSON, schema numalab.lockinsn/1, nothing dropped, the entry point found" \
+	w tcg '.schema == "numalab.lockinsn/1" and .dropped == 0 and .entries_found == 1'
+check "a section outside every window is not counted (three windows, 7 8 9)" \
+	w tcg '[.windows[].id] == [7, 8, 9]'
+check "window 7: 1000 acquisitions at one site, 103 instructions inside each" \
+	w tcg "[$(site 7 synth_single)] | length == 1 and .[0].acquisitions == 1000 and
+	       .[0].inside_insns == 103000 and .[0].inside_min == 103 and .[0].inside_max == 103"
+check "window 7: the window is 107004 instructions, one task, nothing left open" \
+	w tcg '.windows[] | select(.id == 7) | .insns == 107004 and .tasks == 1 and .open_at_stop == 0'
+check "window 7: one lock, one vCPU" \
+	w tcg "$(site 7 synth_single) | .locks == 1 and .max_cpus_per_lock == 1"
+check "window 8: nested, the outer section 79 instructions (the inner one within it)" \
+	w tcg "[$(site 8 synth_nested)] | map(select(.inside_min == 79)) | length == 1 and .[0].acquisitions == 10"
+check "window 8: nested, the inner section 23" \
+	w tcg "[$(site 8 synth_nested)] | map(select(.inside_min == 23 and .inside_max == 23)) | length == 1"
+check "window 8: 834 instructions" w tcg '.windows[] | select(.id == 8) | .insns == 834'
+check "window 9: a zero store to another byte is not a release (104, not 3)" \
+	w tcg "$(site 9 synth_other_store) | .acquisitions == 1 and .inside_insns == 104"
+
+run icount -icount shift=0,sleep=off
+check "under -icount: the same counts" cmp -s "$T/tcg.json" "$T/icount.json"
+run again
+check "a second run: the same counts" cmp -s "$T/tcg.json" "$T/again.json"
+
+# Refused arguments: QEMU does not start.
+timeout 20 qemu-system-x86_64 -machine q35 -accel tcg -display none -nodefaults -kernel "$elf" \
+	-plugin "$plugin,map=$T/map" >"$T/noout.out" 2>&1
+ok "$(rc_is $? 1)" "no out=: QEMU refuses to start"
+has "$T/noout.out" "map=FILE and out=FILE are needed" "... saying what is needed"
+timeout 20 qemu-system-x86_64 -machine q35 -accel tcg -display none -nodefaults -kernel "$elf" \
+	-plugin "$plugin,map=$T/none,out=$T/x.json" >"$T/nomap.out" 2>&1
+ok "$(rc_is $? 1)" "an unreadable map: QEMU refuses to start"
+has "$T/nomap.out" "cannot read $T/none" "... naming it"
+finish
