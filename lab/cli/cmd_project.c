@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "analysis/projection.h"
+#include "analysis/projinput.h"
 #include "cli/cli.h"
+#include "cli/report_files.h"
 #include "stage/jobload.h"
 #include "util/checkout.h"
 #include "util/cleanup.h"
@@ -25,7 +27,9 @@ void cmd_project_help(void)
 {
 	printf("usage: lab project --inside N --outside N [--topology NAME|FILE] [--to N]\n"
 	       "                   [--lock queued|ticket] [--no-transfer] [--priors FILE]\n"
-	       "                   [--draws N] [--seed N] [--json]\n\n"
+	       "                   [--draws N] [--seed N] [--json]\n"
+	       "       lab project --from REPORT --site NAME+ [--label L] [--workload W]\n"
+	       "                   [--tasks N] [the options above but --inside, --outside]\n\n"
 	       "A PROJECTION, not a measurement: the throughput of a workload whose cost is one\n"
 	       "shared spinlock, from 1 CPU to the target's size.  The model is exact mean-value\n"
 	       "analysis of N CPUs each running the instructions outside the lock, then holding\n"
@@ -36,6 +40,11 @@ void cmd_project_help(void)
 	       "projection never enters a verdict.\n\n"
 	       "  --inside N, --outside N  instructions per operation inside the lock and\n"
 	       "                           outside it (the plain kernel, not a lockdep twin)\n"
+	       "  --from REPORT            or both from a run with \"lock_insns\" (GUIDE.md):\n"
+	       "                           per acquisition at the call site --site (a prefix,\n"
+	       "                           e.g. do_huge_pmd_anonymous_page+), the site's\n"
+	       "                           instructions inside and the window's outside, summed\n"
+	       "                           over the boots of --label at --tasks (default 1)\n"
 	       "  --topology T             the target (configs/topologies/T.json): 4s-512c\n"
 	       "  --to N                   project to N CPUs (default: all of the target's)\n"
 	       "  --lock L                 queued (qspinlock, Linux 4.2 on; default) or ticket\n"
@@ -46,14 +55,17 @@ void cmd_project_help(void)
 	       "  --json                   every CPU count, schema numalab.projection/1\n\n"
 	       "EXAMPLES\n"
 	       "  lab project --inside 300 --outside 6000\n"
-	       "  lab project --inside 300 --outside 6000 --topology 4s-64c --lock ticket\n\n"
+	       "  lab project --inside 300 --outside 6000 --topology 4s-64c --lock ticket\n"
+	       "  lab project --from reports/ID --label no-split-pmd-ptlock \\\n"
+	       "              --site do_huge_pmd_anonymous_page+\n\n"
 	       "Exit status: 0 projected, 2 bad input (nothing projected).\n",
 	       PRIORS_REL, PROJ_MAX_DRAWS);
 }
 
 struct project_args {
 	struct proj_input in;
-	const char *topology, *priors;
+	const char *topology, *priors, *from;
+	struct projinput_pick pick;
 	unsigned to;
 	int json;
 };
@@ -86,6 +98,11 @@ static int parse_args(int argc, char **argv, struct project_args *a)
 		{ "draws", required_argument, NULL, 'd' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "site", required_argument, NULL, 'S' },
+		{ "label", required_argument, NULL, 'L' },
+		{ "workload", required_argument, NULL, 'W' },
+		{ "tasks", required_argument, NULL, 't' },
 		{ 0 },
 	};
 	static const char *const locks[] = { "queued", "ticket" };
@@ -121,17 +138,87 @@ static int parse_args(int argc, char **argv, struct project_args *a)
 				a->in.seed = (uint64_t)v;
 			break;
 		case 'j': a->json = 1; break;
+		case 'F': a->from = optarg; break;
+		case 'S': a->pick.site = optarg; break;
+		case 'L': a->pick.label = optarg; break;
+		case 'W': a->pick.workload = optarg; break;
+		case 't':
+			if ((r = number("--tasks", optarg, 1, 65536, &v)) == 0)
+				a->pick.tasks = (unsigned)v;
+			break;
 		default: cli_bad_option(c, argv); return -EINVAL;
 		}
 	}
 	if (r < 0)
 		return r;
-	if (!have_in || !have_out || optind != argc) {
-		cli_usage_err(optind != argc ? "unexpected argument '%s'"
-					     : "--inside and --outside are both needed%s",
-			      optind != argc ? argv[optind] : "");
+	if (optind != argc) {
+		cli_usage_err("unexpected argument '%s'", argv[optind]);
 		return -EINVAL;
 	}
+	if (a->from ? have_in || have_out || !a->pick.site : !have_in || !have_out) {
+		cli_usage_err(a->from ? (a->pick.site ? "--from takes the place of --inside and "
+						      "--outside" : "--from needs --site NAME+")
+				      : "--inside and --outside are both needed (or --from)");
+		return -EINVAL;
+	}
+	if (!a->from && (a->pick.site || a->pick.label || a->pick.workload || a->pick.tasks)) {
+		cli_usage_err("--site, --label, --workload and --tasks go with --from");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --from: S and Z per acquisition of the site, measured; said before the projection. */
+static int from_report(struct project_args *a)
+{
+	struct report_files f = { 0 };
+	struct lab_error err = { 0 };
+	struct projinput pi;
+	char msg[1400];
+	int r = report_files_add(&f, a->from, &err);
+
+	if (r == 0 && f.n != 1) {
+		error_set(&err, "", "names %zu reports: give one", f.n);
+		r = -EINVAL;
+	}
+	if (r == 0)
+		r = report_files_read(&f, &err);
+	if (r == 0)
+		r = projinput_from_report(f.doc[0], &a->pick, &pi, &err);
+	report_files_free(&f);
+	if (r < 0) {
+		error_format(&err, msg, sizeof(msg));
+		cli_err("--from %s: %s", a->from, msg);
+		return r;
+	}
+	if (projinput_not_shared(&pi)) {
+		cli_err("--from %s: not projected: at %u tasks %s took %u lock(s), the busiest by "
+			"%u vCPU(s): not one lock all CPUs share, which is all this model knows",
+			a->from, pi.shared_tasks, pi.site, pi.shared_locks, pi.shared_max_cpus);
+		return -EINVAL;
+	}
+	a->in.insn_inside = pi.inside;
+	a->in.insn_outside = pi.outside;
+	if (!(pi.inside > 0)) {
+		cli_err("--from %s: no instructions inside %s", a->from, pi.site);
+		return -EINVAL;
+	}
+	fprintf(a->json ? stderr : stdout,
+		"measured: %s, %s at %u task(s), %zu boot(s): %.0f acquisitions at %s (%zu "
+		"site(s)), at most %u lock(s), the busiest taken by %u vCPU(s); per acquisition "
+		"%.1f instructions inside, %.1f outside (the window's instructions count a rep "
+		"string instruction once per translated block: outside is a lower bound of the "
+		"time)\n\n",
+		pi.label, pi.workload, pi.tasks, pi.boots, pi.acquisitions, pi.site, pi.sites,
+		pi.locks, pi.max_cpus_per_lock, pi.inside, pi.outside);
+	if (pi.shared_tasks)
+		fprintf(a->json ? stderr : stdout, "shared: at %u tasks %u lock(s), the busiest "
+			"taken by %u vCPU(s): one lock all CPUs share\n\n", pi.shared_tasks,
+			pi.shared_locks, pi.shared_max_cpus);
+	else
+		fprintf(a->json ? stderr : stdout, "shared: not measured (no result at more than "
+			"%u task(s)): that the site's lock is one lock all CPUs share is assumed\n\n",
+			pi.tasks);
 	return 0;
 }
 
@@ -188,7 +275,7 @@ int cmd_project(int argc, char **argv)
 	char priors[PATH_MAX];
 	int r;
 
-	if (parse_args(argc, argv, &a) < 0 || target(&a) < 0)
+	if (parse_args(argc, argv, &a) < 0 || target(&a) < 0 || (a.from && from_report(&a) < 0))
 		return EXIT_BAD_INPUT;
 	if (a.priors)
 		snprintf(priors, sizeof(priors), "%s", a.priors);

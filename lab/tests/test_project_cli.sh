@@ -55,6 +55,20 @@ bad "--draws 5000" "--draws must be a number 1..4000" --inside 1 --outside 1 --d
 bad "--lock mcs" "--lock must be queued or ticket" --inside 1 --outside 1 --lock mcs
 bad "--to past the target" "--to 65: 4s-64c has 64 CPUs" --inside 1 --outside 1 --topology 4s-64c --to 65
 bad "an unknown topology" 'did you mean "4s-8c"?; known: ' --inside 1 --outside 1 --topology 4s-9c
+D=lab/tests/data/projinput/lock-insns-ab.json
+bad "--from: the split locks of baseline" "not projected: at 4 tasks do_huge_pmd_anonymous_page+0x18f took 4 lock(s), the busiest by 1 vCPU(s)" \
+	--from "$D" --label baseline --site do_huge_pmd_anonymous_page+
+bad "--from beside --inside" "--from takes the place of --inside and --outside" --from "$D" --site x --inside 1
+bad "--from without --site" "--from needs --site NAME+" --from "$D"
+bad "--site without --from" "--site, --label, --workload and --tasks go with --from" --inside 1 --outside 1 --site x
+$LAB project --from "$D" --label no-split-pmd-ptlock --site do_huge_pmd_anonymous_page+ >"$T/from.out" 2>"$T/from.err"
+ok "$(rc_is $? 0)" "--from a report with lock counts: exit 0"
+has "$T/from.out" "per acquisition 1026.0 instructions inside, 36667.4 outside" "... S and Z per acquisition, said first"
+has "$T/from.out" "at 4 tasks 1 lock(s), the busiest taken by 4 vCPU(s): one lock all CPUs share" "... and that the lock is shared"
+has "$T/from.out" "inputs: 1025.97 instructions inside the lock and 36667.4 outside it" "... then the projection of them"
+$LAB project --from "$D" --label no-split-pmd-ptlock --site do_huge_pmd_anonymous_page+ --json >"$T/from.json" 2>"$T/from.jerr"
+check "--from --json: the JSON alone on stdout, the measurement on stderr" \
+	jq -e '.schema == "numalab.projection/1"' "$T/from.json"
 printf '{"schema": "numalab.projection-priors/1", "cpi": {"lo": 1, "hi": 2, "shape": "normal", "basis": "b"}}' >"$T/p.json"
 bad "a bad priors file" "p.json: cpi.shape: must be \"uniform\" or \"log-uniform\"" --inside 1 --outside 1 --priors "$T/p.json"
 finish

@@ -1,0 +1,183 @@
+/* The projection's inputs from a measured report (analysis/projinput.h). */
+#include "analysis/projinput.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "util/strbuf.h"
+
+static json_int_t ival(const json_t *o, const char *key)
+{
+	return json_integer_value(json_object_get(o, key));
+}
+
+static const char *label_of(const json_t *run)
+{
+	const char *l = json_string_value(json_object_get(json_object_get(run, "kernel"), "label"));
+
+	return l ? l : "";
+}
+
+/* The one label of the report's runs with lock counts, or pick's; -EINVAL when ambiguous. */
+static int pick_label(const json_t *runs, const char *want, char *out, size_t len,
+		      struct lab_error *err)
+{
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	const json_t *run;
+	size_t i;
+
+	out[0] = '\0';
+	json_array_foreach(runs, i, run) {
+		const char *l = label_of(run);
+
+		if (!l[0] || (want && strcmp(l, want)))
+			continue;
+		if (!out[0])
+			snprintf(out, len, "%s", l);
+		else if (strcmp(out, l) && !strstr(sb.buf ? sb.buf : "", l))
+			strbuf_appendf(&sb, "%s%s", sb.len ? ", " : "", l);
+	}
+	if (!out[0])
+		return error_set(err, "", want ? "no run of kernel %s" : "no run with a kernel label",
+				 want);
+	if (sb.len)
+		return error_set(err, "", "runs of more than one kernel (%s, %s): say which with "
+				 "--label", out, sb.buf);
+	return 0;
+}
+
+static int site_matches(const json_t *s, const char *prefix)
+{
+	const char *name = json_string_value(json_object_get(s, "site"));
+
+	return name && !strncmp(name, prefix, strlen(prefix));
+}
+
+/* One result's counts of the picked site into out; 1 when it had them. */
+static int add_result(const json_t *res, const struct projinput_pick *p, struct projinput *out)
+{
+	const json_t *li = json_object_get(json_object_get(res, "info"), "lock_insns"), *s;
+	size_t i, matched = 0;
+
+	if (!li || (unsigned)ival(res, "tasks") != out->tasks)
+		return 0;
+	json_array_foreach(json_object_get(li, "sites"), i, s) {
+		if (!site_matches(s, p->site))
+			continue;
+		if (!matched++ && !out->site[0])
+			snprintf(out->site, sizeof(out->site), "%s",
+				 json_string_value(json_object_get(s, "site")));
+		out->acquisitions += (double)ival(s, "acquisitions");
+		out->inside_insns += (double)ival(s, "inside_insns");
+		if ((unsigned)ival(s, "max_cpus_per_lock") > out->max_cpus_per_lock)
+			out->max_cpus_per_lock = (unsigned)ival(s, "max_cpus_per_lock");
+		if ((unsigned)ival(s, "locks") > out->locks)
+			out->locks = (unsigned)ival(s, "locks");
+	}
+	if (!matched)
+		return 0;
+	out->sites = matched > out->sites ? matched : out->sites;
+	out->window_insns += (double)ival(li, "insns");
+	return 1;
+}
+
+/* The first few sites of a result, each named once, for an error that says what there is. */
+static void append_site(struct strbuf *sb, const char *name, size_t n)
+{
+	if (!name || n >= 4 || sb->len >= 400 || (sb->buf && strstr(sb->buf, name)))
+		return;
+	strbuf_appendf(sb, "%s%s", sb->len ? ", " : "", name);
+}
+
+/* The sites the label's results have, for an error that says what there is. */
+static void list_sites(const json_t *runs, const char *label, struct strbuf *sb)
+{
+	const json_t *run, *wl, *res, *s;
+	size_t i, k, m, n;
+
+	json_array_foreach(runs, i, run) {
+		if (strcmp(label_of(run), label))
+			continue;
+		json_array_foreach(json_object_get(run, "workloads"), k, wl)
+			json_array_foreach(json_object_get(wl, "results"), m, res)
+				json_array_foreach(json_object_get(json_object_get(json_object_get(
+					res, "info"), "lock_insns"), "sites"), n, s)
+					append_site(sb, json_string_value(json_object_get(s,
+											   "site")),
+						    n);
+		return;
+	}
+}
+
+/* The result at more tasks than measured with the site: how shared its lock is. */
+static void add_sharing(const json_t *res, const char *prefix, struct projinput *out)
+{
+	const json_t *li = json_object_get(json_object_get(res, "info"), "lock_insns"), *s;
+	unsigned tasks = (unsigned)ival(res, "tasks");
+	size_t i;
+
+	if (!li || tasks <= out->tasks || tasks < out->shared_tasks)
+		return;
+	json_array_foreach(json_object_get(li, "sites"), i, s) {
+		if (!site_matches(s, prefix))
+			continue;
+		if (tasks > out->shared_tasks)
+			out->shared_locks = out->shared_max_cpus = 0;
+		out->shared_tasks = tasks;
+		if ((unsigned)ival(s, "locks") > out->shared_locks)
+			out->shared_locks = (unsigned)ival(s, "locks");
+		if ((unsigned)ival(s, "max_cpus_per_lock") > out->shared_max_cpus)
+			out->shared_max_cpus = (unsigned)ival(s, "max_cpus_per_lock");
+	}
+}
+
+int projinput_not_shared(const struct projinput *p)
+{
+	return p->shared_tasks > p->tasks && p->shared_max_cpus < p->shared_tasks;
+}
+
+int projinput_from_report(const json_t *report, const struct projinput_pick *pick,
+			  struct projinput *out, struct lab_error *err)
+{
+	const json_t *runs = json_object_get(report, "runs"), *run, *wl, *res;
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	size_t i, k, m;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	out->tasks = pick->tasks ? pick->tasks : 1;
+	if (!pick->site || !pick->site[0])
+		return error_set(err, "", "a call site is needed (--site NAME+)");
+	if ((r = pick_label(runs, pick->label, out->label, sizeof(out->label), err)) < 0)
+		return r;
+	json_array_foreach(runs, i, run) {
+		if (strcmp(label_of(run), out->label))
+			continue;
+		json_array_foreach(json_object_get(run, "workloads"), k, wl) {
+			const char *name = json_string_value(json_object_get(wl, "name"));
+
+			if (!name || (pick->workload && strcmp(name, pick->workload)) ||
+			    (out->workload[0] && strcmp(name, out->workload)))
+				continue;
+			json_array_foreach(json_object_get(wl, "results"), m, res) {
+				add_sharing(res, pick->site, out);
+				if (add_result(res, pick, out)) {
+					snprintf(out->workload, sizeof(out->workload), "%s", name);
+					out->boots++;
+				}
+			}
+		}
+	}
+	if (!out->boots || !(out->acquisitions > 0)) {
+		list_sites(runs, out->label, &sb);
+		return error_set(err, "", "%s has no result at %u task(s) with lock counts "
+				 "(\"lock_insns\") at a site %s...%s%s", out->label, out->tasks,
+				 pick->site, sb.len ? "; its sites include " : "",
+				 sb.len ? sb.buf : "");
+	}
+	out->inside = out->inside_insns / out->acquisitions;
+	out->outside = out->window_insns / out->acquisitions - out->inside;
+	if (out->outside < 0)
+		out->outside = 0;
+	return 0;
+}

@@ -1,0 +1,40 @@
+/* The projection's inputs from a measured report (`lab project --from`): the instructions per
+ * acquisition of one lock call site inside the lock (S) and outside it (Z), from the results
+ * the lock-instruction counter filled (info.lock_insns, core/lockinsn.h).  One operation of
+ * the machine-repairman model is one pass through the site's lock: S = the site's
+ * instructions inside / its acquisitions, Z = the window's instructions / acquisitions - S,
+ * summed over every boot of the label before dividing.  Pure. */
+#pragma once
+#include <jansson.h>
+#include <stddef.h>
+
+#include "util/error.h"
+
+struct projinput_pick {
+	const char *label;    /* the kernel label; NULL: the report must have one */
+	const char *workload; /* NULL: the first with lock_insns */
+	unsigned tasks;       /* the task count (0: 1) */
+	const char *site;     /* a call site's prefix, e.g. "do_huge_pmd_anonymous_page+" */
+};
+
+struct projinput {
+	char label[64], workload[64], site[128]; /* what was found (site: the first matching) */
+	unsigned tasks;
+	size_t boots, sites;                     /* results used; distinct sites matched */
+	double acquisitions, window_insns, inside_insns; /* summed over the boots */
+	double inside, outside;                  /* per acquisition: S and Z */
+	unsigned max_cpus_per_lock, locks;       /* the largest over the boots */
+	/* Whether the site's lock is one lock shared by all tasks: at the most tasks measured
+	 * (shared_tasks, 0: none above tasks), the most distinct locks the site took in one
+	 * result and the most vCPUs that took one of them. */
+	unsigned shared_tasks, shared_locks, shared_max_cpus;
+};
+
+/* 1 when the report shows the site's lock is not one shared lock (more tasks, each lock taken
+ * by fewer vCPUs than tasks): such a series is not projected. */
+int projinput_not_shared(const struct projinput *p);
+
+/* -EINVAL with err saying what is missing (a label, the counts, the site: the sites there
+ * are named), 0 with *out filled. */
+int projinput_from_report(const json_t *report, const struct projinput_pick *pick,
+			  struct projinput *out, struct lab_error *err);

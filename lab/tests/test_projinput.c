@@ -1,0 +1,70 @@
+/* analysis/projinput: `lab project --from`'s inputs from a report with lock counts.
+ * lab/tests/data/projinput/lock-insns-ab.json: configs/lock-insns.json as measured (tcg, two
+ * boots a side of baseline and no-split-pmd-ptlock, memscale with THP at 1 and 4 tasks),
+ * reduced to the labels and info.lock_insns.  The sums and per-acquisition figures are checked
+ * by hand against the file (jq), and which series may be projected: only the one whose site
+ * took one lock all tasks shared. */
+#include <math.h>
+#include <string.h>
+
+#include "analysis/projinput.h"
+#include "testutil.h"
+
+#define DATA "lab/tests/data/projinput/lock-insns-ab.json"
+#define SITE "do_huge_pmd_anonymous_page+"
+
+static int pick(const json_t *rep, const char *label, const char *site, unsigned tasks,
+		struct projinput *pi, struct lab_error *err)
+{
+	struct projinput_pick p = { .label = label, .site = site, .tasks = tasks };
+
+	memset(err, 0, sizeof(*err));
+	return projinput_from_report(rep, &p, pi, err);
+}
+
+int main(void)
+{
+	_cleanup_json_ json_t *rep = testutil_load(DATA);
+	struct projinput pi;
+	struct lab_error err;
+	int r;
+
+	if (!tap_ok(rep != NULL, "%s loads", DATA))
+		return tap_done();
+	r = pick(rep, "no-split-pmd-ptlock", SITE, 1, &pi, &err);
+	tap_ok(r == 0 && pi.boots == 2 && pi.acquisitions == 32 && pi.inside_insns == 32831 &&
+		       pi.window_insns == 1206188,
+	       "no-split, 1 task: 2 boots, 32 acquisitions, 32831 inside, 1206188 in the windows "
+	       "(%zu, %g, %g, %g)", pi.boots, pi.acquisitions, pi.inside_insns, pi.window_insns);
+	tap_ok(r == 0 && fabs(pi.inside - 32831.0 / 32) < 1e-9 &&
+		       fabs(pi.outside - (1206188.0 - 32831) / 32) < 1e-9,
+	       "... per acquisition: S = inside / acquisitions, Z = window / acquisitions - S");
+	tap_ok(!strcmp(pi.site, "do_huge_pmd_anonymous_page+0x15f") && !strcmp(pi.workload,
+										  "memscale"),
+	       "... the site and workload found: %s in %s", pi.site, pi.workload);
+	tap_ok(pi.shared_tasks == 4 && pi.shared_locks == 1 && pi.shared_max_cpus == 4 &&
+		       !projinput_not_shared(&pi),
+	       "... at 4 tasks one lock taken by 4 vCPUs: shared, projected");
+	r = pick(rep, "baseline", SITE, 1, &pi, &err);
+	tap_ok(r == 0 && pi.shared_tasks == 4 && pi.shared_locks == 4 &&
+		       pi.shared_max_cpus == 1 && projinput_not_shared(&pi),
+	       "baseline: at 4 tasks four split locks, each taken by 1 vCPU: not projected");
+	r = pick(rep, "no-split-pmd-ptlock", SITE, 4, &pi, &err);
+	tap_ok(r == 0 && pi.tasks == 4 && pi.shared_tasks == 0 && pi.acquisitions == 128,
+	       "at 4 tasks (the most measured): 128 acquisitions, sharing not measured above it");
+	r = pick(rep, NULL, SITE, 1, &pi, &err);
+	tap_ok(r == -EINVAL && strstr(err.msg, "say which with --label"),
+	       "two labels and no --label: refused (%s)", err.msg);
+	r = pick(rep, "no-such", SITE, 1, &pi, &err);
+	tap_ok(r == -EINVAL && strstr(err.msg, "no run of kernel no-such"),
+	       "an unknown label: refused (%s)", err.msg);
+	r = pick(rep, "baseline", "no_such_function+", 1, &pi, &err);
+	tap_ok(r == -EINVAL && strstr(err.msg, "its sites include do_huge_pmd_anonymous_page+"),
+	       "an unknown site: refused, naming sites there are (%s)", err.msg);
+	r = pick(rep, "baseline", SITE, 2, &pi, &err);
+	tap_ok(r == -EINVAL && strstr(err.msg, "no result at 2 task(s)"),
+	       "a task count not measured: refused (%s)", err.msg);
+	r = pick(rep, "baseline", "", 1, &pi, &err);
+	tap_ok(r == -EINVAL && strstr(err.msg, "--site"), "no site: refused (%s)", err.msg);
+	return tap_done();
+}
