@@ -104,28 +104,49 @@ static int check_timing(const struct series_set *s, size_t va, size_t vb, const 
 	return 0;
 }
 
+/* Runs of one instrumented kind (n of a variant's runs) are never pooled with plain ones, and
+ * an instrumented side is never compared with a plain one. */
+struct instrument {
+	const char *runs_of, *paren, *plain, *is, *why;
+};
+
+static int check_instrument(const struct series_variant *const v[2], const unsigned n[2],
+			    const struct instrument *k, struct lab_error *err)
+{
+	for (int i = 0; i < 2; i++)
+		if (n[i] && n[i] != v[i]->runs)
+			return error_set(err, "", "%s (%s) mixes runs %s (%u%s) and %s (%u): they "
+					 "cannot be pooled", i ? "B" : "A", v[i]->label, k->runs_of,
+					 n[i], k->paren, k->plain, v[i]->runs - n[i]);
+	if (!n[0] != !n[1])
+		return error_set(err, "", "%s (%s) is %s and %s (%s) is not: %s",
+				 n[0] ? "A" : "B", n[0] ? v[0]->label : v[1]->label, k->is,
+				 n[0] ? "B" : "A", n[0] ? v[1]->label : v[0]->label, k->why);
+	return 0;
+}
+
 /* A lock-counting twin runs with lockdep, which changes how every lock is taken and
- * inflates hold times: its figures are compared with another twin's, never with a plain
- * kernel's, and its runs are never pooled with a plain kernel's. */
+ * inflates hold times; the lock-instruction counter calls into QEMU on every translated block,
+ * which slows the guest.  Either kind is compared with its own kind only. */
 static int check_lockdep(const struct series_set *s, size_t va, size_t vb,
 			 struct lab_error *err)
 {
-	const struct series_variant *v[2] = {&s->variants[va], &s->variants[vb]};
+	static const struct instrument twin = {
+		"of a lock-counting twin", ", with lockdep", "of a plain kernel",
+		"a lock-counting twin (lockdep: /proc/lock_stat in its results)",
+		"lockdep changes how locks are taken and inflates hold times, so their figures "
+		"cannot be compared; compare a twin with a twin"};
+	static const struct instrument counted = {
+		"with the lock-instruction counter", "", "without it",
+		"run with the lock-instruction counter (info.lock_insns in its results)",
+		"the counter slows every translated block, so their timings cannot be compared; "
+		"compare counted runs with counted runs"};
+	const struct series_variant *const v[2] = {&s->variants[va], &s->variants[vb]};
+	const unsigned dep[2] = {v[0]->lockdep, v[1]->lockdep};
+	const unsigned ins[2] = {v[0]->lock_insns, v[1]->lock_insns};
+	int r = check_instrument(v, dep, &twin, err);
 
-	for (int i = 0; i < 2; i++)
-		if (v[i]->lockdep && v[i]->lockdep != v[i]->runs)
-			return error_set(err, "", "%s (%s) mixes runs of a lock-counting twin "
-						  "(%u, with lockdep) and of a plain kernel (%u): "
-						  "they cannot be pooled", i ? "B" : "A", v[i]->label,
-					 v[i]->lockdep, v[i]->runs - v[i]->lockdep);
-	if (!v[0]->lockdep != !v[1]->lockdep)
-		return error_set(err, "", "%s (%s) is a lock-counting twin (lockdep: /proc/lock_stat "
-					  "in its results) and %s (%s) is not: lockdep changes how "
-					  "locks are taken and inflates hold times, so their figures "
-					  "cannot be compared; compare a twin with a twin",
-				 v[0]->lockdep ? "A" : "B", v[0]->lockdep ? v[0]->label : v[1]->label,
-				 v[0]->lockdep ? "B" : "A", v[0]->lockdep ? v[1]->label : v[0]->label);
-	return 0;
+	return r < 0 ? r : check_instrument(v, ins, &counted, err);
 }
 
 /* Both sides ran on hosts of one class (each run's host.class, `lab run --host-class`, what

@@ -300,14 +300,16 @@ static long add_variant(struct series_set *s, const char *label)
 
 /* 1 when a result of the run carries info.lock_stat: only a lock-counting twin has
  * /proc/lock_stat (runners/PROTOCOL.md). */
-static int run_has_lock_stat(const json_t *run)
+/* Whether a result of the run has info.KEY (lock_stat: a lockdep twin; lock_insns: the
+ * lock-instruction counter). */
+static int run_has_info(const json_t *run, const char *key)
 {
 	const json_t *w, *res;
 	size_t i, k;
 
 	json_array_foreach(json_object_get(run, "workloads"), i, w)
 		json_array_foreach(json_object_get(w, "results"), k, res)
-			if (json_object_get(json_object_get(res, "info"), "lock_stat"))
+			if (json_object_get(json_object_get(res, "info"), key))
 				return 1;
 	return 0;
 }
@@ -331,7 +333,8 @@ static int count_run(struct series_set *s, size_t variant, size_t report, const 
 							     "cpus"));
 
 	v->contended += json_is_true(json_object_get(noise, "contended"));
-	v->lockdep += run_has_lock_stat(run);
+	v->lockdep += run_has_info(run, "lock_stat");
+	v->lock_insns += run_has_info(run, "lock_insns");
 	if (cpus > 0 && cpus < 1 << 20 && (!v->host_cpus || (unsigned)cpus < v->host_cpus))
 		v->host_cpus = (unsigned)cpus;
 	v->runs++;

@@ -51,6 +51,8 @@ struct series_variant {
 				* count; comparing two classes is refused */
 	unsigned host_cpus;    /* the fewest CPUs a host of its runs had (host.noise.before.
 				* cpus), 0 unknown: what a host-clock model can show */
+	unsigned lock_insns;   /* runs with the lock-instruction counter (info.lock_insns): a
+				* slower guest, never compared with runs without it */
 	unsigned lockdep;      /* runs of a lock-counting twin (a result with info.lock_stat:
 				* lockdep ran); a twin is never compared with a plain kernel */
 };

@@ -104,7 +104,7 @@ expect 0 "lab ab v1.. --tree T --dry-run: a range with uncommitted changes" "$LA
 	--tree "$T/tree" --dry-run
 has "$T/err" "lab ab: v1.. of $T/tree: the diff " "... says the range it measures"
 has "$T/err" "plus the tree's uncommitted changes, as snapshot " "... and the snapshot, aloud"
-has "$T/out" "run order (4 runs, interleaved): baseline patched baseline patched" "... an A/B"
+has "$T/out" "run order (10 runs, interleaved): baseline patched baseline patched" "... an A/B, 5 boots a side (the default job's)"
 p=$(ls "$LAB_STATE_DIR"/ab/*-snapshot-*.patch 2>/dev/null | head -1)
 [ -n "$p" ] && grep -q '^+/\* one \*/' "$p" && grep -q '^+/\* two \*/' "$p"
 ok $? "... one patch under STATE/ab/ with the commit's and the tree's changes"

@@ -298,6 +298,22 @@ static void test_bad_pairs(void)
 	expect_error("a twin mixed with a plain kernel", a, b,
 		     "B (patched) mixes runs of a lock-counting twin (2, with lockdep) and of a "
 		     "plain kernel (1)");
+	/* The same for runs with the lock-instruction counter (info.lock_insns). */
+	json_decref(b);
+	b = json_deep_copy(a);
+	json_array_foreach(json_object_get(b, "runs"), i, run)
+		json_array_foreach(json_object_get(json_array_get(json_object_get(run, "workloads"),
+								  0), "results"), k, res)
+			json_object_set_new(json_object_get(res, "info"), "lock_insns", json_object());
+	expect_error("counted runs against plain ones", a, b,
+		     "B (patched) is run with the lock-instruction counter (info.lock_insns in its "
+		     "results) and A (base) is not");
+	json_array_foreach(json_object_get(json_array_get(json_object_get(json_array_get(
+		json_object_get(b, "runs"), 0), "workloads"), 0), "results"), k, res)
+		json_object_del(json_object_get(res, "info"), "lock_insns");
+	expect_error("counted runs mixed with plain ones", a, b,
+		     "B (patched) mixes runs with the lock-instruction counter (2) and without it "
+		     "(1)");
 	/* Host classes (labels, lab run --host-class): B on another class, then A mixing two. */
 	json_decref(b);
 	b = json_deep_copy(a);
