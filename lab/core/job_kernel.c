@@ -212,10 +212,13 @@ static int parse_matrix(const json_t *m, struct job *job, struct lab_error *err)
 
 		jsonpath_index(path, sizeof(path), "matrix.kernels", i);
 		json_object_foreach((json_t *)sets, name, set) {
+			/* Counted before it is parsed: job_free then frees what a parse that
+			 * failed half-way left in it (its own knobs; found by fuzz_api). */
+			job->nr_kernels = (unsigned)(n + 1);
 			if ((r = matrix_one(json_array_get(ks, i), path, name, set, &job->topo,
 					    &job->kernels[n], err)) < 0)
 				return r;
-			job->nr_kernels = (unsigned)++n;
+			n++;
 			for (size_t k = 0; k + 1 < n; k++)
 				if (!strcmp(job->kernels[k].label, job->kernels[n - 1].label))
 					return error_set(err, path, "label \"%s\" is used twice (give the "
