@@ -226,7 +226,6 @@ static int lockinsn_before(struct run_ctx *c, const struct host *m, const struct
 {
 	enum timing_model t = m->host.timing;
 
-	(void)c;
 	if (t != TIMING_TCG) {
 		snprintf(why, why_len, "lock_insns needs the timing model tcg, not %s (core/job.c "
 			 "says why)", timing_info(t)->name);
