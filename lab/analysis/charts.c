@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/projseries.h"
 #include "analysis/scalefit.h"
 #include "analysis/stats.h"
 #include "proto/workload.h"
@@ -171,10 +172,76 @@ static json_t *fit_line(const struct series_set *s, size_t g, size_t v)
 			       "fit", 1, "points", pts) : NULL;
 }
 
+/* The measured mean at 1 task of a line just built, or NAN. */
+static double at_one_task(const json_t *line)
+{
+	const json_t *p;
+	size_t i;
+
+	json_array_foreach(json_object_get(line, "points"), i, p)
+		if (json_integer_value(json_object_get(p, "x")) == 1 ||
+		    json_real_value(json_object_get(p, "x")) == 1.0)
+			return json_number_value(json_object_get(p, "y"));
+	return NAN;
+}
+
+static int projection_point(const json_t *pts, unsigned n, double y1, json_t *out)
+{
+	const json_t *p = json_array_get(pts, n - 1);
+	double lo = json_number_value(json_object_get(p, "speedup_p5"));
+	double mid = json_number_value(json_object_get(p, "speedup_p50"));
+	double hi = json_number_value(json_object_get(p, "speedup_p95"));
+
+	if (!p)
+		return 0;
+	return json_array_append_new(out, json_pack("{s:I,s:f,s:f,s:f,s:i}", "x", (json_int_t)n,
+						    "y", y1 * mid, "lo", y1 * lo, "hi", y1 * hi,
+						    "n", 0)) < 0 ? -ENOMEM : 0;
+}
+
+/* Variant v's projection (analysis/projseries.h) as a line: its speed-up band times the
+ * measured 1-task mean, at 1, 2, 4, ... and the target's size.  An empty line (left out)
+ * when there is none, the metric is not a throughput or there is no 1-task point. */
+static json_t *projection_line(const struct series_set *s, size_t g, size_t v,
+			       const json_t *measured, const json_t *projections)
+{
+	const struct series_what *w = &s->groups[g];
+	const json_t *ps = projections ? projseries_find(projections, s->variants[v].label,
+						       w->workload) : NULL;
+	const json_t *proj = json_object_get(ps, "projection");
+	const json_t *pts = json_object_get(proj, "points");
+	const json_t *inputs = json_object_get(proj, "inputs");
+	double y1 = at_one_task(measured);
+	unsigned nmax = (unsigned)json_array_size(pts);
+	char label[400];
+	json_t *out;
+
+	if (!ps || !nmax || !w->higher || !series_unit_is_rate(w->unit) || !(y1 > 0))
+		return json_pack("{s:s,s:[]}", "label", "", "points");
+	snprintf(label, sizeof(label), "%s: PROJECTION to %s, %s lock (not measured)",
+		 s->variants[v].label,
+		 json_string_value(json_object_get(inputs, "target")),
+		 json_string_value(json_object_get(json_object_get(proj, "model"), "lock")));
+	if (!(out = json_array()))
+		return NULL;
+	for (unsigned n = 1;; n = n * 2 > nmax ? nmax : n * 2) {
+		if (projection_point(pts, n, y1, out) < 0) {
+			json_decref(out);
+			return NULL;
+		}
+		if (n == nmax)
+			break;
+	}
+	return json_pack("{s:s,s:I,s:b,s:o}", "label", label, "variant", (json_int_t)v,
+			 "projection", 1, "points", out);
+}
+
 static json_t *scaling_chart(const struct series_set *s, const struct layout *l, size_t g,
-			     size_t id)
+			     size_t id, const json_t *projections)
 {
 	_cleanup_json_ json_t *c = chart_base(s, l, g, "scaling", id);
+	json_t *proj;
+	int drawn;
 
 	for (size_t v = 0; c && v < s->nr_variants; v++) {
 		json_t *line = json_pack("{s:s,s:I,s:[]}", "label", s->variants[v].label, "variant",
@@ -192,7 +259,14 @@ static json_t *scaling_chart(const struct series_set *s, const struct layout *l,
 			json_decref(line);
 			return NULL;
 		}
-		if (append_line(c, line) < 0 || append_line(c, fit_line(s, g, v)) < 0)
+		proj = projection_line(s, g, v, line, projections);
+		drawn = json_array_size(json_object_get(proj, "points")) > 0;
+		if (append_line(c, line) < 0 || append_line(c, fit_line(s, g, v)) < 0 ||
+		    append_line(c, proj) < 0)
+			return NULL;
+		/* A projection is a curve to draw even beside a single measured task count. */
+		if (drawn && (json_object_set_new(c, "projected", json_true()) < 0 ||
+		     json_object_set_new(c, "table", json_false()) < 0))
 			return NULL;
 	}
 	return TAKE_PTR(c);
@@ -290,7 +364,7 @@ size_t charts_distinct_dates(const struct series_set *s)
 	return json_object_size(seen);
 }
 
-json_t *charts_json(const struct series_set *s)
+json_t *charts_json(const struct series_set *s, const json_t *projections)
 {
 	struct layout l = { 0 };
 	json_t *charts = json_array(), *c;
@@ -300,7 +374,7 @@ json_t *charts_json(const struct series_set *s)
 	if (!charts || layout_build(s, &l) < 0)
 		goto oom;
 	for (size_t i = 0; i < s->nr_groups; i++) {
-		c = scaling_chart(s, &l, l.groups[i], id++);
+		c = scaling_chart(s, &l, l.groups[i], id++, projections);
 		if (json_array_append_new(charts, c) < 0)
 			goto oom;
 	}

@@ -14,6 +14,11 @@
  * scaling: one chart per (topology, workload, params, metric); x = task count, one line per
  *          kernel variant, y = the mean over all its samples (harmonic for rates, as in
  *          lab compare), lo/hi = the 95% CI of that mean (null when n < 2 or unbounded).
+ *          With projections (analysis/projseries.h), a variant whose label and workload
+ *          were projected gets one more line, "projection": true: its speed-up band times
+ *          its measured 1-task mean at 1, 2, 4, ... and the target's size (lo/hi: 5-95 %
+ *          over the priors' draws, not a confidence interval); such a chart has "projected":
+ *          true and is drawn even at one measured task count.
  * trend:   only when reports of two or more distinct "created" times are given; one chart
  *          per (topology, workload, params, metric); x = the report's creation time in ms
  *          since the epoch, one line per (variant, task count), one point per report. */
@@ -22,8 +27,8 @@
 
 #include "analysis/series.h"
 
-/* NULL on ENOMEM. */
-json_t *charts_json(const struct series_set *s);
+/* projections: projseries_json's, or NULL.  NULL on ENOMEM. */
+json_t *charts_json(const struct series_set *s, const json_t *projections);
 /* How many distinct creation times the reports with samples have (trend charts need 2). */
 size_t charts_distinct_dates(const struct series_set *s);
 /* The params of w that differ from its workload's defaults (a new object; NULL on ENOMEM). */

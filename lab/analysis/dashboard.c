@@ -430,10 +430,11 @@ static void head(struct strbuf *sb, const struct dashboard_input *in, const char
 	esc(sb, in->title);
 	strbuf_appendf(sb, "</h1><p class=\"meta\">%zu report(s), %zu kernel variant(s), %zu "
 			   "series.</p>\n<nav><a href=\"#ab\">A/B</a> <a href=\"#scaling\">scaling"
-			   "</a>%s <a href=\"#reports\">reports</a> <a href=\"#runs\">runs</a></nav>"
+			   "</a>%s%s <a href=\"#reports\">reports</a> <a href=\"#runs\">runs</a></nav>"
 			   "</header>\n",
 		       in->set->nr_reports, in->set->nr_variants, in->set->nr_keys,
-		       trend ? " <a href=\"#trend\">trend</a>" : "");
+		       trend ? " <a href=\"#trend\">trend</a>" : "",
+		       in->projections ? " <a href=\"#projection\">projection</a>" : "");
 }
 
 static void scripts(struct strbuf *sb, const json_t *charts, const struct dashboard_assets *a)
@@ -465,7 +466,7 @@ int dashboard_html(const struct dashboard_input *in, const struct dashboard_asse
 	if (!embeddable(a->chart_js, "</script") || !embeddable(a->errorbars_js, "</script") ||
 	    !embeddable(a->page_js, "</script") || !embeddable(a->css, "</style"))
 		return -EINVAL;
-	charts = charts_json(in->set);
+	charts = charts_json(in->set, in->projections);
 	if (!charts)
 		return -ENOMEM;
 	if (in->nightly)
@@ -474,6 +475,7 @@ int dashboard_html(const struct dashboard_input *in, const struct dashboard_asse
 	nightly_section(&sb, in->nightly, json_object_get(charts, "charts"));
 	ab_section(&sb, in);
 	dashboard_charts_sections(&sb, json_object_get(charts, "charts"));
+	dashboard_projections_section(&sb, in->projections);
 	reports_section(&sb, in->set);
 	dashboard_runs_section(&sb, in->set);
 	scripts(&sb, charts, a);

@@ -28,6 +28,8 @@ struct dashboard_input {
 	const char *cmp_note;          /* lines (\n-separated) for the A/B section: why a variant
 					* has no table; or NULL */
 	const char *title;
+	const json_t *projections;     /* projseries_json's (analysis/projseries.h): drawn on the
+					* scaling charts and listed, labelled projections; or NULL */
 	const json_t *nightly;         /* `lab nightly`: an array of night reports (schema
 					* numalab.nightly/1, one per job, the latest night), drawn as
 					* trends with change points, alarms and bisections; or NULL */

@@ -47,6 +47,9 @@ static void caption(struct strbuf *sb, const json_t *spec)
 	if (json_object_get(spec, "changed"))
 		dashboard_params_legend(sb, json_object_get(spec, "changed"),
 					json_object_get(spec, "params"));
+	if (json_is_true(json_object_get(spec, "projected")))
+		strbuf_append(sb, " <span class=\"projection\">with a PROJECTION (dotted, not "
+				  "measured)</span>");
 	strbuf_append(sb, "<br><span class=\"topo\">");
 	html_escape(sb, str(spec, "topology"));
 	strbuf_append(sb, "</span> · ");
@@ -164,4 +167,65 @@ void dashboard_charts_sections(struct strbuf *sb, const json_t *charts)
 			  "count.</p>\n");
 	kind_section(sb, charts, "trend");
 	strbuf_append(sb, "</section>\n");
+}
+
+static void projection_row(struct strbuf *sb, const json_t *se)
+{
+	const json_t *p = json_object_get(se, "projection"), *m = json_object_get(se, "measured");
+	const json_t *pts = json_object_get(p, "points"), *knee = json_object_get(p, "knee");
+	const json_t *last = json_array_get(pts, json_array_size(pts) - 1);
+	char a[32], b[32], c[32];
+
+	strbuf_append(sb, "<tr><td>");
+	html_escape(sb, str(se, "label"));
+	strbuf_append(sb, "</td><td>");
+	html_escape(sb, str(se, "workload"));
+	if (!p) {
+		strbuf_append(sb, "</td><td colspan=\"3\">not projected: ");
+		html_escape(sb, str(se, "why"));
+		strbuf_append(sb, "</td></tr>\n");
+		return;
+	}
+	strbuf_appendf(sb, "</td><td class=\"n\">%s / %s</td>",
+		       num(a, sizeof(a), json_object_get(m, "insn_inside")),
+		       num(b, sizeof(b), json_object_get(m, "insn_outside")));
+	strbuf_appendf(sb, "<td class=\"n\">%s [%s, %s]</td>",
+		       num(a, sizeof(a), json_object_get(knee, "p50")),
+		       num(b, sizeof(b), json_object_get(knee, "p5")),
+		       num(c, sizeof(c), json_object_get(knee, "p95")));
+	strbuf_appendf(sb, "<td class=\"n\">%s at %lld CPUs [%s, %s]</td></tr>\n",
+		       num(a, sizeof(a), json_object_get(last, "speedup_p50")),
+		       (long long)json_integer_value(json_object_get(last, "cpus")),
+		       num(b, sizeof(b), json_object_get(last, "speedup_p5")),
+		       num(c, sizeof(c), json_object_get(last, "speedup_p95")));
+}
+
+void dashboard_projections_section(struct strbuf *sb, const json_t *projections)
+{
+	const json_t *se, *first = NULL;
+	size_t i;
+
+	if (!projections)
+		return;
+	json_array_foreach(json_object_get(projections, "series"), i, se)
+		if ((first = json_object_get(se, "projection")))
+			break;
+	strbuf_append(sb, "<section id=\"projection\"><h2>Projection</h2>\n<p class=\"legend\">"
+			  "PROJECTIONS, not measurements; they never enter a verdict. The "
+			  "throughput of a workload whose cost is one shared spinlock, from the "
+			  "instructions inside and outside it counted at ");
+	html_escape(sb, str(projections, "site"));
+	strbuf_append(sb, " in ");
+	html_escape(sb, str(projections, "from"));
+	strbuf_append(sb, " (1 task), by exact mean-value analysis to ");
+	html_escape(sb, first ? str(json_object_get(first, "inputs"), "target") : "the target");
+	strbuf_append(sb, "; bands 5-95 % over the priors' draws, not confidence intervals. "
+			  "Dotted on the scaling charts of the series' throughputs (metrics in /s), "
+			  "scaled to the measured 1-task mean.</p>\n"
+			  "<table class=\"projection\"><thead><tr><th>kernel</th><th>workload</th>"
+			  "<th>instructions inside / outside</th><th>knee (CPUs)</th>"
+			  "<th>speed-up</th></tr></thead><tbody>\n");
+	json_array_foreach(json_object_get(projections, "series"), i, se)
+		projection_row(sb, se);
+	strbuf_append(sb, "</tbody></table></section>\n");
 }

@@ -14,3 +14,6 @@ void dashboard_params_legend(struct strbuf *sb, const json_t *changed, const jso
 void dashboard_chart_figures(struct strbuf *sb, const json_t *charts, const char *kind);
 /* The scaling section, and the trend section when charts has trend specs. */
 void dashboard_charts_sections(struct strbuf *sb, const json_t *charts);
+/* The projections (analysis/projseries.h) listed, each labelled a projection, or why a
+ * series was not projected; nothing when projections is NULL. */
+void dashboard_projections_section(struct strbuf *sb, const json_t *projections);

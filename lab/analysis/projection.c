@@ -138,7 +138,9 @@ int projection_run(const struct proj_input *in, const struct proj_priors *pr,
 		for (size_t k = 0; k < nd; k++)
 			col[k] = sp[k * nn + n];
 		qsort(col, nd, sizeof(*col), cmp_double);
+		p->speedup_lo = quantile(col, nd, 0.05);
 		p->speedup_mid = quantile(col, nd, 0.5);
+		p->speedup_hi = quantile(col, nd, 0.95);
 	}
 	qsort(knees, nd, sizeof(*knees), cmp_double);
 	out->knee[0] = quantile(knees, nd, 0.05);
@@ -197,9 +199,10 @@ json_t *projection_json(const struct proj_input *in, const struct proj_priors *p
 	for (unsigned n = 0; pts && n < in->nmax; n++) {
 		const struct proj_point *p = &res->points[n];
 
-		if (json_array_append_new(pts, json_pack("{s:I, s:{s:f, s:f, s:f}, s:f}", "cpus",
-			(json_int_t)p->n, "ops_per_s", "p5", p->lo, "p50", p->mid, "p95", p->hi,
-			"speedup_p50", p->speedup_mid)) < 0) {
+		if (json_array_append_new(pts, json_pack("{s:I, s:{s:f, s:f, s:f}, s:f, s:f, s:f}",
+			"cpus", (json_int_t)p->n, "ops_per_s", "p5", p->lo, "p50", p->mid, "p95",
+			p->hi, "speedup_p5", p->speedup_lo, "speedup_p50", p->speedup_mid,
+			"speedup_p95", p->speedup_hi)) < 0) {
 			json_decref(pts);
 			pts = NULL;
 		}

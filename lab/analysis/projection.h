@@ -37,7 +37,8 @@ struct proj_input {
 struct proj_point {
 	unsigned n;
 	double lo, mid, hi;     /* operations per second over all CPUs: 5 %, 50 %, 95 % */
-	double speedup_mid;     /* the median over draws of X(n) / X(1) */
+	double speedup_lo, speedup_mid, speedup_hi; /* 5/50/95 % over draws of X(n) / X(1): the
+						     * band without the clock and CPI's spread */
 };
 
 struct proj_result {

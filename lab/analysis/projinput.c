@@ -131,6 +131,53 @@ static void add_sharing(const json_t *res, const char *prefix, struct projinput 
 	}
 }
 
+static int has_counts(const json_t *wl)
+{
+	const json_t *res;
+	size_t i;
+
+	json_array_foreach(json_object_get(wl, "results"), i, res)
+		if (json_object_get(json_object_get(res, "info"), "lock_insns"))
+			return 1;
+	return 0;
+}
+
+static int seen(const json_t *pairs, const char *label, const char *workload)
+{
+	const json_t *p;
+	size_t i;
+
+	json_array_foreach(pairs, i, p)
+		if (!strcmp(json_string_value(json_array_get(p, 0)), label) &&
+		    !strcmp(json_string_value(json_array_get(p, 1)), workload))
+			return 1;
+	return 0;
+}
+
+json_t *projinput_series(const json_t *report)
+{
+	const json_t *run, *wl;
+	json_t *pairs = json_array();
+	size_t i, k;
+
+	json_array_foreach(json_object_get(report, "runs"), i, run) {
+		const char *label = label_of(run);
+
+		json_array_foreach(json_object_get(run, "workloads"), k, wl) {
+			const char *name = json_string_value(json_object_get(wl, "name"));
+
+			if (!pairs || !label[0] || !name || !has_counts(wl) ||
+			    seen(pairs, label, name))
+				continue;
+			if (json_array_append_new(pairs, json_pack("[s,s]", label, name)) < 0) {
+				json_decref(pairs);
+				return NULL;
+			}
+		}
+	}
+	return pairs;
+}
+
 int projinput_not_shared(const struct projinput *p)
 {
 	return p->shared_tasks > p->tasks && p->shared_max_cpus < p->shared_tasks;

@@ -34,6 +34,10 @@ struct projinput {
  * by fewer vCPUs than tasks): such a series is not projected. */
 int projinput_not_shared(const struct projinput *p);
 
+/* The (label, workload) pairs of the report with lock counts in any result, in the report's
+ * order, each once: a new array of [label, workload] arrays; NULL on ENOMEM. */
+json_t *projinput_series(const json_t *report);
+
 /* -EINVAL with err saying what is missing (a label, the counts, the site: the sites there
  * are named), 0 with *out filled. */
 int projinput_from_report(const json_t *report, const struct projinput_pick *pick,

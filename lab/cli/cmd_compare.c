@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "analysis/compare.h"
+#include "analysis/projseries.h"
 #include "cli/cli.h"
+#include "cli/projopts.h"
 #include "cli/report_files.h"
 #include "util/cleanup.h"
 #include "util/jsonio.h"
@@ -19,7 +21,8 @@ void cmd_compare_help(void)
 {
 	printf("usage: lab compare A [B] [-v] [--format text|markdown|csv|json]\n"
 	       "                   [--threshold PCT] [--all-metrics] [--git-bisect]\n"
-	       "                   [--labels BASE,OTHER[,OTHER...]]\n\n"
+	       "                   [--labels BASE,OTHER[,OTHER...]]\n"
+	       "                   [--project-from REPORT --site NAME+ [--project-to N]]\n\n"
 	       "Decides whether kernel B is worse, better or the same as kernel A.  A and B\n"
 	       "are report files or directories (holding report.json, or whose subdirectories\n"
 	       "do, such as reports/); all their runs are pooled per side.  With only A, its\n"
@@ -54,11 +57,16 @@ void cmd_compare_help(void)
 	       "  --threshold PCT  the minimum effect that matters, in %% (default %g)\n"
 	       "  --all-metrics    let every metric decide, not only the primary ones\n"
 	       "  --labels LIST    with only A: BASE,OTHER,...: the labels to compare (2..16)\n"
-	       "  --git-bisect     exit codes for `git bisect run` (below)\n\n"
+	       "  --git-bisect     exit codes for `git bisect run` (below)\n",
+	       COMPARE_DEFAULT_THRESHOLD_PCT);
+	projopts_help();
+	printf("                    (first in text and markdown; \"projections\" in JSON)\n\n"
 	       "EXAMPLES\n"
 	       "  lab compare reports/ID\n"
 	       "  lab compare reports/base reports/patched --format markdown\n"
-	       "  lab compare reports/ID -v --threshold 2\n\n"
+	       "  lab compare reports/ID -v --threshold 2\n"
+	       "  lab compare reports/ID --json --project-from reports/COUNTED \\\n"
+	       "              --site do_huge_pmd_anonymous_page+\n\n"
 	       "Exit status: 0 decided, no regression; 1 a regression (or B had failed runs\n"
 	       "and A none); 2 bad input: unreadable reports, another schema, different\n"
 	       "workloads, topologies, timing models or host classes, or no series in\n"
@@ -66,8 +74,7 @@ void cmd_compare_help(void)
 	       "inconclusive, has too little data (run more boots) or is outside the timing\n"
 	       "model; 4 the lab failed.  With --git-bisect, for `git bisect run`: 0 good,\n"
 	       "1 bad (a regression), 125 skip (undecided), 128 stop (bad input, lab\n"
-	       "error).\n",
-	       COMPARE_DEFAULT_THRESHOLD_PCT);
+	       "error).\n");
 }
 
 #define MAX_LABELS 16
@@ -81,6 +88,8 @@ struct compare_args {
 	enum { FORMAT_TEXT, FORMAT_MARKDOWN, FORMAT_CSV, FORMAT_JSON } format;
 	int git_bisect;  /* --git-bisect: exit codes for `git bisect run` */
 	double threshold;
+	struct projopts proj;
+	json_t *projections; /* projseries_json's, or NULL */
 };
 
 static int parse_threshold(const char *s, double *out)
@@ -127,12 +136,17 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 		{ "all-metrics", no_argument, NULL, 'A' },
 		{ "labels", required_argument, NULL, 'l' },
 		{ "git-bisect", no_argument, NULL, 'G' },
+		PROJOPTS_LONG,
 		{ 0 },
 	};
 	int c, r;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":v", opts, NULL)) != -1) {
+		if ((r = projopts_option(c, optarg, &a->proj)) < 0)
+			return r;
+		if (r)
+			continue;
 		switch (c) {
 		case 'j': a->format = FORMAT_JSON; break;
 		case 'v': a->verbose = 1; break;
@@ -167,6 +181,8 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 		cli_usage_err("expected A [B]");
 		return -EINVAL;
 	}
+	if (projopts_check(&a->proj) < 0)
+		return -EINVAL;
 	a->a = argv[optind];
 	a->b = argc - optind == 2 ? argv[optind + 1] : NULL;
 	if (a->b && a->nr_labels) {
@@ -246,11 +262,22 @@ static int print_result(const struct series_set *s, const struct comparison *c, 
 	if (a->format == FORMAT_JSON) {
 		_cleanup_json_ json_t *j = compare_json(s, c, n);
 
+		/* Under its own key, beside the comparisons, never in them. */
+		if (j && a->projections &&
+		    json_object_set(j, "projections", a->projections) < 0)
+			return -ENOMEM;
 		out = j ? jsonio_dumps(j) : NULL;
 		if (!out)
 			return -ENOMEM;
 		printf("%s\n", out);
 		return 0;
+	}
+	if (a->projections && a->format != FORMAT_CSV) {
+		_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+
+		if (projseries_text(a->projections, &sb) < 0)
+			return -ENOMEM;
+		printf("%s\n", sb.buf);
 	}
 	if (a->format == FORMAT_CSV)
 		r = compare_csv(s, c, n, &out);
@@ -325,8 +352,13 @@ int cmd_compare(int argc, char **argv)
 
 	if (parse_args(argc, argv, &a) < 0)
 		return a.git_bisect ? EXIT_GIT_ABORT : EXIT_BAD_INPUT;
+	if ((rc = projopts_series(&a.proj, &a.projections)) < 0) {
+		rc = rc == -EINVAL ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
+		return a.git_bisect ? cli_git_bisect(rc, 0) : rc;
+	}
 	series_init(&s);
 	rc = run_compare(&a, &s, &f);
+	json_decref(a.projections);
 	series_free(&s);
 	report_files_free(&f);
 	return a.git_bisect ? cli_git_bisect(rc, rc == EXIT_REGRESSION) : rc;

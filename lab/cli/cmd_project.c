@@ -13,15 +13,12 @@
 #include "analysis/projection.h"
 #include "analysis/projinput.h"
 #include "cli/cli.h"
+#include "cli/projopts.h"
 #include "cli/report_files.h"
-#include "stage/jobload.h"
-#include "util/checkout.h"
 #include "util/cleanup.h"
 #include "util/jsonio.h"
 #include "util/strbuf.h"
 
-#define PRIORS_REL "configs/projection/priors.json"
-#define PRIORS_MAX_SIZE (1u << 20)
 
 void cmd_project_help(void)
 {
@@ -59,7 +56,7 @@ void cmd_project_help(void)
 	       "  lab project --from reports/ID --label no-split-pmd-ptlock \\\n"
 	       "              --site do_huge_pmd_anonymous_page+\n\n"
 	       "Exit status: 0 projected, 2 bad input (nothing projected).\n",
-	       PRIORS_REL, PROJ_MAX_DRAWS);
+	       PROJOPTS_PRIORS, PROJ_MAX_DRAWS);
 }
 
 struct project_args {
@@ -109,7 +106,7 @@ static int parse_args(int argc, char **argv, struct project_args *a)
 	int c, r = 0, have_in = 0, have_out = 0;
 	double v;
 
-	*a = (struct project_args){ .topology = "4s-512c", .in = { .draws = 1000, .seed = 1 } };
+	*a = (struct project_args){ .topology = PROJOPTS_TOPOLOGY, .in = { .draws = 1000, .seed = 1 } };
 	optind = 1;
 	while (r == 0 && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
@@ -222,49 +219,6 @@ static int from_report(struct project_args *a)
 	return 0;
 }
 
-/* The target's sockets and CPUs per socket, and nmax. */
-static int target(struct project_args *a)
-{
-	_cleanup_free_ char *cwd = getcwd(NULL, 0);
-	struct topology t = { 0 };
-	struct lab_error err = { 0 };
-	char msg[1400];
-	int r = cwd ? jobload_topology(a->topology, cwd, &t, &err) : -errno;
-
-	if (r < 0) {
-		error_format(&err, msg, sizeof(msg));
-		cli_err("--topology %s: %s", a->topology, err.msg[0] ? msg : strerror(-r));
-		return r;
-	}
-	a->in.sockets = t.sockets;
-	a->in.cpus_per_socket = t.vcpus / t.sockets;
-	a->in.nmax = a->to ? a->to : t.vcpus;
-	topology_free(&t);
-	if (a->in.nmax > a->in.sockets * a->in.cpus_per_socket || a->in.nmax > PROJ_MAX_CPUS) {
-		cli_usage_err("--to %u: %s has %u CPUs", a->in.nmax, a->topology,
-			      a->in.sockets * a->in.cpus_per_socket);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int load_priors(const char *file, struct proj_priors *pr)
-{
-	_cleanup_json_ json_t *j = NULL;
-	struct lab_error err = { 0 };
-	char msg[1400];
-	int r = jsonio_load_file(file, PRIORS_MAX_SIZE, &j, &err);
-
-	if (r == 0)
-		r = projpriors_from_json(j, pr, &err);
-	if (r < 0) {
-		error_set_file(&err, file);
-		error_format(&err, msg, sizeof(msg));
-		cli_err("%s", err.msg[0] ? msg : strerror(-r));
-	}
-	return r;
-}
-
 int cmd_project(int argc, char **argv)
 {
 	struct project_args a;
@@ -272,18 +226,12 @@ int cmd_project(int argc, char **argv)
 	struct proj_result res = { 0 };
 	_cleanup_free_ struct proj_point *pts = NULL;
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
-	char priors[PATH_MAX];
+	const char *priors;
 	int r;
 
-	if (parse_args(argc, argv, &a) < 0 || target(&a) < 0 || (a.from && from_report(&a) < 0))
-		return EXIT_BAD_INPUT;
-	if (a.priors)
-		snprintf(priors, sizeof(priors), "%s", a.priors);
-	else if (checkout_find(PRIORS_REL, priors, sizeof(priors)) < 0) {
-		cli_err("cannot find %s (give --priors FILE)", PRIORS_REL);
-		return EXIT_BAD_INPUT;
-	}
-	if (load_priors(priors, &pr) < 0)
+	if (parse_args(argc, argv, &a) < 0 ||
+	    (r = projopts_target(a.topology, a.to, "--to", &a.in)) < 0 ||
+	    (a.from && from_report(&a) < 0) || (r = projopts_priors(a.priors, &pr, &priors)) < 0)
 		return EXIT_BAD_INPUT;
 	if (!(pts = calloc(a.in.nmax, sizeof(*pts))))
 		return EXIT_LAB_ERROR;
@@ -293,8 +241,7 @@ int cmd_project(int argc, char **argv)
 		return r == -EINVAL ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
 	}
 	{
-		struct proj_label l = { .target = a.topology, .priors = a.priors ? a.priors
-									 : PRIORS_REL };
+		struct proj_label l = { .target = a.topology, .priors = priors };
 		_cleanup_json_ json_t *j = a.json ? projection_json(&a.in, &pr, &l, &res) : NULL;
 		_cleanup_free_ char *text = NULL;
 

@@ -10,6 +10,7 @@
 #include "analysis/dashboard.h"
 #include "core/nightly_cfg.h"
 #include "cli/cli.h"
+#include "cli/projopts.h"
 #include "cli/report_files.h"
 #include "util/checkout.h"
 #include "util/cleanup.h"
@@ -31,7 +32,8 @@ static const char *const asset_files[] = {
 
 void cmd_report_help(void)
 {
-	printf("usage: lab report DIR|FILE... [-o FILE] [--title TEXT] [--threshold PCT]\n\n"
+	printf("usage: lab report DIR|FILE... [-o FILE] [--title TEXT] [--threshold PCT]\n"
+	       "                  [--project-from REPORT --site NAME+ [--project-to N]]\n\n"
 	       "Writes one self-contained HTML dashboard (no network needed to view it) of the\n"
 	       "reports given: report files, directories holding report.json, or directories\n"
 	       "whose subdirectories do (such as reports/).  It shows the reports, an A/B table\n"
@@ -48,16 +50,20 @@ void cmd_report_help(void)
 	       "  -o, --out FILE   output file (default dashboard.html; --output: the old name)\n"
 	       "  --title TEXT     page title (default \"numalab dashboard\")\n"
 	       "  --threshold PCT  as in 'lab compare': the minimum effect that matters, in %%\n"
-	       "                   (default %g)\n\n"
+	       "                   (default %g)\n",
+	       COMPARE_DEFAULT_THRESHOLD_PCT);
+	projopts_help();
+	printf("                    (dotted on the scaling charts, and a table)\n\n"
 	       "Variants are runs[].kernel.label, else .variant, else the kernel release.  The\n"
 	       "chart library (Chart.js, chartjs-chart-error-bars) is read from\n"
 	       "lab/report/vendor/ of the lab's checkout ($LAB_ROOT, else beside build/).\n\n"
 	       "EXAMPLES\n"
 	       "  lab report reports/                     # every report under reports/\n"
 	       "  lab report reports/ID -o ab.html --title \"per-VMA lock A/B\"\n"
-	       "  lab report reports/nightly/mm-example --threshold 2\n\n"
-	       "Exit status: 0 written, 2 bad input (unreadable or invalid report), 4 lab error.\n",
-	       COMPARE_DEFAULT_THRESHOLD_PCT);
+	       "  lab report reports/nightly/mm-example --threshold 2\n"
+	       "  lab report reports/ID --project-from reports/COUNTED \\\n"
+	       "             --site do_huge_pmd_anonymous_page+\n\n"
+	       "Exit status: 0 written, 2 bad input (unreadable or invalid report), 4 lab error.\n");
 }
 
 struct report_args {
@@ -65,6 +71,8 @@ struct report_args {
 	double threshold;
 	int first, argc;
 	char **argv;
+	struct projopts proj;
+	json_t *projections; /* projseries_json's, or NULL */
 };
 
 static int parse_args(int argc, char **argv, struct report_args *a)
@@ -74,15 +82,20 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		{ "output", required_argument, NULL, 'o' },
 		{ "title", required_argument, NULL, 'T' },
 		{ "threshold", required_argument, NULL, 't' },
+		PROJOPTS_LONG,
 		{ 0 },
 	};
 	char *end;
-	int c;
+	int c, r;
 
 	a->out = "dashboard.html";
 	a->title = "numalab dashboard";
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
+		if ((r = projopts_option(c, optarg, &a->proj)) < 0)
+			return r;
+		if (r)
+			continue;
 		switch (c) {
 		case 'o': a->out = optarg; break;
 		case 'T': a->title = optarg; break;
@@ -102,6 +115,8 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		cli_usage_err("expected one or more report files or directories");
 		return -EINVAL;
 	}
+	if (projopts_check(&a->proj) < 0)
+		return -EINVAL;
 	a->first = optind;
 	a->argc = argc;
 	a->argv = argv;
@@ -225,7 +240,8 @@ static int write_page(const struct report_args *a, const struct series_set *s,
 	_cleanup_free_ char *html = NULL;
 	struct dashboard_input in = { .set = s, .cmp = c, .nr_cmp = nc, .title = a->title,
 				      .cmp_note = note && note[0] ? note : NULL,
-				      .nightly = json_array_size(nightly) ? nightly : NULL };
+				      .nightly = json_array_size(nightly) ? nightly : NULL,
+				      .projections = a->projections };
 	int r = read_assets(text);
 
 	if (r == 0) {
@@ -266,6 +282,8 @@ int cmd_report(int argc, char **argv)
 		return EXIT_BAD_INPUT;
 	if (!nightly)
 		return EXIT_LAB_ERROR;
+	if ((rc = projopts_series(&a.proj, &a.projections)) < 0)
+		return rc == -EINVAL ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
 	series_init(&s);
 	rc = load(&a, &f, &s, nightly);
 	if (rc == EXIT_OK) {
@@ -280,5 +298,6 @@ int cmd_report(int argc, char **argv)
 	free(c);
 	series_free(&s);
 	report_files_free(&f);
+	json_decref(a.projections);
 	return rc;
 }

@@ -49,9 +49,10 @@
     if (spec.kind === 'nightly')
       return { color: line.marks ? '#d62728' : palette[0], dash: [] };
     // A scaling fit is drawn dashed, in its variant's colour, beside that variant's points.
+    // A projection is dotted: never mistaken for a measured line.
     if (spec.kind !== 'trend')
       return { color: palette[(line.variant === undefined ? i : line.variant) % palette.length],
-               dash: line.fit ? [4, 4] : [] };
+               dash: line.fit ? [4, 4] : line.projection ? [1, 3] : [] };
     var tasks = [];
     spec.lines.forEach(function (l) { if (tasks.indexOf(l.tasks) < 0) tasks.push(l.tasks); });
     return { color: palette[tasks.indexOf(line.tasks) % palette.length],
@@ -76,7 +77,8 @@
       errorBarColor: color,
       errorBarWhiskerColor: color,
       borderDash: st.dash,
-      pointRadius: line.marks ? 8 : line.fit ? 0 : 3,
+      projection: !!line.projection,
+      pointRadius: line.marks ? 8 : line.fit ? 0 : line.projection ? 2 : 3,
       pointStyle: line.marks ? 'triangle' : 'circle',
       showLine: !line.marks,
       tension: 0,
@@ -95,7 +97,9 @@
     return function (ctx) {
       var p = ctx.raw;
       var s = ctx.dataset.label + ': ' + fmt(p.y) + ' ' + spec.unit;
-      if (p.lo !== null)
+      if (p.lo !== null && ctx.dataset.projection)
+        s += ' (PROJECTION, 5-95% band ' + fmt(p.lo) + ' to ' + fmt(p.hi) + ')';
+      else if (p.lo !== null)
         s += ' (95% CI ' + fmt(p.lo) + ' to ' + (p.hi === null ? 'unbounded' : fmt(p.hi)) + ')';
       if (p.n)
         s += ', n=' + p.n;
@@ -103,6 +107,15 @@
         s += ', ' + p.report;
       return s;
     };
+  }
+
+  // CPU counts on a log axis: 1, 2, 4, ... within the axis.
+  function powersOfTwo(axis) {
+    var ticks = [];
+    for (var v = 1; v <= axis.max; v *= 2)
+      if (v >= axis.min)
+        ticks.push({ value: v });
+    axis.ticks = ticks;
   }
 
   function config(spec) {
@@ -116,11 +129,16 @@
         maintainAspectRatio: false,
         scales: {
           x: {
-            type: 'linear',
+            // A projection reaches the target's size: a log axis keeps the measured counts
+            // apart.
+            type: spec.projected ? 'logarithmic' : 'linear',
             title: { display: true,
-                     text: nightly ? 'night' : trend ? 'report created (UTC)' : 'tasks' },
+                     text: nightly ? 'night' : trend ? 'report created (UTC)'
+                       : spec.projected ? 'tasks (the projection: CPUs)' : 'tasks' },
             ticks: nightly ? { callback: nightTick(spec), stepSize: 1, maxRotation: 30 }
-              : trend ? { callback: isoMinute, maxRotation: 30 } : { precision: 0 }
+              : trend ? { callback: isoMinute, maxRotation: 30 }
+              : spec.projected ? { autoSkip: false, callback: String } : { precision: 0 },
+            afterBuildTicks: spec.projected ? powersOfTwo : undefined
           },
           y: { title: { display: true, text: spec.unit + ' (' + spec.better + ' is better)' } }
         },

@@ -92,7 +92,7 @@ static void test_regression(void)
 				compare_brief(&s, &c, 1, 1, &md) == 0 ? md : NULL);
 		testutil_golden("compare-ab.csv", compare_csv(&s, &c, 1, &csv) == 0 ? csv : NULL);
 	}
-	charts = charts_json(&s);
+	charts = charts_json(&s, NULL);
 	cj = charts ? jsonio_dumps(charts) : NULL;
 	tap_ok(json_array_size(json_object_get(charts, "charts")) == 6,
 	       "charts: 3 scaling + 3 trend (two creation dates)");

@@ -105,6 +105,22 @@ ok $([ "$(attr data-overflow "$T/dom")" = 0 ] && echo 0 || echo 1) \
 ! grep -q 'CONSOLE' "$T/chrome.err"
 ok $? "... no console messages"
 
+# A projection (lab report --project-from): its own dotted line on a log axis of CPUs, drawn.
+# usl.json's pft curve relabelled, the counted report's workload renamed to meet it.
+jq '.runs[].kernel.label = "no-split-pmd-ptlock"' lab/tests/data/scalefit/usl.json >"$T/m.json"
+jq '.runs[].workloads[].name = "pft"' lab/tests/data/projinput/lock-insns-ab.json >"$T/c.json"
+$LAB report "$T/m.json" -o "$T/proj.html" --project-from "$T/c.json" \
+	--site do_huge_pmd_anonymous_page+ >/dev/null 2>"$T/err"
+ok $? "a page with a projection written"
+has "$T/proj.html" '"projected":true' "... its throughput chart marked projected"
+has "$T/proj.html" 'with a PROJECTION (dotted, not measured)' "... and captioned so"
+chrome --window-size=1400,2400 --virtual-time-budget=10000 --dump-dom \
+	"file://$(realpath "$T/proj.html")#all" >"$T/dom" 2>"$T/chrome.err"
+charts=$(attr data-charts "$T/dom") drawn=$(attr data-charts-drawn "$T/dom")
+ok $([ "$(attr data-status "$T/dom")" = ok ] && [ -n "$charts" ] && [ "$charts" -gt 0 ] &&
+	[ "$charts" = "$drawn" ] && [ "$(attr data-overflow "$T/dom")" = 0 ] && echo 0 || echo 1) \
+	"... every chart drawn, the projection's too (${drawn:-?} of ${charts:-?}), nothing overflows"
+
 rm -f "$ART/dashboard.png"
 chrome --hide-scrollbars --window-size=1400,2400 --virtual-time-budget=10000 \
 	--screenshot="$(realpath "$ART")/dashboard.png" "file://$(realpath "$page")" >/dev/null 2>&1

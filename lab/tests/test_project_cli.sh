@@ -12,7 +12,35 @@ LAB=$(pwd)/$B/lab
 T=$(mktemp -d /tmp/numalab-test-project.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-[ -x "$LAB" ] || { ok 1 "$LAB is built (run make first)"; finish; }
+[ -x "$LAB" ] || { ok 1 "$LAB is built (run make first)"; 
+# lab compare and lab report --project-from: the projection beside the measurements, under its
+# own key, never in the verdict (the exit status and the comparisons are those without it).
+A=lab/tests/data/compare/a.json
+Bf=lab/tests/data/compare/b.json
+$LAB compare "$A" "$Bf" --json >"$T/plain.json" 2>/dev/null
+plain=$?
+$LAB compare "$A" "$Bf" --json --project-from "$D" --site "$SITE" --project-to 64 >"$T/proj.json" 2>"$T/proj.err"
+ok "$(rc_is $? "$plain")" "compare --project-from: the exit status without it ($plain)"
+check "... the comparisons unchanged" bash -c "diff <(jq -S . '$T/plain.json') <(jq -S 'del(.projections)' '$T/proj.json')"
+check "... \"projections\": its schema, marked, from the report and site" jq -e \
+	--arg d "$D" --arg s "$SITE" '.projections | .schema == "numalab.projections/1" and .projection == true and .from == $d and .site == $s' "$T/proj.json"
+check "... baseline not projected, with why; no-split to 64 CPUs of 4s-512c" jq -e \
+	'.projections.series | (.[0].projected == false and (.[0].why | test("took 4 lock"))) and (.[1].projection.points | length == 64) and .[1].projection.inputs.target == "4s-512c"' "$T/proj.json"
+$LAB compare "$A" "$Bf" --project-from "$D" --site "$SITE" >"$T/proj.txt" 2>&1
+check "... text: the projection first, marked" grep -q '^PROJECTION, not measured, never in a verdict' "$T/proj.txt"
+check "... and the decision still the last line" bash -c "tail -1 '$T/proj.txt' | grep -q '^decision: '"
+cbad "compare --project-from without --site" "--project-from needs --site NAME+" compare "$A" "$Bf" --project-from "$D"
+cbad "compare --site alone" "--site and --project-to go with --project-from" compare "$A" "$Bf" --site x
+cbad "compare --project-to 0" "--project-to must be a CPU count 1..1024, not '0'" compare "$A" "$Bf" --project-from "$D" --site x --project-to 0
+cbad "report --project-to past the target" "--project-to 600: 4s-512c has 512 CPUs" report "$A" -o "$T/d.html" --project-from "$D" --site "$SITE" --project-to 600
+cbad "compare --project-from a report without counts" "no result has lock counts" compare "$A" "$Bf" --project-from "$A" --site "$SITE"
+check "... no page written" test ! -e "$T/d.html"
+$LAB report "$A" "$Bf" -o "$T/d.html" --project-from "$D" --site "$SITE" >/dev/null 2>"$T/rerr"
+ok $? "report --project-from: the page written"
+has "$T/d.html" '<section id="projection"><h2>Projection</h2>' "... with a Projection section"
+has "$T/d.html" "PROJECTIONS, not measurements; they never enter a verdict" "... that says what it is"
+has "$T/d.html" "not projected: at 4 tasks do_huge_pmd_anonymous_page+0x18f took 4 lock(s)" "... and why baseline is not projected"
+finish; }
 
 check "--help" "$LAB" project --help
 $LAB project --inside 300 --outside 6000 --topology 4s-64c >"$T/text" 2>"$T/err"
@@ -41,12 +69,15 @@ sys.exit(0 if t['points'][-1]['ops_per_s']['p50'] < q['points'][-1]['ops_per_s']
 PY
 ok $? "a ticket lock's 512-CPU median under a queued one's"
 
-bad() { # DESC WANT ARGS...: exit 2, stderr has WANT
+cbad() { # DESC WANT CMD ARGS...: exit 2, stderr has WANT
 	local desc=$1 want=$2
 	shift 2
-	$LAB project "$@" >"$T/out" 2>"$T/err"
+	$LAB "$@" >"$T/out" 2>"$T/err"
 	ok "$(rc_is $? 2)" "$desc: exit 2"
 	has "$T/err" "$want" "... $want"
+}
+bad() { # DESC WANT ARGS...: lab project ARGS exits 2, stderr has WANT, nothing on stdout
+	cbad "$1" "$2" project "${@:3}"
 	check "... nothing on stdout" test ! -s "$T/out"
 }
 bad "no --outside" "--inside and --outside are both needed" --inside 1
@@ -56,6 +87,7 @@ bad "--lock mcs" "--lock must be queued or ticket" --inside 1 --outside 1 --lock
 bad "--to past the target" "--to 65: 4s-64c has 64 CPUs" --inside 1 --outside 1 --topology 4s-64c --to 65
 bad "an unknown topology" 'did you mean "4s-8c"?; known: ' --inside 1 --outside 1 --topology 4s-9c
 D=lab/tests/data/projinput/lock-insns-ab.json
+SITE=do_huge_pmd_anonymous_page+
 bad "--from: the split locks of baseline" "not projected: at 4 tasks do_huge_pmd_anonymous_page+0x18f took 4 lock(s), the busiest by 1 vCPU(s)" \
 	--from "$D" --label baseline --site do_huge_pmd_anonymous_page+
 bad "--from beside --inside" "--from takes the place of --inside and --outside" --from "$D" --site x --inside 1
@@ -71,4 +103,32 @@ check "--from --json: the JSON alone on stdout, the measurement on stderr" \
 	jq -e '.schema == "numalab.projection/1"' "$T/from.json"
 printf '{"schema": "numalab.projection-priors/1", "cpi": {"lo": 1, "hi": 2, "shape": "normal", "basis": "b"}}' >"$T/p.json"
 bad "a bad priors file" "p.json: cpi.shape: must be \"uniform\" or \"log-uniform\"" --inside 1 --outside 1 --priors "$T/p.json"
+
+# lab compare and lab report --project-from: the projection beside the measurements, under its
+# own key, never in the verdict (the exit status and the comparisons are those without it).
+A=lab/tests/data/compare/a.json
+Bf=lab/tests/data/compare/b.json
+$LAB compare "$A" "$Bf" --json >"$T/plain.json" 2>/dev/null
+plain=$?
+$LAB compare "$A" "$Bf" --json --project-from "$D" --site "$SITE" --project-to 64 >"$T/proj.json" 2>"$T/proj.err"
+ok "$(rc_is $? "$plain")" "compare --project-from: the exit status without it ($plain)"
+check "... the comparisons unchanged" bash -c "diff <(jq -S . '$T/plain.json') <(jq -S 'del(.projections)' '$T/proj.json')"
+check "... \"projections\": its schema, marked, from the report and site" jq -e \
+	--arg d "$D" --arg s "$SITE" '.projections | .schema == "numalab.projections/1" and .projection == true and .from == $d and .site == $s' "$T/proj.json"
+check "... baseline not projected, with why; no-split to 64 CPUs of 4s-512c" jq -e \
+	'.projections.series | (.[0].projected == false and (.[0].why | test("took 4 lock"))) and (.[1].projection.points | length == 64) and .[1].projection.inputs.target == "4s-512c"' "$T/proj.json"
+$LAB compare "$A" "$Bf" --project-from "$D" --site "$SITE" >"$T/proj.txt" 2>&1
+check "... text: the projection first, marked" grep -q '^PROJECTION, not measured, never in a verdict' "$T/proj.txt"
+check "... and the decision still the last line" bash -c "tail -1 '$T/proj.txt' | grep -q '^decision: '"
+cbad "compare --project-from without --site" "--project-from needs --site NAME+" compare "$A" "$Bf" --project-from "$D"
+cbad "compare --site alone" "--site and --project-to go with --project-from" compare "$A" "$Bf" --site x
+cbad "compare --project-to 0" "--project-to must be a CPU count 1..1024, not '0'" compare "$A" "$Bf" --project-from "$D" --site x --project-to 0
+cbad "report --project-to past the target" "--project-to 600: 4s-512c has 512 CPUs" report "$A" -o "$T/d.html" --project-from "$D" --site "$SITE" --project-to 600
+cbad "compare --project-from a report without counts" "no result has lock counts" compare "$A" "$Bf" --project-from "$A" --site "$SITE"
+check "... no page written" test ! -e "$T/d.html"
+$LAB report "$A" "$Bf" -o "$T/d.html" --project-from "$D" --site "$SITE" >/dev/null 2>"$T/rerr"
+ok $? "report --project-from: the page written"
+has "$T/d.html" '<section id="projection"><h2>Projection</h2>' "... with a Projection section"
+has "$T/d.html" "PROJECTIONS, not measurements; they never enter a verdict" "... that says what it is"
+has "$T/d.html" "not projected: at 4 tasks do_huge_pmd_anonymous_page+0x18f took 4 lock(s)" "... and why baseline is not projected"
 finish

@@ -55,7 +55,7 @@ static void test_fit(void)
 	       why ? why : "no reason");
 	{
 		_cleanup_json_ json_t *all = scalefit_all_json(&s);
-		_cleanup_json_ json_t *charts = charts_json(&s);
+		_cleanup_json_ json_t *charts = charts_json(&s, NULL);
 		json_t *c = json_array_get(json_object_get(charts, "charts"), 0), *line;
 		size_t i;
 		int fit = 0;

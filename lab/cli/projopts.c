@@ -1,0 +1,150 @@
+/* The projection's shared setup: see projopts.h. */
+#include "cli/projopts.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/projseries.h"
+#include "cli/cli.h"
+#include "cli/report_files.h"
+#include "stage/jobload.h"
+#include "util/checkout.h"
+#include "util/cleanup.h"
+#include "util/jsonio.h"
+
+#define PRIORS_MAX_SIZE (1u << 20)
+
+int projopts_option(int c, const char *arg, struct projopts *o)
+{
+	char *end;
+	unsigned long v;
+
+	switch (c) {
+	case PROJOPT_FROM: o->from = arg; return 1;
+	case PROJOPT_SITE: o->site = arg; return 1;
+	case PROJOPT_TO:
+		errno = 0;
+		v = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end || v < 1 || v > PROJ_MAX_CPUS || arg[0] == '-') {
+			cli_usage_err("--project-to must be a CPU count 1..%d, not '%s'",
+				      PROJ_MAX_CPUS, arg);
+			return -EINVAL;
+		}
+		o->to = (unsigned)v;
+		return 1;
+	default: return 0;
+	}
+}
+
+int projopts_check(const struct projopts *o)
+{
+	if (!o->from && (o->site || o->to)) {
+		cli_usage_err("--site and --project-to go with --project-from REPORT");
+		return -EINVAL;
+	}
+	if (o->from && !o->site) {
+		cli_usage_err("--project-from needs --site NAME+ (the lock's call site)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void projopts_help(void)
+{
+	printf("  --project-from R  a PROJECTION beside the measurements, never in a verdict:\n"
+	       "                    from report R of a \"lock_insns\" run, each label's\n"
+	       "                    workloads whose cost is one shared lock at --site NAME+\n"
+	       "                    (lab project --help), to %s's CPUs or --project-to N\n",
+	       PROJOPTS_TOPOLOGY);
+}
+
+int projopts_target(const char *topology, unsigned to, const char *opt, struct proj_input *in)
+{
+	_cleanup_free_ char *cwd = getcwd(NULL, 0);
+	struct topology t = { 0 };
+	struct lab_error err = { 0 };
+	char msg[1400];
+	int r = cwd ? jobload_topology(topology, cwd, &t, &err) : -errno;
+
+	if (r < 0) {
+		error_format(&err, msg, sizeof(msg));
+		cli_err("--topology %s: %s", topology, err.msg[0] ? msg : strerror(-r));
+		return r;
+	}
+	in->sockets = t.sockets;
+	in->cpus_per_socket = t.vcpus / t.sockets;
+	in->nmax = to ? to : t.vcpus;
+	topology_free(&t);
+	if (in->nmax > in->sockets * in->cpus_per_socket || in->nmax > PROJ_MAX_CPUS) {
+		cli_usage_err("%s %u: %s has %u CPUs", opt, in->nmax, topology,
+			      in->sockets * in->cpus_per_socket);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int projopts_priors(const char *file, struct proj_priors *pr, const char **used)
+{
+	static char found[PATH_MAX];
+	_cleanup_json_ json_t *j = NULL;
+	struct lab_error err = { 0 };
+	char msg[1400];
+	int r;
+
+	*used = file ? file : PROJOPTS_PRIORS;
+	if (!file && checkout_find(PROJOPTS_PRIORS, found, sizeof(found)) < 0) {
+		cli_err("cannot find %s (give --priors FILE)", PROJOPTS_PRIORS);
+		return -EINVAL;
+	}
+	r = jsonio_load_file(file ? file : found, PRIORS_MAX_SIZE, &j, &err);
+	if (r == 0)
+		r = projpriors_from_json(j, pr, &err);
+	if (r < 0) {
+		error_set_file(&err, file ? file : found);
+		error_format(&err, msg, sizeof(msg));
+		cli_err("%s", err.msg[0] ? msg : strerror(-r));
+	}
+	return r;
+}
+
+int projopts_series(const struct projopts *o, json_t **out)
+{
+	struct report_files f = { 0 };
+	struct lab_error err = { 0 };
+	struct proj_priors pr;
+	struct projseries_opts po = { .from = o->from, .site = o->site, .priors = &pr,
+				      .in = { .draws = 1000, .seed = 1 },
+				      .label = { .target = PROJOPTS_TOPOLOGY } };
+	char msg[1400];
+	int r;
+
+	*out = NULL;
+	if (!o->from)
+		return 0;
+	if ((r = projopts_target(PROJOPTS_TOPOLOGY, o->to, "--project-to", &po.in)) < 0 ||
+	    (r = projopts_priors(NULL, &pr, &po.label.priors)) < 0)
+		return r;
+	r = report_files_add(&f, o->from, &err);
+	if (r == 0 && f.n != 1)
+		r = error_set(&err, "", "names %zu reports: give one", f.n);
+	if (r == 0)
+		r = report_files_read(&f, &err);
+	if (r == 0 && !(*out = projseries_json(f.doc[0], &po)))
+		r = -ENOMEM;
+	if (r == 0 && !json_array_size(json_object_get(*out, "series"))) {
+		json_decref(*out);
+		*out = NULL;
+		r = error_set(&err, "", "no result has lock counts: it is not the report of a "
+			      "run with \"lock_insns\": true");
+	}
+	report_files_free(&f);
+	if (r == -EINVAL) {
+		error_format(&err, msg, sizeof(msg));
+		cli_err("--project-from %s: %s", o->from, msg);
+	}
+	return r;
+}
