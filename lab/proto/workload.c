@@ -93,6 +93,10 @@ static const struct workload_param memscale_params[] = {
 	 .help = "each task's region starts on a 1 GiB boundary of its own, so no two tasks "
 		 "share a PMD table or its split page-table lock (seeds 000/002's A/B: without "
 		 "it neighbouring regions share one, and the baseline contends too)"},
+	{.name = "read", .type = WORKLOAD_PARAM_BOOL, .def = 0,
+	 .help = "read the bytes instead of writing them: with THP each 2 MiB is then the "
+		 "huge zero page, no zeroing, so a fault is short and its PMD lock a large "
+		 "share of it (the projection's check against the contention model)"},
 	P_PIN,
 	P_MEMBIND,
 	P_REPS,
