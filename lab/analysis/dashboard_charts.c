@@ -180,7 +180,7 @@ static void projection_row(struct strbuf *sb, const json_t *se)
 	html_escape(sb, str(se, "label"));
 	strbuf_append(sb, "</td><td>");
 	html_escape(sb, str(se, "workload"));
-	if (!p) {
+	if (!json_is_object(p)) {
 		strbuf_append(sb, "</td><td colspan=\"3\">not projected: ");
 		html_escape(sb, str(se, "why"));
 		strbuf_append(sb, "</td></tr>\n");
@@ -208,7 +208,7 @@ void dashboard_projections_section(struct strbuf *sb, const json_t *projections)
 	if (!projections)
 		return;
 	json_array_foreach(json_object_get(projections, "series"), i, se)
-		if ((first = json_object_get(se, "projection")))
+		if (json_is_object(first = json_object_get(se, "projection")))
 			break;
 	strbuf_append(sb, "<section id=\"projection\"><h2>Projection</h2>\n<p class=\"legend\">"
 			  "PROJECTIONS, not measurements; they never enter a verdict. The "
@@ -218,7 +218,8 @@ void dashboard_projections_section(struct strbuf *sb, const json_t *projections)
 	strbuf_append(sb, " in ");
 	html_escape(sb, str(projections, "from"));
 	strbuf_append(sb, " (1 task), by exact mean-value analysis to ");
-	html_escape(sb, first ? str(json_object_get(first, "inputs"), "target") : "the target");
+	html_escape(sb, json_is_object(first) ? str(json_object_get(first, "inputs"), "target")
+					      : "the target");
 	strbuf_append(sb, "; bands 5-95 % over the priors' draws, not confidence intervals. "
 			  "Dotted on the scaling charts of the series' throughputs (metrics in /s), "
 			  "scaled to the measured 1-task mean.</p>\n"

@@ -65,7 +65,7 @@ static json_t *one_series(const json_t *report, const struct projseries_opts *o,
 		if (!why && !(proj = projected(o, &pi)))
 			why = "the model refused the inputs (out of its range)";
 	}
-	return json_pack("{s:s, s:s, s:b, s:s?, s:o*, s:o*}", "label", label, "workload",
+	return json_pack("{s:s, s:s, s:b, s:s?, s:o?, s:o?}", "label", label, "workload",
 			 workload, "projected", proj != NULL, "why", why, "measured", measured,
 			 "projection", proj);
 }
@@ -123,14 +123,14 @@ int projseries_text(const json_t *doc, struct strbuf *sb)
 		       json_string_value(json_object_get(doc, "site")),
 		       json_string_value(json_object_get(doc, "from")));
 	json_array_foreach(json_object_get(doc, "series"), i, se) {
-		const json_t *p = json_object_get(se, "projection"), *pts = json_object_get(p,
-											"points");
+		const json_t *p = json_object_get(se, "projection");
+		const json_t *pts = json_object_get(p, "points");
 		const json_t *last = json_array_get(pts, json_array_size(pts) - 1);
 		const json_t *knee = json_object_get(p, "knee");
 
 		strbuf_appendf(sb, "  %s, %s: ", json_string_value(json_object_get(se, "label")),
 			       json_string_value(json_object_get(se, "workload")));
-		if (!p) {
+		if (!json_is_object(p)) {
 			strbuf_appendf(sb, "not projected: %s\n",
 				       json_string_value(json_object_get(se, "why")));
 			continue;

@@ -48,7 +48,7 @@ static void test_series(const json_t *doc)
 	       "two series, the document marked a projection");
 	tap_ok(!strcmp(json_string_value(json_object_get(base, "label")), "baseline") &&
 		       json_is_false(json_object_get(base, "projected")) &&
-		       !json_object_get(base, "projection") &&
+		       json_is_null(json_object_get(base, "projection")) &&
 		       strstr(json_string_value(json_object_get(base, "why")), "took 4 lock(s)"),
 	       "baseline: not projected, why: %s",
 	       json_string_value(json_object_get(base, "why")));
