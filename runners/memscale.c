@@ -10,7 +10,9 @@
  * 1 GiB boundary of its own, so that tasks do not share a PMD table and its split lock: the
  * A/B of split PMD locks then contends only where the patch makes it.  read reads instead of
  * writing: an anonymous THP region is then mapped by the huge zero page, a fault without the
- * 2 MiB of zeroing, so the PMD lock is a large share of it. */
+ * 2 MiB of zeroing, so the PMD lock is a large share of it.  map_early reserves, advises and
+ * binds before the release: the window is then the faults alone, without the mmap_lock
+ * writers that thread mode otherwise serialises in it. */
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -36,6 +38,7 @@ struct ms_opts {
 	int huge;
 	int own_pmd_table;
 	int read;
+	int map_early;
 };
 
 struct ms_ctx {
@@ -51,14 +54,8 @@ static volatile char ms_sink;
 struct ms_map {
 	void *base;
 	size_t len;
+	char *start; /* the region itself, inside base */
 };
-
-static int ms_prepare(struct rt_team *t, struct rt_task *k, void **state)
-{
-	(void)t;
-	*state = calloc(1, sizeof(struct ms_map));
-	return *state ? 0 : rt_task_fail(k, "calloc", -ENOMEM);
-}
 
 /* own_pmd_table: address space of len + one PMD table's span, without memory
  * (PROT_NONE, MAP_NORESERVE: nothing is charged, hugetlb reserves no pages for it), then the
@@ -83,13 +80,10 @@ static int ms_reserve_own_table(struct ms_map *m, size_t len, int flags, char **
 	return 0;
 }
 
-/* Timed from here: reserve, bind, touch. */
-static int ms_measure(struct rt_team *t, struct rt_task *k, void *state)
+/* Reserve, advise and bind the task's region: m->base for munmap, *out where it starts. */
+static int ms_map(const struct ms_ctx *x, struct rt_task *k, struct ms_map *m, char **out)
 {
-	struct ms_ctx *x = t->ctx;
-	struct ms_map *m = state;
 	int flags = MAP_PRIVATE | MAP_ANONYMOUS, r;
-	volatile char *p;
 	char *base = NULL;
 
 	m->len = x->len;
@@ -118,6 +112,34 @@ static int ms_measure(struct rt_team *t, struct rt_task *k, void *state)
 			     x->cpus->mem_nodes);
 	if (r < 0)
 		return rt_task_fail(k, "mbind", r);
+	m->start = base;
+	*out = base;
+	return 0;
+}
+
+static int ms_prepare(struct rt_team *t, struct rt_task *k, void **state)
+{
+	struct ms_ctx *x = t->ctx;
+	struct ms_map *m = calloc(1, sizeof(*m));
+	char *base;
+
+	*state = m;
+	if (!m)
+		return rt_task_fail(k, "calloc", -ENOMEM);
+	return x->o->map_early ? ms_map(x, k, m, &base) : 0;
+}
+
+/* Timed from here: reserve, bind (unless map_early did it before the release), touch. */
+static int ms_measure(struct rt_team *t, struct rt_task *k, void *state)
+{
+	struct ms_ctx *x = t->ctx;
+	struct ms_map *m = state;
+	volatile char *p;
+	char *base = m->start;
+	int r;
+
+	if (!x->o->map_early && (r = ms_map(x, k, m, &base)) < 0)
+		return r;
 	p = base;
 	if (x->o->read) {
 		char sum = 0;
@@ -279,6 +301,7 @@ int main(int argc, char **argv)
 	o.huge = rt_param_enum("memscale", params, "huge");
 	o.own_pmd_table = wopts_bool(params, "own_pmd_table");
 	o.read = wopts_bool(params, "read");
+	o.map_early = wopts_bool(params, "map_early");
 	x.len = (size_t)o.memory_mib << 20;
 	x.stride = (size_t)o.stride_kib << 10;
 	x.page = o.huge == HUGE_HUGETLB ? MS_HPAGE : (size_t)sysconf(_SC_PAGESIZE);

@@ -97,6 +97,10 @@ static const struct workload_param memscale_params[] = {
 	 .help = "read the bytes instead of writing them: with THP each 2 MiB is then the "
 		 "huge zero page, no zeroing, so a fault is short and its PMD lock a large "
 		 "share of it (the projection's check against the contention model)"},
+	{.name = "map_early", .type = WORKLOAD_PARAM_BOOL, .def = 0,
+	 .help = "reserve, advise and bind before the release, outside the timed window: the "
+		 "window is the faults alone (in thread mode each task's mmap otherwise takes "
+		 "mmap_lock for writing inside it)"},
 	P_PIN,
 	P_MEMBIND,
 	P_REPS,

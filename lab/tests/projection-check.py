@@ -5,7 +5,7 @@ what is checked and the tolerance, fixed before the run.
 
 Usage: lab/tests/projection-check.py COUNTS QUANTUM [LAB]
   COUNTS   report of configs/lock-insns-read.json (tcg, the lock-instruction plugin)
-  QUANTUM  report of configs/projection-check.json (the contention model)
+  QUANTUM  report of configs/seeds/projection-check.json (the contention model)
   LAB      the lab binary (build/lab)
 
 S comes from COUNTS through `lab project --from` (its instructions inside the lock per
@@ -21,7 +21,7 @@ import sys
 LABEL = "no-split-pmd-ptlock"
 SITE = "do_huge_pmd_anonymous_page+"
 TOL = 0.25
-MIB, PAGE_MIB = 32, 2   # a task's region, one fault each 2 MiB (the job)
+HPAGE = 2 << 20   # one fault each 2 MiB (the job reads one byte of each)
 
 
 def mva(z, s, nmax):
@@ -36,8 +36,9 @@ def mva(z, s, nmax):
 
 
 def series(report, label):
-    """{tasks: [mib_per_s...]}, {tasks: [elapsed_s...]} of label's memscale results."""
-    rates, els = {}, {}
+    """{tasks: [mib_per_s...]}, {tasks: [elapsed_s...]} of label's memscale results, and the
+    faults a task takes (its region / 2 MiB)."""
+    rates, els, faults = {}, {}, None
     for run in report["runs"]:
         if run.get("status") != "ok" or run["kernel"].get("label") != label:
             continue
@@ -47,7 +48,8 @@ def series(report, label):
             for r in wl["results"]:
                 rates.setdefault(r["tasks"], []).append(r["metrics"]["mib_per_s"]["value"])
                 els.setdefault(r["tasks"], []).append(r["metrics"]["elapsed_s"]["value"])
-    return rates, els
+                faults = r["info"]["bytes_per_task"] // HPAGE
+    return rates, els, faults
 
 
 def hmean(v):
@@ -63,9 +65,8 @@ def main():
                           "--json", "--topology", "4s-64c", "--draws", "1"],
                          capture_output=True, text=True, check=True)
     s = json.loads(out.stdout)["inputs"]["insn_inside"]
-    faults = MIB // PAGE_MIB
-    rates, els = series(rep, LABEL)
-    base_rates, _ = series(rep, "baseline")
+    rates, els, faults = series(rep, LABEL)
+    base_rates, _, _ = series(rep, "baseline")
     tasks = sorted(rates)
     t1 = sum(els[1]) / len(els[1]) * 1e9 / faults
     z = t1 - s
