@@ -5,7 +5,7 @@ what is checked and the tolerance, fixed before the run.
 
 Usage: lab/tests/projection-check.py COUNTS QUANTUM [LAB]
   COUNTS   report of configs/lock-insns-read.json (tcg, the lock-instruction plugin)
-  QUANTUM  report of configs/seeds/projection-check.json (the contention model)
+  QUANTUM  report of configs/projection-check.json (the contention model)
   LAB      the lab binary (build/lab)
 
 S comes from COUNTS through `lab project --from` (its instructions inside the lock per
