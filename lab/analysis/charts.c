@@ -179,8 +179,7 @@ static double at_one_task(const json_t *line)
 	size_t i;
 
 	json_array_foreach(json_object_get(line, "points"), i, p)
-		if (json_integer_value(json_object_get(p, "x")) == 1 ||
-		    json_real_value(json_object_get(p, "x")) == 1.0)
+		if (json_number_value(json_object_get(p, "x")) == 1.0)
 			return json_number_value(json_object_get(p, "y"));
 	return NAN;
 }
@@ -192,8 +191,6 @@ static int projection_point(const json_t *pts, unsigned n, double y1, json_t *ou
 	double mid = json_number_value(json_object_get(p, "speedup_p50"));
 	double hi = json_number_value(json_object_get(p, "speedup_p95"));
 
-	if (!p)
-		return 0;
 	return json_array_append_new(out, json_pack("{s:I,s:f,s:f,s:f,s:i}", "x", (json_int_t)n,
 						    "y", y1 * mid, "lo", y1 * lo, "hi", y1 * hi,
 						    "n", 0)) < 0 ? -ENOMEM : 0;
@@ -261,8 +258,11 @@ static json_t *scaling_chart(const struct series_set *s, const struct layout *l,
 		}
 		proj = projection_line(s, g, v, line, projections);
 		drawn = json_array_size(json_object_get(proj, "points")) > 0;
-		if (append_line(c, line) < 0 || append_line(c, fit_line(s, g, v)) < 0 ||
-		    append_line(c, proj) < 0)
+		if (append_line(c, line) < 0 || append_line(c, fit_line(s, g, v)) < 0) {
+			json_decref(proj);
+			return NULL;
+		}
+		if (append_line(c, proj) < 0)
 			return NULL;
 		/* A projection is a curve to draw even beside a single measured task count. */
 		if (drawn && (json_object_set_new(c, "projected", json_true()) < 0 ||
