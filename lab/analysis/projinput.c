@@ -2,6 +2,7 @@
 #include "analysis/projinput.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "util/strbuf.h"
@@ -181,6 +182,19 @@ json_t *projinput_series(const json_t *report)
 int projinput_not_shared(const struct projinput *p)
 {
 	return p->shared_tasks > p->tasks && p->shared_max_cpus < p->shared_tasks;
+}
+
+const char *projinput_why_not(const struct projinput *p, char *buf, size_t len)
+{
+	if (projinput_not_shared(p)) {
+		snprintf(buf, len, "at %u tasks %s took %u lock(s), the busiest by %u vCPU(s): not "
+			 "one lock all CPUs share, which is all the model knows", p->shared_tasks,
+			 p->site, p->shared_locks, p->shared_max_cpus);
+		return buf;
+	}
+	if (!(p->inside > 0))
+		return "no instructions inside the lock at the site";
+	return NULL;
 }
 
 int projinput_from_report(const json_t *report, const struct projinput_pick *pick,

@@ -33,6 +33,10 @@ struct projinput {
 /* 1 when the report shows the site's lock is not one shared lock (more tasks, each lock taken
  * by fewer vCPUs than tasks): such a series is not projected. */
 int projinput_not_shared(const struct projinput *p);
+/* Why p's series is not projected (its lock is not one shared lock, or nothing is inside it),
+ * into buf or a constant; NULL when it is to be projected.  lab project --from, lab compare
+ * and the dashboard give the one reason. */
+const char *projinput_why_not(const struct projinput *p, char *buf, size_t len);
 
 /* The (label, workload) pairs of the report with lock counts in any result, in the report's
  * order, each once: a new array of [label, workload] arrays; NULL on ENOMEM. */

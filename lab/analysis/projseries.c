@@ -18,20 +18,6 @@ static json_t *measured_json(const struct projinput *pi)
 			 (json_int_t)pi->shared_max_cpus);
 }
 
-/* Why pi is not projected, or NULL when it is to be. */
-static const char *why_not(const struct projinput *pi, char *buf, size_t len)
-{
-	if (projinput_not_shared(pi)) {
-		snprintf(buf, len, "at %u tasks %s took %u lock(s), the busiest by %u vCPU(s): not "
-			 "one lock all CPUs share, which is all the model knows", pi->shared_tasks,
-			 pi->site, pi->shared_locks, pi->shared_max_cpus);
-		return buf;
-	}
-	if (!(pi->inside > 0))
-		return "no instructions inside the lock at the site";
-	return NULL;
-}
-
 static json_t *projected(const struct projseries_opts *o, const struct projinput *pi)
 {
 	struct proj_input in = o->in;
@@ -61,7 +47,7 @@ static json_t *one_series(const json_t *report, const struct projseries_opts *o,
 		why = buf;
 	} else {
 		measured = measured_json(&pi);
-		why = why_not(&pi, buf, sizeof(buf));
+		why = projinput_why_not(&pi, buf, sizeof(buf));
 		if (!why && !(proj = projected(o, &pi)))
 			why = "the model refused the inputs (out of its range)";
 	}

@@ -171,6 +171,7 @@ static int from_report(struct project_args *a)
 	struct report_files f = { 0 };
 	struct lab_error err = { 0 };
 	struct projinput pi;
+	const char *why;
 	char msg[1400];
 	int r = report_files_add(&f, a->from, &err);
 
@@ -188,18 +189,12 @@ static int from_report(struct project_args *a)
 		cli_err("--from %s: %s", a->from, msg);
 		return r;
 	}
-	if (projinput_not_shared(&pi)) {
-		cli_err("--from %s: not projected: at %u tasks %s took %u lock(s), the busiest by "
-			"%u vCPU(s): not one lock all CPUs share, which is all this model knows",
-			a->from, pi.shared_tasks, pi.site, pi.shared_locks, pi.shared_max_cpus);
+	if ((why = projinput_why_not(&pi, msg, sizeof(msg)))) {
+		cli_err("--from %s: not projected: %s", a->from, why);
 		return -EINVAL;
 	}
 	a->in.insn_inside = pi.inside;
 	a->in.insn_outside = pi.outside;
-	if (!(pi.inside > 0)) {
-		cli_err("--from %s: no instructions inside %s", a->from, pi.site);
-		return -EINVAL;
-	}
 	fprintf(a->json ? stderr : stdout,
 		"measured: %s, %s at %u task(s), %zu boot(s): %.0f acquisitions at %s (%zu "
 		"site(s)), at most %u lock(s), the busiest taken by %u vCPU(s); per acquisition "
