@@ -10,7 +10,7 @@
 #                take about half an hour on 2 host cores)
 #   verdict      A/A false alarms per timing model, detection of a known fault-path cost
 #   parallel     guests side by side under icount against one at a time
-#   seeds        the seed A/B jobs under both TCG timing models
+#   seeds        the seed A/B jobs under icount, tcg and quantum (the contention model)
 #   model        one guest's host time a boot under tcg, icount and quantum (the contention
 #                model's cost), and each model's faults/s
 #   bisect       a bisection over 16 commits, nightly false alarms and detection delay
