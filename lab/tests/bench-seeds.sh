@@ -34,7 +34,13 @@ claim() {
 }
 
 for s in $seeds; do
-	job=$(ls configs/seeds/"$s"-*-4s-8c.json)
+	# The seed's A/B of two kernels (002 also has a knob-set job, 002-thp-knobsets).
+	case $s in
+	000) job=configs/seeds/000-memscale-4s-8c.json ;;
+	002) job=configs/seeds/002-thp-hugetlb-4s-8c.json ;;
+	003) job=configs/seeds/003-mmap-contention-4s-8c.json ;;
+	*) echo "bench-seeds: no seed '$s' (000 002 003)" >&2; exit 2 ;;
+	esac
 	echo "seed $s: $job"
 	echo "  $(claim "$s")"
 	for m in $models; do
