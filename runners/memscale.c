@@ -12,7 +12,8 @@
  * writing: an anonymous THP region is then mapped by the huge zero page, a fault without the
  * 2 MiB of zeroing, so the PMD lock is a large share of it.  map_early reserves, advises and
  * binds before the release: the window is then the faults alone, without the mmap_lock
- * writers that thread mode otherwise serialises in it. */
+ * writers that thread mode otherwise serialises in it.  work_loops runs an empty loop after
+ * each byte: work outside any lock, so the job sets the time between faults. */
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -39,6 +40,7 @@ struct ms_opts {
 	int own_pmd_table;
 	int read;
 	int map_early;
+	long work_loops;
 };
 
 struct ms_ctx {
@@ -49,6 +51,13 @@ struct ms_ctx {
 
 /* Where read's loop leaves its sum (p is volatile already: this keeps the sum, too). */
 static volatile char ms_sink;
+
+/* work_loops: instructions outside any lock, no memory traffic; the asm keeps the loop. */
+static void ms_work(long n)
+{
+	for (long i = 0; i < n; i++)
+		__asm__ volatile("" ::: "memory");
+}
 
 /* What a task mapped, for cleanup. */
 struct ms_map {
@@ -144,12 +153,16 @@ static int ms_measure(struct rt_team *t, struct rt_task *k, void *state)
 	if (x->o->read) {
 		char sum = 0;
 
-		for (size_t off = 0; off < x->len; off += x->stride)
+		for (size_t off = 0; off < x->len; off += x->stride) {
 			sum += p[off];
+			ms_work(x->o->work_loops);
+		}
 		ms_sink = sum;
 	} else {
-		for (size_t off = 0; off < x->len; off += x->stride)
+		for (size_t off = 0; off < x->len; off += x->stride) {
 			p[off] = 1;
+			ms_work(x->o->work_loops);
+		}
 	}
 	k->region = base;
 	k->region_len = x->len;
@@ -302,6 +315,7 @@ int main(int argc, char **argv)
 	o.own_pmd_table = wopts_bool(params, "own_pmd_table");
 	o.read = wopts_bool(params, "read");
 	o.map_early = wopts_bool(params, "map_early");
+	o.work_loops = (long)wopts_int(params, "work_loops");
 	x.len = (size_t)o.memory_mib << 20;
 	x.stride = (size_t)o.stride_kib << 10;
 	x.page = o.huge == HUGE_HUGETLB ? MS_HPAGE : (size_t)sysconf(_SC_PAGESIZE);

@@ -101,6 +101,10 @@ static const struct workload_param memscale_params[] = {
 	 .help = "reserve, advise and bind before the release, outside the timed window: the "
 		 "window is the faults alone (in thread mode each task's mmap otherwise takes "
 		 "mmap_lock for writing inside it)"},
+	{.name = "work_loops", .type = WORKLOAD_PARAM_INT, .min = 0, .max = 100000000, .def = 0,
+	 .help = "after each byte, an empty loop of this many iterations in user space: work "
+		 "outside any lock, so the job sets the time between faults (the projection's "
+		 "check with a hold of known length)"},
 	P_PIN,
 	P_MEMBIND,
 	P_REPS,

@@ -3,10 +3,14 @@
 what it finds).  configs/seeds/README.md, "The projection against the contention model", says
 what is checked and the tolerance, fixed before the run.
 
-Usage: lab/tests/projection-check.py COUNTS QUANTUM [LAB]
+Usage: lab/tests/projection-check.py COUNTS QUANTUM [LAB] [--label L] [--control C]
   COUNTS   report of configs/lock-insns-read.json (tcg, the lock-instruction plugin)
   QUANTUM  report of configs/projection-check.json (the contention model)
   LAB      the lab binary (build/lab)
+  --label    the contended series, in both reports (no-split-pmd-ptlock)
+  --control  the series that must scale, or the check is void (baseline)
+The second check, a hold of known length: COUNTS of configs/lock-insns-hold.json, QUANTUM of
+configs/projection-hold.json, --label hold --control hold-0.
 
 S comes from COUNTS through `lab project --from` (its instructions inside the lock per
 acquisition).  Z comes from QUANTUM's own 1-task run: under shift=0 a lone vCPU's guest
@@ -14,11 +18,10 @@ nanosecond is one instruction, so the window per acquisition is elapsed_s * 1e9 
 Prediction A is `lab project --no-transfer` of S and Z (checked here against the same MVA
 solved in this script); prediction B holds each contended acquisition half a round longer
 (S + Q/2).  Speed-ups are of mib_per_s, harmonic means over every boot and repetition."""
+import argparse
 import json
 import subprocess
-import sys
 
-LABEL = "no-split-pmd-ptlock"
 SITE = "do_huge_pmd_anonymous_page+"
 TOL = 0.25
 HPAGE = 2 << 20   # one fault each 2 MiB (the job reads one byte of each)
@@ -57,16 +60,22 @@ def hmean(v):
 
 
 def main():
-    counts, quantum = sys.argv[1], sys.argv[2]
-    lab = sys.argv[3] if len(sys.argv) > 3 else "build/lab"
+    ap = argparse.ArgumentParser()
+    ap.add_argument("counts")
+    ap.add_argument("quantum")
+    ap.add_argument("lab", nargs="?", default="build/lab")
+    ap.add_argument("--label", default="no-split-pmd-ptlock")
+    ap.add_argument("--control", default="baseline")
+    args = ap.parse_args()
+    counts, quantum, lab, label = args.counts, args.quantum, args.lab, args.label
     rep = json.load(open(f"{quantum}/report.json" if not quantum.endswith(".json") else quantum))
     q = rep["runs"][0]["host"]["timing"].get("quantum", 1000)
-    out = subprocess.run([lab, "project", "--from", counts, "--label", LABEL, "--site", SITE,
+    out = subprocess.run([lab, "project", "--from", counts, "--label", label, "--site", SITE,
                           "--json", "--topology", "4s-64c", "--draws", "1"],
                          capture_output=True, text=True, check=True)
     s = json.loads(out.stdout)["inputs"]["insn_inside"]
-    rates, els, faults = series(rep, LABEL)
-    base_rates, _, _ = series(rep, "baseline")
+    rates, els, faults = series(rep, label)
+    base_rates, _, _ = series(rep, args.control)
     tasks = sorted(rates)
     t1 = sum(els[1]) / len(els[1]) * 1e9 / faults
     z = t1 - s
@@ -90,7 +99,7 @@ def main():
     print(f"Q = {q}; prediction A: plateau (Z+S)/S = {(z + s) / s:.2f}; "
           f"prediction B (S + Q/2 = {s + q / 2:.0f}): plateau {(z + s) / (s + q / 2):.2f}")
     print(f"{'tasks':>5} {'measured':>9} {'A':>7} {'A err':>7} {'B':>7} {'B err':>7} "
-          f"{'baseline':>9} {'boots':>5}")
+          f"{args.control:>9} {'boots':>5}")
     worst_a = worst_b = worst_base = 0.0
     for n in tasks:
         m = hmean(rates[n]) / m1
@@ -110,7 +119,7 @@ def main():
         ok = abs(pm / p - 1) <= TOL and w <= TOL
         print(f"prediction {name}: {'holds' if ok else 'fails'} (plateau {(pm / p - 1) * 100:+.1f} %, "
               f"worst point {w * 100:.1f} %, tolerance {TOL * 100:.0f} %)")
-    print(f"baseline: worst |speed-up / n - 1| {worst_base * 100:.1f} % "
+    print(f"{args.control}: worst |speed-up / n - 1| {worst_base * 100:.1f} % "
           f"({'within' if worst_base <= TOL else 'beyond'} {TOL * 100:.0f} %: the check is "
           f"{'valid' if worst_base <= TOL else 'void'})")
 

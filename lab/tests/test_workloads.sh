@@ -170,18 +170,24 @@ for r in res:
 	ok $? "memscale --huge thp: about one fault per 2 MiB"
 	diag "$T/why" "$T/err"
 	# read, map_early: the huge zero page maps each 2 MiB (a fault, nothing allocated), and the
-	# region is mapped before the release.
+	# region is mapped before the release; work_loops runs its loop after each byte (counted
+	# where the host has perf: at least 2 instructions an iteration).
 	"$R/memscale" --huge thp --tasks 2 --memory-mib 16 --stride-kib 2048 --read --map-early \
-		--json >"$T/ms.json" 2>"$T/err"
+		--work-loops 1000 --json >"$T/ms.json" 2>"$T/err"
 	check "$T/ms.json" memscale '
+if doc["params"].get("work_loops") != 1000:
+    err("params.work_loops %r, want 1000" % doc["params"].get("work_loops"))
 for r in res:
     f, want = r["metrics"]["page_faults"]["value"], r["tasks"] * 16 / 2
     if not (want * 0.9 <= f <= want * 1.1 + 2):
         err("%s faults, want about %s" % (f, want))
     if r["info"]["vmstat"].get("thp_fault_alloc", 0) != 0:
         err("thp_fault_alloc %s: a read allocated huge pages" % r["info"]["vmstat"]["thp_fault_alloc"])
+    ins = r["metrics"].get("perf_instructions", {}).get("value")
+    if ins is not None and ins < 2 * 1000 * 8:
+        err("%s instructions for 8 bytes of 1000 loops each" % ins)
 '
-	ok $? "memscale --read --map-early: one fault per 2 MiB, no huge page allocated (the zero page)"
+	ok $? "memscale --read --map-early --work-loops: one fault per 2 MiB, no huge page allocated (the zero page)"
 	diag "$T/why" "$T/err"
 else
 	ok 1 "THP unavailable on this host (transparent_hugepage/enabled: '${thp:-missing}'): the N/512 assertion cannot run"
