@@ -189,10 +189,13 @@ static void projection_row(struct strbuf *sb, const json_t *se)
 	strbuf_appendf(sb, "</td><td class=\"n\">%s / %s</td>",
 		       num(a, sizeof(a), json_object_get(m, "insn_inside")),
 		       num(b, sizeof(b), json_object_get(m, "insn_outside")));
-	strbuf_appendf(sb, "<td class=\"n\">%s [%s, %s]</td>",
-		       num(a, sizeof(a), json_object_get(knee, "p50")),
-		       num(b, sizeof(b), json_object_get(knee, "p5")),
-		       num(c, sizeof(c), json_object_get(knee, "p95")));
+	if (json_is_object(knee))
+		strbuf_appendf(sb, "<td class=\"n\">%s [%s, %s]</td>",
+			       num(a, sizeof(a), json_object_get(knee, "p50")),
+			       num(b, sizeof(b), json_object_get(knee, "p5")),
+			       num(c, sizeof(c), json_object_get(knee, "p95")));
+	else
+		strbuf_append(sb, "<td>none: a lock per task, nobody waits at it</td>");
 	strbuf_appendf(sb, "<td class=\"n\">%s at %lld CPUs [%s, %s]</td></tr>\n",
 		       num(a, sizeof(a), json_object_get(last, "speedup_p50")),
 		       (long long)json_integer_value(json_object_get(last, "cpus")),

@@ -89,6 +89,14 @@ static int one_draw(const struct proj_input *in, const struct proj_priors *pr, u
 	double s = in->insn_inside * ns_per_insn, h = 0;
 	int r;
 
+	if (in->private_lock) {
+		for (unsigned n = 1; n <= in->nmax; n++) {
+			x[n - 1] = n / (z + s) * 1e9;
+			sp[n - 1] = n;
+		}
+		*knee = INFINITY;
+		return 0;
+	}
 	for (unsigned n = 1; n <= in->nmax; n++) {
 		h = in->no_transfer ? 0 : odds[2 * (n - 1)] * rem + odds[2 * (n - 1) + 1] * loc;
 		if ((r = mva_solve_lock(z, s, h, in->lock == PROJ_LOCK_TICKET, n, pts)) < 0)
@@ -143,17 +151,26 @@ int projection_run(const struct proj_input *in, const struct proj_priors *pr,
 		p->speedup_hi = quantile(col, nd, 0.95);
 	}
 	qsort(knees, nd, sizeof(*knees), cmp_double);
-	out->knee[0] = quantile(knees, nd, 0.05);
-	out->knee[1] = quantile(knees, nd, 0.5);
-	out->knee[2] = quantile(knees, nd, 0.95);
+	for (int i = 0; i < 3; i++) /* a private lock's knees are all infinite: no quantile */
+		out->knee[i] = in->private_lock ? INFINITY
+						: quantile(knees, nd, i == 0 ? 0.05 : i == 1 ? 0.5 : 0.95);
 	out->p_remote_nmax = odds[2 * (nn - 1)];
 	return 0;
 }
 
-static const char *lock_words(enum proj_lock l)
+static const char *lock_words(const struct proj_input *in)
 {
-	return l == PROJ_LOCK_TICKET ? "ticket spinlock (every waiter reads each release)"
-				     : "queued spinlock (the lock goes to one waiter)";
+	if (in->private_lock)
+		return "lock per CPU (each task its own, as measured: nobody waits at it)";
+	return in->lock == PROJ_LOCK_TICKET ? "ticket spinlock (every waiter reads each release)"
+					    : "queued spinlock (the lock goes to one waiter)";
+}
+
+static const char *lock_name(const struct proj_input *in)
+{
+	if (in->private_lock)
+		return "private";
+	return in->lock == PROJ_LOCK_TICKET ? "ticket" : "queued";
 }
 
 int projection_text(const struct proj_input *in, const struct proj_priors *pr,
@@ -161,22 +178,27 @@ int projection_text(const struct proj_input *in, const struct proj_priors *pr,
 {
 	(void)pr;
 	strbuf_appendf(sb, "PROJECTION, not a measurement: never part of a verdict.\n"
-		       "model: one shared %s, exact MVA of the machine-repairman model;\n"
+		       "model: %s%s, exact MVA of the machine-repairman model;\n"
 		       "       %s\n"
 		       "inputs: %.6g instructions inside the lock and %.6g outside it, per "
 		       "operation\n"
 		       "target: %s, %u sockets of %u CPUs, 1..%u CPUs filling socket 0 first\n"
 		       "band: 5-95 %% over %u draws of %s (seed %llu), not a confidence interval\n",
-		       lock_words(in->lock),
-		       in->no_transfer ? "no hand-off cost (the contention model's terms)"
+		       in->private_lock ? "a " : "one shared ", lock_words(in),
+		       in->private_lock ? "no hand-off: the line stays with its CPU"
+		       : in->no_transfer ? "no hand-off cost (the contention model's terms)"
 				       : "a hand-off per acquisition: the lock's line moving within "
 					 "or across sockets",
 		       in->insn_inside, in->insn_outside, l->target, in->sockets,
 		       in->cpus_per_socket, in->nmax, in->draws, l->priors,
 		       (unsigned long long)in->seed);
-	strbuf_appendf(sb, "knee: %.1f CPUs [%.1f, %.1f]; at %u CPUs %.0f %% of hand-offs cross "
-		       "sockets\n\n", res->knee[1], res->knee[0], res->knee[2], in->nmax,
-		       100 * res->p_remote_nmax);
+	if (in->private_lock)
+		strbuf_append(sb, "knee: none (a lock per CPU: the model's line is n times one "
+			      "CPU's; other shared costs are outside it)\n\n");
+	else
+		strbuf_appendf(sb, "knee: %.1f CPUs [%.1f, %.1f]; at %u CPUs %.0f %% of hand-offs "
+			       "cross sockets\n\n", res->knee[1], res->knee[0], res->knee[2],
+			       in->nmax, 100 * res->p_remote_nmax);
 	strbuf_appendf(sb, "%6s  %14s  %14s  %14s  %10s\n", "CPUs", "ops/s 5 %", "50 %", "95 %",
 		       "speed-up");
 	/* Powers of two, then the target's size. */
@@ -194,7 +216,7 @@ int projection_text(const struct proj_input *in, const struct proj_priors *pr,
 json_t *projection_json(const struct proj_input *in, const struct proj_priors *pr,
 			const struct proj_label *l, const struct proj_result *res)
 {
-	json_t *pts = json_array(), *o;
+	json_t *pts = json_array(), *o, *knee;
 
 	for (unsigned n = 0; pts && n < in->nmax; n++) {
 		const struct proj_point *p = &res->points[n];
@@ -207,20 +229,22 @@ json_t *projection_json(const struct proj_input *in, const struct proj_priors *p
 			pts = NULL;
 		}
 	}
+	/* A private lock has no knee: null, since JSON has no infinity. */
+	knee = in->private_lock ? json_null()
+				: json_pack("{s:f, s:f, s:f}", "p5", res->knee[0], "p50",
+					    res->knee[1], "p95", res->knee[2]);
 	o = json_pack("{s:s, s:b, s:s, s:{s:s, s:s, s:b}, s:{s:f, s:f, s:s, s:I, s:I, s:I, s:I, "
-		      "s:I, s:s}, s:o, s:{s:f, s:f, s:f}, s:f, s:o}",
+		      "s:I, s:s}, s:o, s:o, s:f, s:o}",
 		      "schema", PROJECTION_SCHEMA, "projection", 1, "note",
 		      "a projection from a model and assumed priors, not a measurement; the band is "
 		      "5-95 % over the draws; it never enters a verdict",
-		      "model", "kind", "mva-machine-repairman", "lock",
-		      in->lock == PROJ_LOCK_TICKET ? "ticket" : "queued", "hand_off",
-		      !in->no_transfer,
+		      "model", "kind", "mva-machine-repairman", "lock", lock_name(in), "hand_off",
+		      !in->no_transfer && !in->private_lock,
 		      "inputs", "insn_inside", in->insn_inside, "insn_outside", in->insn_outside,
 		      "target", l->target, "sockets", (json_int_t)in->sockets, "cpus_per_socket",
 		      (json_int_t)in->cpus_per_socket, "project_to", (json_int_t)in->nmax,
 		      "draws", (json_int_t)in->draws, "seed", (json_int_t)in->seed, "priors_file",
-		      l->priors, "priors", projpriors_to_json(pr), "knee", "p5", res->knee[0],
-		      "p50", res->knee[1], "p95", res->knee[2], "p_remote_at_max",
-		      res->p_remote_nmax, "points", pts);
+		      l->priors, "priors", projpriors_to_json(pr), "knee", knee, "p_remote_at_max",
+		      in->private_lock ? 0.0 : res->p_remote_nmax, "points", pts);
 	return o;
 }

@@ -30,6 +30,8 @@ struct proj_input {
 	unsigned nmax;                     /* project to 1..nmax CPUs, <= PROJ_MAX_CPUS */
 	enum proj_lock lock;
 	int no_transfer;  /* hand-off 0: the contention model's own terms (it has no caches) */
+	int private_lock; /* a lock per CPU (split locks, each task its own, as measured): nobody
+			   * waits and no line moves, X(n) = n / (Z + S); no knee */
 	unsigned draws;   /* 1..PROJ_MAX_DRAWS */
 	uint64_t seed;    /* the draws are this seed's: the same seed, the same band */
 };
@@ -43,7 +45,8 @@ struct proj_point {
 
 struct proj_result {
 	struct proj_point *points; /* nmax of them, the caller's room */
-	double knee[3];            /* 5/50/95 %: (Z + S + H) / (S + H), H at nmax CPUs */
+	double knee[3];            /* 5/50/95 %: (Z + S + H) / (S + H), H at nmax CPUs;
+				    * INFINITY with a private lock */
 	double p_remote_nmax;      /* the chance a hand-off crosses sockets at nmax CPUs */
 };
 

@@ -179,16 +179,24 @@ json_t *projinput_series(const json_t *report)
 	return pairs;
 }
 
+int projinput_private(const struct projinput *p)
+{
+	return p->shared_tasks > p->tasks && p->shared_max_cpus == 1 &&
+	       p->shared_locks >= p->shared_tasks;
+}
+
 int projinput_not_shared(const struct projinput *p)
 {
-	return p->shared_tasks > p->tasks && p->shared_max_cpus < p->shared_tasks;
+	return p->shared_tasks > p->tasks && p->shared_max_cpus < p->shared_tasks &&
+	       !projinput_private(p);
 }
 
 const char *projinput_why_not(const struct projinput *p, char *buf, size_t len)
 {
 	if (projinput_not_shared(p)) {
-		snprintf(buf, len, "at %u tasks %s took %u lock(s), the busiest by %u vCPU(s): not "
-			 "one lock all CPUs share, which is all the model knows", p->shared_tasks,
+		snprintf(buf, len, "at %u tasks %s took %u lock(s), the busiest by %u vCPU(s): "
+			 "neither one lock all CPUs share nor one per task, which is all the model "
+			 "knows", p->shared_tasks,
 			 p->site, p->shared_locks, p->shared_max_cpus);
 		return buf;
 	}

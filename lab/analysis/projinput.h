@@ -31,9 +31,14 @@ struct projinput {
 };
 
 /* 1 when the report shows the site's lock is not one shared lock (more tasks, each lock taken
- * by fewer vCPUs than tasks): such a series is not projected. */
+ * by fewer vCPUs than tasks) and not a lock per task either: such a series is not projected. */
 int projinput_not_shared(const struct projinput *p);
-/* Why p's series is not projected (its lock is not one shared lock, or nothing is inside it),
+/* 1 when the report shows a lock per task at the site (more tasks, at least as many locks,
+ * each taken by one vCPU: split locks, each task its own table): projected as private locks,
+ * where nobody waits (struct proj_input's private_lock). */
+int projinput_private(const struct projinput *p);
+/* Why p's series is not projected (its lock is neither one shared lock nor one per task, or
+ * nothing is inside it),
  * into buf or a constant; NULL when it is to be projected.  lab project --from, lab compare
  * and the dashboard give the one reason. */
 const char *projinput_why_not(const struct projinput *p, char *buf, size_t len);

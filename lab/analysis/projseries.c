@@ -26,6 +26,7 @@ static json_t *projected(const struct projseries_opts *o, const struct projinput
 
 	in.insn_inside = pi->inside;
 	in.insn_outside = pi->outside;
+	in.private_lock = projinput_private(pi);
 	if (!pts || projection_run(&in, o->priors, &res) < 0)
 		return NULL;
 	return projection_json(&in, o->priors, &o->label, &res);
@@ -121,9 +122,13 @@ int projseries_text(const json_t *doc, struct strbuf *sb)
 				       json_string_value(json_object_get(se, "why")));
 			continue;
 		}
-		strbuf_appendf(sb, "knee %.1f CPUs [%.1f, %.1f]; %s, %s lock: speed-up %.1f at "
-			       "%lld CPUs [%.1f, %.1f]\n", num(knee, "p50"), num(knee, "p5"),
-			       num(knee, "p95"),
+		if (json_is_object(knee))
+			strbuf_appendf(sb, "knee %.1f CPUs [%.1f, %.1f]; ", num(knee, "p50"),
+				       num(knee, "p5"), num(knee, "p95"));
+		else
+			strbuf_append(sb, "no knee (a lock per task: nobody waits at it; other "
+				      "shared costs are outside the model); ");
+		strbuf_appendf(sb, "%s, %s lock: speed-up %.1f at %lld CPUs [%.1f, %.1f]\n",
 			       json_string_value(json_object_get(json_object_get(p, "inputs"),
 								 "target")),
 			       json_string_value(json_object_get(json_object_get(p, "model"),

@@ -195,6 +195,7 @@ static int from_report(struct project_args *a)
 	}
 	a->in.insn_inside = pi.inside;
 	a->in.insn_outside = pi.outside;
+	a->in.private_lock = projinput_private(&pi);
 	fprintf(a->json ? stderr : stdout,
 		"measured: %s, %s at %u task(s), %zu boot(s): %.0f acquisitions at %s (%zu "
 		"site(s)), at most %u lock(s), the busiest taken by %u vCPU(s); per acquisition "
@@ -205,8 +206,9 @@ static int from_report(struct project_args *a)
 		pi.locks, pi.max_cpus_per_lock, pi.inside, pi.outside);
 	if (pi.shared_tasks)
 		fprintf(a->json ? stderr : stdout, "shared: at %u tasks %u lock(s), the busiest "
-			"taken by %u vCPU(s): one lock all CPUs share\n\n", pi.shared_tasks,
-			pi.shared_locks, pi.shared_max_cpus);
+			"taken by %u vCPU(s): %s\n\n", pi.shared_tasks, pi.shared_locks,
+			pi.shared_max_cpus, a->in.private_lock ? "a lock per task, nobody waits at it"
+							       : "one lock all CPUs share");
 	else
 		fprintf(a->json ? stderr : stdout, "shared: not measured (no result at more than "
 			"%u task(s)): that the site's lock is one lock all CPUs share is assumed\n\n",

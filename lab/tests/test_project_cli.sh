@@ -12,35 +12,7 @@ LAB=$(pwd)/$B/lab
 T=$(mktemp -d /tmp/numalab-test-project.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-[ -x "$LAB" ] || { ok 1 "$LAB is built (run make first)"; 
-# lab compare and lab report --project-from: the projection beside the measurements, under its
-# own key, never in the verdict (the exit status and the comparisons are those without it).
-A=lab/tests/data/compare/a.json
-Bf=lab/tests/data/compare/b.json
-$LAB compare "$A" "$Bf" --json >"$T/plain.json" 2>/dev/null
-plain=$?
-$LAB compare "$A" "$Bf" --json --project-from "$D" --site "$SITE" --project-to 64 >"$T/proj.json" 2>"$T/proj.err"
-ok "$(rc_is $? "$plain")" "compare --project-from: the exit status without it ($plain)"
-check "... the comparisons unchanged" bash -c "diff <(jq -S . '$T/plain.json') <(jq -S 'del(.projections)' '$T/proj.json')"
-check "... \"projections\": its schema, marked, from the report and site" jq -e \
-	--arg d "$D" --arg s "$SITE" '.projections | .schema == "numalab.projections/1" and .projection == true and .from == $d and .site == $s' "$T/proj.json"
-check "... baseline not projected, with why; no-split to 64 CPUs of 4s-512c" jq -e \
-	'.projections.series | (.[0].projected == false and (.[0].why | test("took 4 lock"))) and (.[1].projection.points | length == 64) and .[1].projection.inputs.target == "4s-512c"' "$T/proj.json"
-$LAB compare "$A" "$Bf" --project-from "$D" --site "$SITE" >"$T/proj.txt" 2>&1
-check "... text: the projection first, marked" grep -q '^PROJECTION, not measured, never in a verdict' "$T/proj.txt"
-check "... and the decision still the last line" bash -c "tail -1 '$T/proj.txt' | grep -q '^decision: '"
-cbad "compare --project-from without --site" "--project-from needs --site NAME+" compare "$A" "$Bf" --project-from "$D"
-cbad "compare --site alone" "--site and --project-to go with --project-from" compare "$A" "$Bf" --site x
-cbad "compare --project-to 0" "--project-to must be a CPU count 1..1024, not '0'" compare "$A" "$Bf" --project-from "$D" --site x --project-to 0
-cbad "report --project-to past the target" "--project-to 600: 4s-512c has 512 CPUs" report "$A" -o "$T/d.html" --project-from "$D" --site "$SITE" --project-to 600
-cbad "compare --project-from a report without counts" "no result has lock counts" compare "$A" "$Bf" --project-from "$A" --site "$SITE"
-check "... no page written" test ! -e "$T/d.html"
-$LAB report "$A" "$Bf" -o "$T/d.html" --project-from "$D" --site "$SITE" >/dev/null 2>"$T/rerr"
-ok $? "report --project-from: the page written"
-has "$T/d.html" '<section id="projection"><h2>Projection</h2>' "... with a Projection section"
-has "$T/d.html" "PROJECTIONS, not measurements; they never enter a verdict" "... that says what it is"
-has "$T/d.html" "not projected: at 4 tasks do_huge_pmd_anonymous_page+0x18f took 4 lock(s)" "... and why baseline is not projected"
-finish; }
+[ -x "$LAB" ] || { ok 1 "$LAB is built (run make first)"; finish; }
 
 check "--help" "$LAB" project --help
 $LAB project --inside 300 --outside 6000 --topology 4s-64c >"$T/text" 2>"$T/err"
@@ -88,8 +60,15 @@ bad "--to past the target" "--to 65: 4s-64c has 64 CPUs" --inside 1 --outside 1 
 bad "an unknown topology" 'did you mean "4s-8c"?; known: ' --inside 1 --outside 1 --topology 4s-9c
 D=lab/tests/data/projinput/lock-insns-ab.json
 SITE=do_huge_pmd_anonymous_page+
-bad "--from: the split locks of baseline" "not projected: at 4 tasks do_huge_pmd_anonymous_page+0x18f took 4 lock(s), the busiest by 1 vCPU(s)" \
-	--from "$D" --label baseline --site do_huge_pmd_anonymous_page+
+$LAB project --from "$D" --label baseline --site "$SITE" >"$T/base.out" 2>"$T/base.err"
+ok "$(rc_is $? 0)" "--from: baseline's split locks, a lock per task: exit 0"
+has "$T/base.out" "at 4 tasks 4 lock(s), the busiest taken by 1 vCPU(s): a lock per task, nobody waits at it" "... said so"
+has "$T/base.out" "knee: none (a lock per CPU" "... projected as private locks: no knee"
+# Two locks of two vCPUs each at 4 tasks: neither one shared lock nor one per task.
+jq '(.runs[] | select(.kernel.label == "baseline") | .workloads[].results[] | select(.tasks == 4) |
+	.info.lock_insns.sites[]) |= (.locks = 2 | .max_cpus_per_lock = 2)' "$D" >"$T/two.json"
+bad "--from: two locks of two vCPUs" "not projected: at 4 tasks do_huge_pmd_anonymous_page+0x18f took 2 lock(s), the busiest by 2 vCPU(s): neither" \
+	--from "$T/two.json" --label baseline --site "$SITE"
 bad "--from beside --inside" "--from takes the place of --inside and --outside" --from "$D" --site x --inside 1
 bad "--from without --site" "--from needs --site NAME+" --from "$D"
 bad "--site without --from" "--site, --label, --workload and --tasks go with --from" --inside 1 --outside 1 --site x
@@ -115,8 +94,8 @@ ok "$(rc_is $? "$plain")" "compare --project-from: the exit status without it ($
 check "... the comparisons unchanged" bash -c "diff <(jq -S . '$T/plain.json') <(jq -S 'del(.projections)' '$T/proj.json')"
 check "... \"projections\": its schema, marked, from the report and site" jq -e \
 	--arg d "$D" --arg s "$SITE" '.projections | .schema == "numalab.projections/1" and .projection == true and .from == $d and .site == $s' "$T/proj.json"
-check "... baseline not projected, with why; no-split to 64 CPUs of 4s-512c" jq -e \
-	'.projections.series | (.[0].projected == false and (.[0].why | test("took 4 lock"))) and (.[1].projection.points | length == 64) and .[1].projection.inputs.target == "4s-512c"' "$T/proj.json"
+check "... baseline projected as private locks (no knee); no-split to 64 CPUs of 4s-512c" jq -e \
+	'.projections.series | (.[0].projected == true and .[0].projection.model.lock == "private" and .[0].projection.knee == null) and (.[1].projection.points | length == 64) and .[1].projection.inputs.target == "4s-512c"' "$T/proj.json"
 $LAB compare "$A" "$Bf" --project-from "$D" --site "$SITE" >"$T/proj.txt" 2>&1
 check "... text: the projection first, marked" grep -q '^PROJECTION, not measured, never in a verdict' "$T/proj.txt"
 check "... and the decision still the last line" bash -c "tail -1 '$T/proj.txt' | grep -q '^decision: '"
@@ -130,5 +109,7 @@ $LAB report "$A" "$Bf" -o "$T/d.html" --project-from "$D" --site "$SITE" >/dev/n
 ok $? "report --project-from: the page written"
 has "$T/d.html" '<section id="projection"><h2>Projection</h2>' "... with a Projection section"
 has "$T/d.html" "PROJECTIONS, not measurements; they never enter a verdict" "... that says what it is"
-has "$T/d.html" "not projected: at 4 tasks do_huge_pmd_anonymous_page+0x18f took 4 lock(s)" "... and why baseline is not projected"
+has "$T/d.html" "none: a lock per task, nobody waits at it" "... baseline's row: no knee, a lock per task"
+$LAB report "$A" "$Bf" -o "$T/d2.html" --project-from "$T/two.json" --site "$SITE" >/dev/null 2>"$T/rerr"
+has "$T/d2.html" "not projected: at 4 tasks do_huge_pmd_anonymous_page+0x18f took 2 lock(s)" "... and, with two locks of two vCPUs, why baseline is not projected"
 finish

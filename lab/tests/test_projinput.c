@@ -2,8 +2,9 @@
  * lab/tests/data/projinput/lock-insns-ab.json: configs/lock-insns.json as measured (tcg, two
  * boots a side of baseline and no-split-pmd-ptlock, memscale with THP at 1 and 4 tasks),
  * reduced to the labels and info.lock_insns.  The sums and per-acquisition figures are checked
- * by hand against the file (jq), and which series may be projected: only the one whose site
- * took one lock all tasks shared. */
+ * by hand against the file (jq), and which series may be projected: the one whose site took
+ * one lock all tasks shared, and the one whose site took a lock per task (private); one with
+ * fewer locks than tasks, each shared by some, is not. */
 #include <math.h>
 #include <string.h>
 
@@ -47,8 +48,22 @@ int main(void)
 	       "... at 4 tasks one lock taken by 4 vCPUs: shared, projected");
 	r = pick(rep, "baseline", SITE, 1, &pi, &err);
 	tap_ok(r == 0 && pi.shared_tasks == 4 && pi.shared_locks == 4 &&
-		       pi.shared_max_cpus == 1 && projinput_not_shared(&pi),
-	       "baseline: at 4 tasks four split locks, each taken by 1 vCPU: not projected");
+		       pi.shared_max_cpus == 1 && projinput_private(&pi) &&
+		       !projinput_not_shared(&pi) && !projinput_why_not(&pi, NULL, 0),
+	       "baseline: at 4 tasks four split locks, each taken by 1 vCPU: a lock per task, "
+	       "projected as private");
+	{
+		struct projinput two = pi;
+		char buf[300];
+		const char *why;
+
+		two.shared_locks = two.shared_max_cpus = 2;
+		why = projinput_why_not(&two, buf, sizeof(buf));
+		tap_ok(projinput_not_shared(&two) && !projinput_private(&two) && why &&
+			       strstr(why, "took 2 lock(s), the busiest by 2 vCPU(s): neither"),
+		       "two locks of 2 vCPUs each at 4 tasks: neither shared nor private, not "
+		       "projected (%s)", why ? why : "(null)");
+	}
 	r = pick(rep, "no-split-pmd-ptlock", SITE, 4, &pi, &err);
 	tap_ok(r == 0 && pi.tasks == 4 && pi.shared_tasks == 0 && pi.acquisitions == 128,
 	       "at 4 tasks (the most measured): 128 acquisitions, sharing not measured above it");

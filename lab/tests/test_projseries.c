@@ -1,8 +1,9 @@
 /* The projections of a lock-counted report's series (lab/analysis/projseries.h), pure:
- * lab/tests/data/projinput/lock-insns-ab.json (configs/lock-insns.json as measured) gives one
- * projected series (no-split-pmd-ptlock: its site took one lock all 4 tasks shared) and one
- * not projected, with the reason (baseline: 4 split locks at 4 tasks); every object says it
- * is a projection; a report without counts gives no series.  The JSON and text match
+ * lab/tests/data/projinput/lock-insns-ab.json (configs/lock-insns.json as measured) gives two
+ * projected series: no-split-pmd-ptlock (its site took one lock all 4 tasks shared) and
+ * baseline (4 split locks at 4 tasks, one per task: private, a line without a knee); with
+ * baseline's 4-task counts made 2 locks of 2 vCPUs, baseline is not projected, with the
+ * reason; every object says it is a projection; a report without counts gives no series.  The JSON and text match
  * lab/tests/golden/projseries.{json,txt} (UPDATE_GOLDEN=1 rewrites them; frozen priors of
  * lab/tests/data/projection/priors.json, 200 draws to 4s-64c).  On the dashboard's data
  * (analysis/charts.h) the projection is a line of its own, marked, at 1, 2, 4 ... 64 CPUs,
@@ -46,12 +47,17 @@ static void test_series(const json_t *doc)
 		       !strcmp(json_string_value(json_object_get(doc, "schema")),
 			       PROJSERIES_SCHEMA),
 	       "two series, the document marked a projection");
+	const json_t *bp = json_object_get(base, "projection");
+	const json_t *b64 = json_array_get(json_object_get(bp, "points"), 63);
+
 	tap_ok(!strcmp(json_string_value(json_object_get(base, "label")), "baseline") &&
-		       json_is_false(json_object_get(base, "projected")) &&
-		       json_is_null(json_object_get(base, "projection")) &&
-		       strstr(json_string_value(json_object_get(base, "why")), "took 4 lock(s)"),
-	       "baseline: not projected, why: %s",
-	       json_string_value(json_object_get(base, "why")));
+		       json_is_true(json_object_get(base, "projected")) &&
+		       !strcmp(json_string_value(json_object_get(json_object_get(bp, "model"),
+								 "lock")), "private") &&
+		       json_is_null(json_object_get(bp, "knee")) &&
+		       json_real_value(json_object_get(b64, "speedup_p5")) == 64 &&
+		       json_real_value(json_object_get(b64, "speedup_p95")) == 64,
+	       "baseline: a lock per task, projected as private: no knee, speed-up 64 at 64");
 	tap_ok(json_is_true(json_object_get(ns, "projected")) &&
 		       fabs(json_number_value(json_object_get(m, "insn_inside")) - 32831.0 / 32) <
 			       1e-9 &&
@@ -62,9 +68,9 @@ static void test_series(const json_t *doc)
 						       "points")) == 64,
 	       "... its projection marked one, 64 CPUs");
 	tap_ok(projseries_find(doc, NOSPLIT, "memscale") == ns &&
-		       !projseries_find(doc, "baseline", "memscale") &&
+		       projseries_find(doc, "baseline", "memscale") == base &&
 		       !projseries_find(doc, NOSPLIT, "pft"),
-	       "find: the projected series only");
+	       "find: the projected series by label and workload");
 	testutil_golden("projseries.json", js);
 	testutil_golden("projseries.txt", projseries_text(doc, &sb) == 0 ? sb.buf : NULL);
 	tap_ok(sb.buf && !strncmp(sb.buf, "PROJECTION, not measured", 24),
@@ -147,6 +153,41 @@ out:
 	series_free(&s);
 }
 
+/* Baseline's 4-task counts made two locks of two vCPUs each: neither one lock all tasks share
+ * nor one per task, so not projected, with the reason, and not found (test_charts renamed the
+ * workload pft). */
+static void test_not_projected(json_t *counted, const struct proj_priors *pr)
+{
+	_cleanup_json_ json_t *doc = NULL;
+	const json_t *run, *wl, *res, *site, *base;
+	size_t i, k, m, n;
+
+	json_array_foreach(json_object_get(counted, "runs"), i, run) {
+		if (strcmp(json_string_value(json_object_get(json_object_get(run, "kernel"),
+							     "label")), "baseline"))
+			continue;
+		json_array_foreach(json_object_get(run, "workloads"), k, wl)
+			json_array_foreach(json_object_get(wl, "results"), m, res) {
+				if (json_integer_value(json_object_get(res, "tasks")) != 4)
+					continue;
+				json_array_foreach(json_object_get(json_object_get(json_object_get(
+					res, "info"), "lock_insns"), "sites"), n, site) {
+					json_object_set_new((json_t *)site, "locks", json_integer(2));
+					json_object_set_new((json_t *)site, "max_cpus_per_lock",
+							    json_integer(2));
+				}
+			}
+	}
+	doc = project(counted, pr);
+	base = json_array_get(json_object_get(doc, "series"), 0);
+	tap_ok(base && json_is_false(json_object_get(base, "projected")) &&
+		       json_is_null(json_object_get(base, "projection")) &&
+		       strstr(json_string_value(json_object_get(base, "why")), "took 2 lock(s)") &&
+		       !projseries_find(doc, "baseline", "pft"),
+	       "2 locks of 2 vCPUs at 4 tasks: not projected, why: %s",
+	       base ? json_string_value(json_object_get(base, "why")) : "(none)");
+}
+
 int main(void)
 {
 	_cleanup_json_ json_t *counted = testutil_load(COUNTED), *pj = testutil_load(PRIORS);
@@ -164,5 +205,6 @@ int main(void)
 	tap_ok(none && json_array_size(json_object_get(none, "series")) == 0,
 	       "a report without lock counts: no series");
 	test_charts(counted, &pr);
+	test_not_projected(counted, &pr);
 	return tap_done();
 }
