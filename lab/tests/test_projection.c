@@ -183,6 +183,39 @@ static void test_golden(const struct proj_priors *pr)
 	testutil_golden("projection-4s-64c.json", js);
 }
 
+/* A lock per CPU: nobody waits, X(n) = n / (Z + S) in every draw, speed-up n, no knee (null
+ * in the JSON, the model named "private", no hand-off). */
+static void test_private(const struct proj_priors *pr)
+{
+	struct proj_input in = { .insn_inside = 50, .insn_outside = 2000, .sockets = 4,
+				 .cpus_per_socket = 16, .nmax = 64, .draws = 50, .seed = 7,
+				 .private_lock = 1 };
+	struct proj_priors zero = point_priors();
+	struct proj_point pts[64];
+	struct proj_result res = { .points = pts };
+	struct proj_label l = { .target = "4s-64c", .priors = "p" };
+	_cleanup_json_ json_t *j = NULL;
+	int lin = 1, band = 1;
+
+	tap_ok(projection_run(&in, &zero, &res) == 0, "private: runs");
+	for (unsigned n = 1; n <= 64; n++)
+		lin &= near(pts[n - 1].mid, n / 2050.0 * 1e9) && pts[n - 1].speedup_lo == n &&
+		       pts[n - 1].speedup_hi == n;
+	tap_ok(lin && isinf(res.knee[1]), "private, zero-width priors: n / (Z + S) at every n, "
+	       "speed-up n, no knee");
+	tap_ok(projection_run(&in, pr, &res) == 0, "private with the frozen priors: runs");
+	for (unsigned n = 1; n <= 64; n++)
+		band &= pts[n - 1].speedup_lo == n && pts[n - 1].speedup_hi == n &&
+			near(pts[n - 1].mid, n * pts[0].mid) && pts[n - 1].lo < pts[n - 1].hi;
+	tap_ok(band, "... the ops/s band from CPI and clock alone, n times one CPU's; speed-up n");
+	j = projection_json(&in, pr, &l, &res);
+	tap_ok(j && json_is_null(json_object_get(j, "knee")) &&
+		       !strcmp(json_string_value(json_object_get(json_object_get(j, "model"),
+								 "lock")), "private") &&
+		       json_is_false(json_object_get(json_object_get(j, "model"), "hand_off")),
+	       "... JSON: knee null, lock \"private\", no hand-off");
+}
+
 int main(void)
 {
 	_cleanup_json_ json_t *frozen = testutil_load("lab/tests/data/projection/priors.json");
@@ -196,6 +229,7 @@ int main(void)
 		return tap_done();
 	test_odds();
 	test_exact();
+	test_private(&pr);
 	test_seeds_and_locks(&pr);
 	test_refused(&pr);
 	test_priors_errors();
