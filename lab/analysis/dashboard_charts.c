@@ -93,15 +93,22 @@ static void table(struct strbuf *sb, const json_t *spec)
 	strbuf_append(sb, "</tbody></table>");
 }
 
-/* The figures of one kind; primary 1 or 0: only those of primary (or other) metrics, -1: all. */
-static size_t figures(struct strbuf *sb, const json_t *charts, const char *kind, int primary)
+/* Shown unfolded: a primary metric's chart, and a chart with a projection on it (the one
+ * place the projection is drawn beside its measured points; it decides nothing). */
+static int unfolded(const json_t *c)
+{
+	return json_is_true(json_object_get(c, "primary")) ||
+	       json_is_true(json_object_get(c, "projected"));
+}
+
+/* The figures of one kind; top 1 or 0: only the unfolded (or the folded) ones, -1: all. */
+static size_t figures(struct strbuf *sb, const json_t *charts, const char *kind, int top)
 {
 	size_t i, n = 0;
 	json_t *c;
 
 	json_array_foreach(charts, i, c) {
-		if (strcmp(str(c, "kind"), kind) ||
-		    (primary >= 0 && json_is_true(json_object_get(c, "primary")) != primary))
+		if (strcmp(str(c, "kind"), kind) || (top >= 0 && unfolded(c) != top))
 			continue;
 		n++;
 		strbuf_append(sb, "<figure class=\"chart\">");
@@ -118,14 +125,13 @@ static size_t figures(struct strbuf *sb, const json_t *charts, const char *kind,
 	return n;
 }
 
-static size_t count(const json_t *charts, const char *kind, int primary)
+static size_t count(const json_t *charts, const char *kind, int top)
 {
 	size_t i, n = 0;
 	json_t *c;
 
 	json_array_foreach(charts, i, c)
-		n += !strcmp(str(c, "kind"), kind) &&
-		     json_is_true(json_object_get(c, "primary")) == primary;
+		n += !strcmp(str(c, "kind"), kind) && unfolded(c) == top;
 	return n;
 }
 
@@ -134,7 +140,8 @@ void dashboard_chart_figures(struct strbuf *sb, const json_t *charts, const char
 	figures(sb, charts, kind, -1);
 }
 
-/* The primary metrics' figures in a grid, the others folded under them. */
+/* The primary metrics' figures (and any with a projection) in a grid, the others folded under
+ * them. */
 static void kind_section(struct strbuf *sb, const json_t *charts, const char *kind)
 {
 	size_t others = count(charts, kind, 0);
@@ -154,7 +161,8 @@ static void kind_section(struct strbuf *sb, const json_t *charts, const char *ki
 void dashboard_charts_sections(struct strbuf *sb, const json_t *charts)
 {
 	strbuf_append(sb, "<section id=\"scaling\"><h2>Scaling</h2>\n<p class=\"legend\">The "
-			  "primary metrics (they decide a verdict): mean against task count, one "
+			  "primary metrics (they decide a verdict), and any throughput with a "
+			  "projection beside it (it does not): mean against task count, one "
 			  "line per kernel; error bars: 95% CI of the mean (none with one sample). "
 			  "A series of one task count is a table. Under each title: the parameters "
 			  "that differ from the workload's defaults (hover for all).</p>\n");

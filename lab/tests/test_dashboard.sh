@@ -114,6 +114,8 @@ $LAB report "$T/m.json" -o "$T/proj.html" --project-from "$T/c.json" \
 ok $? "a page with a projection written"
 has "$T/proj.html" '"projected":true' "... its throughput chart marked projected"
 has "$T/proj.html" 'with a PROJECTION (dotted, not measured)' "... and captioned so"
+check "... unfolded, beside the primary metrics' charts (it decides nothing, but is the one place the projection is drawn)" bash -c \
+	"sed -n '/<section id=\"scaling\">/,/<details class=\"other-charts\">/p' '$T/proj.html' | grep -q 'with a PROJECTION'"
 chrome --window-size=1400,2400 --virtual-time-budget=10000 --dump-dom \
 	"file://$(realpath "$T/proj.html")#all" >"$T/dom" 2>"$T/chrome.err"
 charts=$(attr data-charts "$T/dom") drawn=$(attr data-charts-drawn "$T/dom")
