@@ -250,3 +250,98 @@ int projinput_from_report(const json_t *report, const struct projinput_pick *pic
 		out->outside = 0;
 	return 0;
 }
+
+/* The params of label's first workload called name in report, or NULL. */
+static const json_t *params_of(const json_t *report, const char *label, const char *name)
+{
+	const json_t *run, *wl;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(report, "runs"), i, run) {
+		if (strcmp(label_of(run), label))
+			continue;
+		json_array_foreach(json_object_get(run, "workloads"), k, wl)
+			if (!strcmp(json_string_value(json_object_get(wl, "name")) ?: "", name))
+				return json_object_get(wl, "params");
+	}
+	return NULL;
+}
+
+/* The first param (but the sweep's and the repetitions') whose value differs, or NULL. */
+static const char *param_differs(const json_t *a, const json_t *b)
+{
+	static const char *const free_keys[] = {"tasks", "repetitions", "warmup", NULL};
+	const char *key;
+	const json_t *v;
+
+	json_object_foreach((json_t *)a, key, v) {
+		int skip = 0;
+
+		for (size_t i = 0; free_keys[i]; i++)
+			skip |= !strcmp(key, free_keys[i]);
+		if (!skip && !json_equal(v, json_object_get(b, key)))
+			return key;
+	}
+	return NULL;
+}
+
+/* Whether run's guest nanosecond is one instruction of a lone vCPU: the deterministic models
+ * with shift=0 (the lab's "-icount shift=0,..."). */
+static int one_insn_a_ns(const json_t *run)
+{
+	const json_t *t = json_object_get(json_object_get(run, "host"), "timing"), *a;
+	size_t i;
+
+	if (!json_is_true(json_object_get(t, "deterministic")))
+		return 0;
+	json_array_foreach(json_object_get(t, "qemu_args"), i, a)
+		if (!strncmp(json_string_value(a) ?: "", "shift=0,", 8))
+			return 1;
+	return 0;
+}
+
+int projinput_window(const json_t *counted, const json_t *window, struct projinput *pi,
+		     struct lab_error *err)
+{
+	const json_t *want = params_of(counted, pi->label, pi->workload), *run, *wl, *res;
+	const char *differs = NULL;
+	double sum = 0, per_window = pi->boots ? pi->acquisitions / (double)pi->boots : 0;
+	size_t n = 0, i, k, m;
+
+	json_array_foreach(json_object_get(window, "runs"), i, run) {
+		if (strcmp(label_of(run), pi->label) ||
+		    strcmp(json_string_value(json_object_get(run, "status")) ?: "", "ok"))
+			continue;
+		if (!one_insn_a_ns(run))
+			return error_set(err, "", "%s's runs are not under a deterministic model with "
+					 "shift=0 (quantum, icount): their time is not instructions",
+					 pi->label);
+		json_array_foreach(json_object_get(run, "workloads"), k, wl) {
+			if (strcmp(json_string_value(json_object_get(wl, "name")) ?: "", pi->workload))
+				continue;
+			if ((differs = param_differs(want, json_object_get(wl, "params"))))
+				return error_set(err, "", "%s's %s param %s differs from the counted "
+						 "run's: its windows are not the same operations",
+						 pi->label, pi->workload, differs);
+			json_array_foreach(json_object_get(wl, "results"), m, res) {
+				const json_t *e = json_object_get(json_object_get(json_object_get(
+					res, "metrics"), "elapsed_s"), "value");
+
+				if (ival(res, "tasks") != 1 || !json_is_number(e))
+					continue;
+				sum += json_number_value(e);
+				n++;
+			}
+		}
+	}
+	if (!n || !(per_window > 0))
+		return error_set(err, "", "no ok run of %s with %s's elapsed_s at 1 task",
+				 pi->label, pi->workload);
+	pi->window_t1 = sum / (double)n * 1e9 / per_window;
+	if (!(pi->window_t1 > pi->inside))
+		return error_set(err, "", "%s's 1-task window, %.0f instructions an acquisition, is "
+				 "not longer than the %.0f inside the lock", pi->label,
+				 pi->window_t1, pi->inside);
+	pi->outside = pi->window_t1 - pi->inside;
+	return 0;
+}

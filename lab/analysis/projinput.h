@@ -28,6 +28,7 @@ struct projinput {
 	 * (shared_tasks, 0: none above tasks), the most distinct locks the site took in one
 	 * result and the most vCPUs that took one of them. */
 	unsigned shared_tasks, shared_locks, shared_max_cpus;
+	double window_t1; /* projinput_window's T1 per acquisition; 0: outside is the plugin's */
 };
 
 /* 1 when the report shows the site's lock is not one shared lock (more tasks, each lock taken
@@ -42,6 +43,16 @@ int projinput_private(const struct projinput *p);
  * into buf or a constant; NULL when it is to be projected.  lab project --from, lab compare
  * and the dashboard give the one reason. */
 const char *projinput_why_not(const struct projinput *p, char *buf, size_t len);
+
+/* Z in a deterministic model's own instructions, where the plugin's is a lower bound (under
+ * tcg it counts a rep string instruction once, so a THP fault's 2 MiB of zeroing is a few
+ * instructions): the 1-task window of p's label and workload in window, a run under a
+ * deterministic model with shift=0, where a lone vCPU's guest nanosecond is one instruction.
+ * T1 = the mean elapsed_s at 1 task x 1e9 / p's acquisitions per window (counted, at the
+ * site); p->outside = T1 - p->inside.  The workload's params must be counted's but for
+ * tasks, repetitions and warmup.  -EINVAL with err saying what is missing or differs. */
+int projinput_window(const json_t *counted, const json_t *window, struct projinput *p,
+		     struct lab_error *err);
 
 /* The (label, workload) pairs of the report with lock counts in any result, in the report's
  * order, each once: a new array of [label, workload] arrays; NULL on ENOMEM. */

@@ -8,14 +8,22 @@
 #include "analysis/projinput.h"
 #include "util/cleanup.h"
 
-static json_t *measured_json(const struct projinput *pi)
+static json_t *measured_json(const struct projinput *pi, const struct projseries_opts *o)
 {
-	return json_pack("{s:s, s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:I}", "site", pi->site, "tasks",
-			 (json_int_t)pi->tasks, "boots", (json_int_t)pi->boots, "acquisitions",
-			 pi->acquisitions, "insn_inside", pi->inside, "insn_outside", pi->outside,
-			 "shared_tasks", (json_int_t)pi->shared_tasks, "shared_locks",
-			 (json_int_t)pi->shared_locks, "shared_max_cpus",
-			 (json_int_t)pi->shared_max_cpus);
+	char from[300];
+
+	if (pi->window_t1 > 0)
+		snprintf(from, sizeof(from), "the 1-task window of %s: %.0f instructions an "
+			 "acquisition", o->window_from, pi->window_t1);
+	else
+		snprintf(from, sizeof(from), "the plugin's count (a lower bound: a rep string "
+			 "instruction counts once)");
+	return json_pack("{s:s, s:I, s:I, s:f, s:f, s:f, s:s, s:I, s:I, s:I}", "site", pi->site,
+			 "tasks", (json_int_t)pi->tasks, "boots", (json_int_t)pi->boots,
+			 "acquisitions", pi->acquisitions, "insn_inside", pi->inside,
+			 "insn_outside", pi->outside, "outside_from", from, "shared_tasks",
+			 (json_int_t)pi->shared_tasks, "shared_locks", (json_int_t)pi->shared_locks,
+			 "shared_max_cpus", (json_int_t)pi->shared_max_cpus);
 }
 
 static json_t *projected(const struct projseries_opts *o, const struct projinput *pi)
@@ -43,11 +51,12 @@ static json_t *one_series(const json_t *report, const struct projseries_opts *o,
 	const char *why = NULL;
 	json_t *measured = NULL, *proj = NULL;
 
-	if (projinput_from_report(report, &pick, &pi, &err) < 0) {
+	if (projinput_from_report(report, &pick, &pi, &err) < 0 ||
+	    (o->window && projinput_window(report, o->window, &pi, &err) < 0)) {
 		error_format(&err, buf, sizeof(buf));
 		why = buf;
 	} else {
-		measured = measured_json(&pi);
+		measured = measured_json(&pi, o);
 		why = projinput_why_not(&pi, buf, sizeof(buf));
 		if (!why && !(proj = projected(o, &pi)))
 			why = "the model refused the inputs (out of its range)";

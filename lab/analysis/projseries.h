@@ -19,12 +19,15 @@ struct projseries_opts {
 	struct proj_input in;           /* all but insn_inside and insn_outside */
 	const struct proj_priors *priors;
 	struct proj_label label;
+	const json_t *window;           /* NULL, or a deterministic run to take Z from (its 1-task
+					 * window: analysis/projinput.h, projinput_window) */
+	const char *window_from;        /* its name, for the output */
 };
 
 /* {"schema", "projection": true, "note", "from", "site", "series": [{"label", "workload",
  * "projected": bool, "why": null or the reason, "measured": {"site", "tasks", "boots",
- * "acquisitions", "insn_inside", "insn_outside", "shared_tasks", "shared_locks",
- * "shared_max_cpus"} or null, "projection": numalab.projection/1 or null}]}, the series in the
+ * "acquisitions", "insn_inside", "insn_outside", "outside_from" (the plugin's count, or
+ * the window of the report named), "shared_tasks", "shared_locks", "shared_max_cpus"} or null, "projection": numalab.projection/1 or null}]}, the series in the
  * report's order of labels, then workloads.  NULL on ENOMEM. */
 json_t *projseries_json(const json_t *report, const struct projseries_opts *o);
 

@@ -26,7 +26,8 @@ void cmd_project_help(void)
 	       "                   [--lock queued|ticket] [--no-transfer] [--priors FILE]\n"
 	       "                   [--draws N] [--seed N] [--json]\n"
 	       "       lab project --from REPORT --site NAME+ [--label L] [--workload W]\n"
-	       "                   [--tasks N] [the options above but --inside, --outside]\n\n"
+	       "                   [--tasks N] [--outside-from REPORT]\n"
+	       "                   [the options above but --inside, --outside]\n\n"
 	       "A PROJECTION, not a measurement: the throughput of a workload whose cost is one\n"
 	       "shared spinlock, from 1 CPU to the target's size.  The model is exact mean-value\n"
 	       "analysis of N CPUs each running the instructions outside the lock, then holding\n"
@@ -42,6 +43,10 @@ void cmd_project_help(void)
 	       "                           e.g. do_huge_pmd_anonymous_page+), the site's\n"
 	       "                           instructions inside and the window's outside, summed\n"
 	       "                           over the boots of --label at --tasks (default 1)\n"
+	       "  --outside-from REPORT    with --from: the instructions outside from REPORT's\n"
+	       "                           1-task window of the same label and workload (a run\n"
+	       "                           under quantum or icount, where each rep iteration\n"
+	       "                           counts), not the counter's lower bound\n"
 	       "  --topology T             the target (configs/topologies/T.json): 4s-512c\n"
 	       "  --to N                   project to N CPUs (default: all of the target's)\n"
 	       "  --lock L                 queued (qspinlock, Linux 4.2 on; default) or ticket\n"
@@ -61,7 +66,7 @@ void cmd_project_help(void)
 
 struct project_args {
 	struct proj_input in;
-	const char *topology, *priors, *from;
+	const char *topology, *priors, *from, *outside_from;
 	struct projinput_pick pick;
 	unsigned to;
 	int json;
@@ -100,6 +105,7 @@ static int parse_args(int argc, char **argv, struct project_args *a)
 		{ "label", required_argument, NULL, 'L' },
 		{ "workload", required_argument, NULL, 'W' },
 		{ "tasks", required_argument, NULL, 't' },
+		{ "outside-from", required_argument, NULL, 'O' },
 		{ 0 },
 	};
 	static const char *const locks[] = { "queued", "ticket" };
@@ -136,6 +142,7 @@ static int parse_args(int argc, char **argv, struct project_args *a)
 			break;
 		case 'j': a->json = 1; break;
 		case 'F': a->from = optarg; break;
+		case 'O': a->outside_from = optarg; break;
 		case 'S': a->pick.site = optarg; break;
 		case 'L': a->pick.label = optarg; break;
 		case 'W': a->pick.workload = optarg; break;
@@ -150,6 +157,10 @@ static int parse_args(int argc, char **argv, struct project_args *a)
 		return r;
 	if (optind != argc) {
 		cli_usage_err("unexpected argument '%s'", argv[optind]);
+		return -EINVAL;
+	}
+	if (a->outside_from && !a->from) {
+		cli_usage_err("--outside-from goes with --from");
 		return -EINVAL;
 	}
 	if (a->from ? have_in || have_out || !a->pick.site : !have_in || !have_out) {
@@ -168,6 +179,7 @@ static int parse_args(int argc, char **argv, struct project_args *a)
 /* --from: S and Z per acquisition of the site, measured; said before the projection. */
 static int from_report(struct project_args *a)
 {
+	_cleanup_json_ json_t *window = NULL;
 	struct report_files f = { 0 };
 	struct lab_error err = { 0 };
 	struct projinput pi;
@@ -183,6 +195,19 @@ static int from_report(struct project_args *a)
 		r = report_files_read(&f, &err);
 	if (r == 0)
 		r = projinput_from_report(f.doc[0], &a->pick, &pi, &err);
+	if (r == 0 && a->outside_from) {
+		struct lab_error werr = { 0 };
+
+		if ((r = projopts_window(a->outside_from, &window)) == 0 &&
+		    (r = projinput_window(f.doc[0], window, &pi, &werr)) < 0) {
+			error_format(&werr, msg, sizeof(msg));
+			cli_err("--outside-from %s: %s", a->outside_from, msg);
+		}
+		if (r < 0) {
+			report_files_free(&f);
+			return r;
+		}
+	}
 	report_files_free(&f);
 	if (r < 0) {
 		error_format(&err, msg, sizeof(msg));
@@ -199,11 +224,13 @@ static int from_report(struct project_args *a)
 	fprintf(a->json ? stderr : stdout,
 		"measured: %s, %s at %u task(s), %zu boot(s): %.0f acquisitions at %s (%zu "
 		"site(s)), at most %u lock(s), the busiest taken by %u vCPU(s); per acquisition "
-		"%.1f instructions inside, %.1f outside (the window's instructions count a rep "
-		"string instruction once per translated block: outside is a lower bound of the "
-		"time)\n\n",
+		"%.1f instructions inside, %.1f outside (%s%s%s)\n\n",
 		pi.label, pi.workload, pi.tasks, pi.boots, pi.acquisitions, pi.site, pi.sites,
-		pi.locks, pi.max_cpus_per_lock, pi.inside, pi.outside);
+		pi.locks, pi.max_cpus_per_lock, pi.inside, pi.outside,
+		a->outside_from ? "from the 1-task window of " : "the window's instructions count a "
+		"rep string instruction once per translated block: outside is a lower bound of the "
+		"time", a->outside_from ? a->outside_from : "",
+		a->outside_from ? ", every instruction counted" : "");
 	if (pi.shared_tasks)
 		fprintf(a->json ? stderr : stdout, "shared: at %u tasks %u lock(s), the busiest "
 			"taken by %u vCPU(s): %s\n\n", pi.shared_tasks, pi.shared_locks,

@@ -26,6 +26,7 @@ int projopts_option(int c, const char *arg, struct projopts *o)
 	switch (c) {
 	case PROJOPT_FROM: o->from = arg; return 1;
 	case PROJOPT_SITE: o->site = arg; return 1;
+	case PROJOPT_OUTSIDE: o->outside_from = arg; return 1;
 	case PROJOPT_TO:
 		errno = 0;
 		v = strtoul(arg, &end, 10);
@@ -42,8 +43,9 @@ int projopts_option(int c, const char *arg, struct projopts *o)
 
 int projopts_check(const struct projopts *o)
 {
-	if (!o->from && (o->site || o->to)) {
-		cli_usage_err("--site and --project-to go with --project-from REPORT");
+	if (!o->from && (o->site || o->to || o->outside_from)) {
+		cli_usage_err("--site, --project-to and --outside-from go with --project-from "
+			      "REPORT");
 		return -EINVAL;
 	}
 	if (o->from && !o->site) {
@@ -58,7 +60,10 @@ void projopts_help(void)
 	printf("  --project-from R  a PROJECTION beside the measurements, never in a verdict:\n"
 	       "                    from report R of a \"lock_insns\" run, each label's\n"
 	       "                    workloads whose cost is one shared lock at --site NAME+\n"
-	       "                    (lab project --help), to %s's CPUs or --project-to N\n",
+	       "                    (lab project --help), to %s's CPUs or --project-to N\n"
+	       "  --outside-from R  the instructions outside the lock from report R's 1-task\n"
+	       "                    window (quantum or icount: each rep iteration counts), not\n"
+	       "                    the counter's lower bound\n",
 	       PROJOPTS_TOPOLOGY);
 }
 
@@ -111,8 +116,31 @@ int projopts_priors(const char *file, struct proj_priors *pr, const char **used)
 	return r;
 }
 
+int projopts_window(const char *path, json_t **out)
+{
+	struct report_files f = { 0 };
+	struct lab_error err = { 0 };
+	char msg[1400];
+	int r = report_files_add(&f, path, &err);
+
+	*out = NULL;
+	if (r == 0 && f.n != 1)
+		r = error_set(&err, "", "names %zu reports: give one", f.n);
+	if (r == 0)
+		r = report_files_read(&f, &err);
+	if (r == 0)
+		*out = json_incref(f.doc[0]);
+	report_files_free(&f);
+	if (r == -EINVAL) {
+		error_format(&err, msg, sizeof(msg));
+		cli_err("--outside-from %s: %s", path, msg);
+	}
+	return r;
+}
+
 int projopts_series(const struct projopts *o, json_t **out)
 {
+	_cleanup_json_ json_t *window = NULL;
 	struct report_files f = { 0 };
 	struct lab_error err = { 0 };
 	struct proj_priors pr;
@@ -126,8 +154,11 @@ int projopts_series(const struct projopts *o, json_t **out)
 	if (!o->from)
 		return 0;
 	if ((r = projopts_target(PROJOPTS_TOPOLOGY, o->to, "--project-to", &po.in)) < 0 ||
-	    (r = projopts_priors(NULL, &pr, &po.label.priors)) < 0)
+	    (r = projopts_priors(NULL, &pr, &po.label.priors)) < 0 ||
+	    (o->outside_from && (r = projopts_window(o->outside_from, &window)) < 0))
 		return r;
+	po.window = window;
+	po.window_from = o->outside_from;
 	r = report_files_add(&f, o->from, &err);
 	if (r == 0 && f.n != 1)
 		r = error_set(&err, "", "names %zu reports: give one", f.n);

@@ -12,21 +12,23 @@
 #define PROJOPTS_TOPOLOGY "4s-512c" /* the largest shipped topology: the default target */
 
 /* getopt_long codes of the shared options (outside every command's short options). */
-enum { PROJOPT_FROM = 0x1f01, PROJOPT_SITE, PROJOPT_TO };
+enum { PROJOPT_FROM = 0x1f01, PROJOPT_SITE, PROJOPT_TO, PROJOPT_OUTSIDE };
 #define PROJOPTS_LONG                                                       \
 	{ "project-from", required_argument, NULL, PROJOPT_FROM },          \
 	{ "site", required_argument, NULL, PROJOPT_SITE },                  \
-	{ "project-to", required_argument, NULL, PROJOPT_TO }
+	{ "project-to", required_argument, NULL, PROJOPT_TO },              \
+	{ "outside-from", required_argument, NULL, PROJOPT_OUTSIDE }
 
 struct projopts {
 	const char *from, *site; /* --project-from REPORT --site NAME+ */
 	unsigned to;             /* --project-to N; 0: all of the target's CPUs */
+	const char *outside_from; /* --outside-from REPORT: Z from its 1-task window */
 };
 
 /* 1 when c was one of PROJOPTS_LONG's (arg taken), 0 when not, -EINVAL when its value is bad. */
 int projopts_option(int c, const char *arg, struct projopts *o);
-/* After the options: -EINVAL when --site or --project-to comes without --project-from, or
- * --project-from without --site. */
+/* After the options: -EINVAL when --site, --project-to or --outside-from comes without
+ * --project-from, or --project-from without --site. */
 int projopts_check(const struct projopts *o);
 /* The help lines of the shared options, for a command's --help. */
 void projopts_help(void);
@@ -38,5 +40,9 @@ int projopts_target(const char *topology, unsigned to, const char *opt, struct p
  * file's name to print. */
 int projopts_priors(const char *file, struct proj_priors *pr, const char **used);
 /* The projections of o->from's series (queued lock, 1000 draws, seed 1, to 4s-512c or
- * --project-to CPUs of it): *out NULL when there is no --project-from. */
+ * --project-to CPUs of it; Z from --outside-from's window when given): *out NULL when there
+ * is no --project-from. */
 int projopts_series(const struct projopts *o, json_t **out);
+/* The one report of path (--outside-from), read; *out NULL and -EINVAL, said, when it is not
+ * one readable report. */
+int projopts_window(const char *path, json_t **out);

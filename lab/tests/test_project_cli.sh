@@ -69,6 +69,16 @@ jq '(.runs[] | select(.kernel.label == "baseline") | .workloads[].results[] | se
 	.info.lock_insns.sites[]) |= (.locks = 2 | .max_cpus_per_lock = 2)' "$D" >"$T/two.json"
 bad "--from: two locks of two vCPUs" "not projected: at 4 tasks do_huge_pmd_anonymous_page+0x18f took 2 lock(s), the busiest by 2 vCPU(s): neither" \
 	--from "$T/two.json" --label baseline --site "$SITE"
+# --outside-from: Z from a deterministic run's 1-task window (seed 000 under quantum, reduced).
+W=lab/tests/data/projinput/window-quantum.json
+$LAB project --from "$D" --label no-split-pmd-ptlock --site "$SITE" --outside-from "$W" >"$T/win.out" 2>"$T/win.err"
+ok "$(rc_is $? 0)" "--from --outside-from: exit 0"
+has "$T/win.out" "1026.0 instructions inside, 294414.4 outside (from the 1-task window of $W, every instruction counted)" "... Z from the window, said"
+has "$T/win.out" "inputs: 1025.97 instructions inside the lock and 294414 outside it" "... and projected from it"
+bad "--outside-from without --from" "--outside-from goes with --from" --inside 1 --outside 1 --outside-from "$W"
+jq '.runs[].workloads[].params.memory_mib = 64' "$W" >"$T/w64.json"
+bad "--outside-from a run of other operations" "--outside-from $T/w64.json: no-split-pmd-ptlock's memscale param memory_mib differs from the counted run's" \
+	--from "$D" --label no-split-pmd-ptlock --site "$SITE" --outside-from "$T/w64.json"
 bad "--from beside --inside" "--from takes the place of --inside and --outside" --from "$D" --site x --inside 1
 bad "--from without --site" "--from needs --site NAME+" --from "$D"
 bad "--site without --from" "--site, --label, --workload and --tasks go with --from" --inside 1 --outside 1 --site x
@@ -100,7 +110,11 @@ $LAB compare "$A" "$Bf" --project-from "$D" --site "$SITE" >"$T/proj.txt" 2>&1
 check "... text: the projection first, marked" grep -q '^PROJECTION, not measured, never in a verdict' "$T/proj.txt"
 check "... and the decision still the last line" bash -c "tail -1 '$T/proj.txt' | grep -q '^decision: '"
 cbad "compare --project-from without --site" "--project-from needs --site NAME+" compare "$A" "$Bf" --project-from "$D"
-cbad "compare --site alone" "--site and --project-to go with --project-from" compare "$A" "$Bf" --site x
+cbad "compare --site alone" "--site, --project-to and --outside-from go with --project-from" compare "$A" "$Bf" --site x
+$LAB compare "$A" "$Bf" --json --project-from "$D" --site "$SITE" --outside-from "$W" >"$T/projw.json" 2>"$T/projw.err"
+ok "$(rc_is $? "$plain")" "compare --outside-from: the exit status without it ($plain)"
+check "... both series' Z from the window, said" jq -e \
+	'[.projections.series[].measured.outside_from | test("1-task window of")] | all and length == 2' "$T/projw.json"
 cbad "compare --project-to 0" "--project-to must be a CPU count 1..1024, not '0'" compare "$A" "$Bf" --project-from "$D" --site x --project-to 0
 cbad "report --project-to past the target" "--project-to 600: 4s-512c has 512 CPUs" report "$A" -o "$T/d.html" --project-from "$D" --site "$SITE" --project-to 600
 cbad "compare --project-from a report without counts" "no result has lock counts" compare "$A" "$Bf" --project-from "$A" --site "$SITE"

@@ -12,6 +12,9 @@
 #include "testutil.h"
 
 #define DATA "lab/tests/data/projinput/lock-insns-ab.json"
+/* The 1-task windows of seed 000's A/B at 64 vCPUs under quantum (same memscale params but the
+ * sweep and repetitions), reduced: no-split's mean elapsed_s at 1 task is 4.7270465 ms. */
+#define WINDOW "lab/tests/data/projinput/window-quantum.json"
 #define SITE "do_huge_pmd_anonymous_page+"
 
 static int pick(const json_t *rep, const char *label, const char *site, unsigned tasks,
@@ -21,6 +24,56 @@ static int pick(const json_t *rep, const char *label, const char *site, unsigned
 
 	memset(err, 0, sizeof(*err));
 	return projinput_from_report(rep, &p, pi, err);
+}
+
+/* A copy of win with key set to v in each run's memscale params ("params") or timing. */
+static json_t *edited(const json_t *win, const char *obj, const char *key, json_t *v)
+{
+	json_t *c = json_deep_copy(win), *run;
+	size_t i;
+
+	json_array_foreach(json_object_get(c, "runs"), i, run) {
+		json_t *o = !strcmp(obj, "params")
+				    ? json_object_get(json_array_get(json_object_get(run, "workloads"),
+								     0), "params")
+				    : json_object_get(json_object_get(run, "host"), "timing");
+
+		json_object_set(o, key, v);
+	}
+	json_decref(v);
+	return c;
+}
+
+static void test_window(const json_t *rep)
+{
+	_cleanup_json_ json_t *win = testutil_load(WINDOW), *mem = NULL, *tcg = NULL;
+	struct projinput pi;
+	struct lab_error err;
+	double t1 = 4727046.5 / 16;
+	int r;
+
+	if (!tap_ok(win != NULL, "%s loads", WINDOW))
+		return;
+	pick(rep, "no-split-pmd-ptlock", SITE, 1, &pi, &err);
+	r = projinput_window(rep, win, &pi, &err);
+	tap_ok(r == 0 && fabs(pi.window_t1 - t1) < 1e-6 && fabs(pi.outside - (t1 - pi.inside)) < 1e-6,
+	       "window: T1 = mean elapsed_s at 1 task x 1e9 / 16 acquisitions a window = %.1f, "
+	       "Z = T1 - S (%.1f) %s", pi.window_t1, pi.outside, err.msg);
+	mem = edited(win, "params", "memory_mib", json_integer(64));
+	pick(rep, "no-split-pmd-ptlock", SITE, 1, &pi, &err);
+	r = projinput_window(rep, mem, &pi, &err);
+	tap_ok(r == -EINVAL && strstr(err.msg, "param memory_mib differs") && pi.window_t1 == 0,
+	       "window: another memory_mib, other operations: refused (%s)", err.msg);
+	tcg = edited(win, "timing", "deterministic", json_false());
+	pick(rep, "no-split-pmd-ptlock", SITE, 1, &pi, &err);
+	r = projinput_window(rep, tcg, &pi, &err);
+	tap_ok(r == -EINVAL && strstr(err.msg, "not under a deterministic model"),
+	       "window: a run on the host clock: refused (%s)", err.msg);
+	pick(rep, "no-split-pmd-ptlock", SITE, 1, &pi, &err);
+	snprintf(pi.label, sizeof(pi.label), "no-such");
+	r = projinput_window(rep, win, &pi, &err);
+	tap_ok(r == -EINVAL && strstr(err.msg, "no ok run of no-such"),
+	       "window: no run of the label: refused (%s)", err.msg);
 }
 
 int main(void)
@@ -81,5 +134,6 @@ int main(void)
 	       "a task count not measured: refused (%s)", err.msg);
 	r = pick(rep, "baseline", "", 1, &pi, &err);
 	tap_ok(r == -EINVAL && strstr(err.msg, "--site"), "no site: refused (%s)", err.msg);
+	test_window(rep);
 	return tap_done();
 }

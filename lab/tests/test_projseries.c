@@ -24,15 +24,40 @@
 #define MEASURED "lab/tests/data/scalefit/usl.json"
 #define NOSPLIT "no-split-pmd-ptlock"
 
-static json_t *project(const json_t *counted, const struct proj_priors *pr)
+#define WINDOW "lab/tests/data/projinput/window-quantum.json"
+
+static json_t *project_with(const json_t *counted, const struct proj_priors *pr,
+			    const json_t *window)
 {
 	struct projseries_opts o = {
 		.from = COUNTED, .site = "do_huge_pmd_anonymous_page+", .priors = pr,
 		.in = { .sockets = 4, .cpus_per_socket = 16, .nmax = 64, .draws = 200, .seed = 1 },
 		.label = { .target = "4s-64c", .priors = PRIORS },
+		.window = window, .window_from = window ? WINDOW : NULL,
 	};
 
 	return projseries_json(counted, &o);
+}
+
+static json_t *project(const json_t *counted, const struct proj_priors *pr)
+{
+	return project_with(counted, pr, NULL);
+}
+
+/* Z from the contention model's 1-task window: both series measured with it, said so. */
+static void test_window(const json_t *counted, const struct proj_priors *pr)
+{
+	_cleanup_json_ json_t *win = testutil_load(WINDOW), *doc = NULL;
+	const json_t *ns;
+
+	doc = win ? project_with(counted, pr, win) : NULL;
+	ns = json_object_get(json_array_get(json_object_get(doc, "series"), 1), "measured");
+	tap_ok(ns && fabs(json_number_value(json_object_get(ns, "insn_outside")) -
+			  (4727046.5 / 16 - 32831.0 / 32)) < 1e-6 &&
+		       strstr(json_string_value(json_object_get(ns, "outside_from")),
+			      "the 1-task window of " WINDOW),
+	       "--outside-from: no-split's Z from the window, %s",
+	       json_string_value(json_object_get(ns, "outside_from")));
 }
 
 static void test_series(const json_t *doc)
@@ -204,6 +229,7 @@ int main(void)
 	none = project(empty, &pr);
 	tap_ok(none && json_array_size(json_object_get(none, "series")) == 0,
 	       "a report without lock counts: no series");
+	test_window(counted, &pr);
 	test_charts(counted, &pr);
 	test_not_projected(counted, &pr);
 	return tap_done();
