@@ -106,5 +106,35 @@ if command -v chromium >/dev/null; then
 	[[ $body == *'data-status="ok"'* ]]
 	ok $? "the trends are drawn in a browser without error (data-status=ok)"
 fi
+# ---- a series outside the timing model ------------------------------------------------------
+# mmap_contention with a mapper under icount: its figures are the contention that icount cannot
+# show, so the night measures it and says so, but looks for no change point in it (a flat line
+# there is no evidence of no change).
+cat >"$tmp/mmc.json" <<EOF2
+{
+  "name": "nightly-mmc",
+  "topology": {"name": "2s-2c", "sockets": 2, "dies": 1, "cores": 1, "threads": 1,
+               "nodes": [{"id": 0, "cpus": "0", "memory_mib": 384},
+                         {"id": 1, "cpus": "1", "memory_mib": 384}],
+               "distances": [[10, 20], [20, 10]]},
+  "kernel": {"variant": "bisect-test.json"},
+  "timing": "icount",
+  "workloads": [{"name": "mmap_contention", "params": {"tasks": [1], "mappers": 1,
+                 "memory_mib": 8, "duration_s": 1}}]
+}
+EOF2
+sed -e 's/"out": "nights"/"out": "nights-out"/' -e 's/"job": "job.json"/"job": "mmc.json"/' \
+	"$tmp/nightly.json" >"$tmp/nightly-out.json"
+$lab nightly "$tmp/nightly-out.json" --at "$first" --night o01 >"$tmp/o1.out" 2>"$tmp/o1.err"
+rc=$?
+ok "$(rc_is $rc 0)" "a night of a series outside the model (mmap_contention, a mapper, icount): exit 0"
+[ $rc = 0 ] || tail -20 "$tmp/o1.err" | diag /dev/stdin
+r="$tmp/nights-out/o01/nightly-mmc/nightly.json"
+check "... its primary series are outside the model, with the reason, and no change point" jq -e \
+	'(.series | length >= 2) and ([.series[] | select(.name | test("faults_per_s|fault_latency_p99_ns"))
+	 | .model_fit == "outside" and (.outside_model | test("icount")) and (.change_points | length == 0)] | all and length >= 2)' "$r"
+check "... no suspect, no alarm" jq -e '(.suspects | length == 0) and (.alarms | length == 0)' "$r"
+has "$tmp/o1.out" "primary series outside this timing model, not searched" "... and the summary says they were not searched"
+
 check "no qemu left" no_qemu
 finish
