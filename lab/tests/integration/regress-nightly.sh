@@ -110,19 +110,8 @@ fi
 # mmap_contention with a mapper under icount: its figures are the contention that icount cannot
 # show, so the night measures it and says so, but looks for no change point in it (a flat line
 # there is no evidence of no change).
-cat >"$tmp/mmc.json" <<EOF2
-{
-  "name": "nightly-mmc",
-  "topology": {"name": "2s-2c", "sockets": 2, "dies": 1, "cores": 1, "threads": 1,
-               "nodes": [{"id": 0, "cpus": "0", "memory_mib": 384},
-                         {"id": 1, "cpus": "1", "memory_mib": 384}],
-               "distances": [[10, 20], [20, 10]]},
-  "kernel": {"variant": "bisect-test.json"},
-  "timing": "icount",
-  "workloads": [{"name": "mmap_contention", "params": {"tasks": [1], "mappers": 1,
-                 "memory_mib": 8, "duration_s": 1}}]
-}
-EOF2
+jq '.name = "nightly-mmc" | .workloads = [{"name": "mmap_contention", "params": {"tasks": [1],
+	"mappers": 1, "memory_mib": 8, "duration_s": 1}}]' "$tmp/job.json" >"$tmp/mmc.json"
 sed -e 's/"out": "nights"/"out": "nights-out"/' -e 's/"job": "job.json"/"job": "mmc.json"/' \
 	"$tmp/nightly.json" >"$tmp/nightly-out.json"
 $lab nightly "$tmp/nightly-out.json" --at "$first" --night o01 >"$tmp/o1.out" 2>"$tmp/o1.err"
