@@ -14,7 +14,6 @@
 #include "analysis/projinput.h"
 #include "cli/cli.h"
 #include "cli/projopts.h"
-#include "cli/report_files.h"
 #include "util/cleanup.h"
 #include "util/jsonio.h"
 #include "util/strbuf.h"
@@ -179,39 +178,25 @@ static int parse_args(int argc, char **argv, struct project_args *a)
 /* --from: S and Z per acquisition of the site, measured; said before the projection. */
 static int from_report(struct project_args *a)
 {
-	_cleanup_json_ json_t *window = NULL;
-	struct report_files f = { 0 };
+	_cleanup_json_ json_t *counted = NULL, *window = NULL;
 	struct lab_error err = { 0 };
 	struct projinput pi;
 	const char *why;
 	char msg[1400];
-	int r = report_files_add(&f, a->from, &err);
+	int r;
 
-	if (r == 0 && f.n != 1) {
-		error_set(&err, "", "names %zu reports: give one", f.n);
-		r = -EINVAL;
-	}
-	if (r == 0)
-		r = report_files_read(&f, &err);
-	if (r == 0)
-		r = projinput_from_report(f.doc[0], &a->pick, &pi, &err);
-	if (r == 0 && a->outside_from) {
-		struct lab_error werr = { 0 };
-
-		if ((r = projopts_window(a->outside_from, &window)) == 0 &&
-		    (r = projinput_window(f.doc[0], window, &pi, &werr)) < 0) {
-			error_format(&werr, msg, sizeof(msg));
-			cli_err("--outside-from %s: %s", a->outside_from, msg);
-		}
-		if (r < 0) {
-			report_files_free(&f);
-			return r;
-		}
-	}
-	report_files_free(&f);
-	if (r < 0) {
+	if ((r = projopts_report("--from", a->from, &counted)) < 0 ||
+	    (a->outside_from &&
+	     (r = projopts_report("--outside-from", a->outside_from, &window)) < 0))
+		return r;
+	if ((r = projinput_from_report(counted, &a->pick, &pi, &err)) < 0) {
 		error_format(&err, msg, sizeof(msg));
 		cli_err("--from %s: %s", a->from, msg);
+		return r;
+	}
+	if (window && (r = projinput_window(counted, window, &pi, &err)) < 0) {
+		error_format(&err, msg, sizeof(msg));
+		cli_err("--outside-from %s: %s", a->outside_from, msg);
 		return r;
 	}
 	if ((why = projinput_why_not(&pi, msg, sizeof(msg)))) {

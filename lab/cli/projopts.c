@@ -116,7 +116,7 @@ int projopts_priors(const char *file, struct proj_priors *pr, const char **used)
 	return r;
 }
 
-int projopts_window(const char *path, json_t **out)
+int projopts_report(const char *opt, const char *path, json_t **out)
 {
 	struct report_files f = { 0 };
 	struct lab_error err = { 0 };
@@ -133,21 +133,18 @@ int projopts_window(const char *path, json_t **out)
 	report_files_free(&f);
 	if (r == -EINVAL) {
 		error_format(&err, msg, sizeof(msg));
-		cli_err("--outside-from %s: %s", path, msg);
+		cli_err("%s %s: %s", opt, path, msg);
 	}
 	return r;
 }
 
 int projopts_series(const struct projopts *o, json_t **out)
 {
-	_cleanup_json_ json_t *window = NULL;
-	struct report_files f = { 0 };
-	struct lab_error err = { 0 };
+	_cleanup_json_ json_t *window = NULL, *counted = NULL;
 	struct proj_priors pr;
 	struct projseries_opts po = { .from = o->from, .site = o->site, .priors = &pr,
 				      .in = { .draws = 1000, .seed = 1 },
 				      .label = { .target = PROJOPTS_TOPOLOGY } };
-	char msg[1400];
 	int r;
 
 	*out = NULL;
@@ -155,27 +152,20 @@ int projopts_series(const struct projopts *o, json_t **out)
 		return 0;
 	if ((r = projopts_target(PROJOPTS_TOPOLOGY, o->to, "--project-to", &po.in)) < 0 ||
 	    (r = projopts_priors(NULL, &pr, &po.label.priors)) < 0 ||
-	    (o->outside_from && (r = projopts_window(o->outside_from, &window)) < 0))
+	    (o->outside_from &&
+	     (r = projopts_report("--outside-from", o->outside_from, &window)) < 0) ||
+	    (r = projopts_report("--project-from", o->from, &counted)) < 0)
 		return r;
 	po.window = window;
 	po.window_from = o->outside_from;
-	r = report_files_add(&f, o->from, &err);
-	if (r == 0 && f.n != 1)
-		r = error_set(&err, "", "names %zu reports: give one", f.n);
-	if (r == 0)
-		r = report_files_read(&f, &err);
-	if (r == 0 && !(*out = projseries_json(f.doc[0], &po)))
-		r = -ENOMEM;
-	if (r == 0 && !json_array_size(json_object_get(*out, "series"))) {
+	if (!(*out = projseries_json(counted, &po)))
+		return -ENOMEM;
+	if (!json_array_size(json_object_get(*out, "series"))) {
 		json_decref(*out);
 		*out = NULL;
-		r = error_set(&err, "", "no result has lock counts: it is not the report of a "
-			      "run with \"lock_insns\": true");
+		cli_err("--project-from %s: no result has lock counts: it is not the report of a "
+			"run with \"lock_insns\": true", o->from);
+		return -EINVAL;
 	}
-	report_files_free(&f);
-	if (r == -EINVAL) {
-		error_format(&err, msg, sizeof(msg));
-		cli_err("--project-from %s: %s", o->from, msg);
-	}
-	return r;
+	return 0;
 }

@@ -43,6 +43,6 @@ int projopts_priors(const char *file, struct proj_priors *pr, const char **used)
  * --project-to CPUs of it; Z from --outside-from's window when given): *out NULL when there
  * is no --project-from. */
 int projopts_series(const struct projopts *o, json_t **out);
-/* The one report of path (--outside-from), read; *out NULL and -EINVAL, said, when it is not
- * one readable report. */
-int projopts_window(const char *path, json_t **out);
+/* The one report of path, read (--project-from, --outside-from, lab project --from); *out
+ * NULL and -EINVAL, said as "OPT PATH: why", when it is not one readable report. */
+int projopts_report(const char *opt, const char *path, json_t **out);
