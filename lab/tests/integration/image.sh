@@ -52,14 +52,30 @@ check "the base image did not change" test "$(stat -c '%s %Y' "$base")" = "$sum_
 check "no qemu left after the image run" no_qemu_of $lab_pid
 
 # 3. A panic after the workloads: the partial results come back through the post-mortem.
-run_lab lab/tests/data/jobs/image-panic.json --out "$tmp/panic" >"$tmp/panic.out" 2>&1
-ok $([ $? = 3 ] && echo 0 || echo 1) "panic job exits 3"
+# The guest once hung in CI before the fault instead (an idle guest whose timers stopped,
+# RCU stall warnings at 1639 s of guest uptime where a run panics at 3 s; the test took
+# 1918 s where it takes about 140): the host's doing, not the post-mortem's, which is what
+# this part tests.  So a run that ends in another outcome is said, with its console, and run
+# once more; a second one fails the checks below.
+panic_run() {
+	run_lab lab/tests/data/jobs/image-panic.json --out "$1" >"$1.out" 2>&1
+	panic_rc=$?
+	[ "$(jq -r '.runs[0].status' "$1/report.json" 2>/dev/null)" = panic ] && return 0
+	# Say what it was: a CI log is all there is to go on.
+	jq -r '.runs[0] | "# status \(.status): \(.reason // "")"' "$1/report.json" 2>/dev/null
+	grep -a -m 20 -E 'stall|unstable|Switched to clocksource|soft lockup|blocked for more' "$1/run-0/console.log" 2>/dev/null |
+		sed 's/^/# console: /'
+	tail -15 "$1/run-0/console.log" 2>/dev/null | sed 's/^/# console: /'
+	return 1
+}
 p="$tmp/panic"
+if ! panic_run "$p"; then
+	echo "# the panic job did not panic (above); running it once more"
+	p="$tmp/panic-again"
+	panic_run "$p"
+fi
+ok $([ $panic_rc = 3 ] && echo 0 || echo 1) "panic job exits 3"
 check "status panic" jqr "$p" '.runs[0].status == "panic"'
-# When it is not, say what it was: a CI log is all there is to go on.
-jq -r '.runs[0] | "# status \(.status): \(.reason // "")"' "$p/report.json" 2>/dev/null | grep -v '^# status panic'
-[ "$(jq -r '.runs[0].status' "$p/report.json" 2>/dev/null)" = panic ] ||
-	tail -15 "$p/run-0/console.log" 2>/dev/null | sed 's/^/# console: /'
 check "post-mortem ran and mounted the overlay" jqr "$p" '.runs[0].postmortem.ok == true and .runs[0].postmortem.dir == "run-0/postmortem"'
 check "the report lists the agent's log and results" jqr "$p" '[.runs[0].postmortem.files[].path] | contains(["/numalab/out/agent.log", "/numalab/out/results.jsonl"])'
 check "... and the files the job listed" jqr "$p" '[.runs[0].postmortem.files[].path] | index("/etc/motd") != null'
