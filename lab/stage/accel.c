@@ -198,11 +198,15 @@ int accel_kvm_offered(struct virt_conn *vc, char *why, size_t len)
 			 "kvm)");
 		return 0;
 	}
+	/* The module first: a kvm-pvm host runs PVM guests only, /dev/kvm or not (one such host
+	 * had the module and no /dev/kvm), and that is what a user must read to get KVM. */
+	if (accel_kvm_ruled_out(ACCEL_SYS_MODULE, why, len))
+		return 0;
 	if (access("/dev/kvm", R_OK | W_OK) < 0) {
 		snprintf(why, len, "/dev/kvm is not usable: %s", strerror(errno));
 		return 0;
 	}
-	return !accel_kvm_ruled_out(ACCEL_SYS_MODULE, why, len);
+	return 1;
 }
 
 int accel_cached(struct virt_conn *vc, const char *state_dir, struct accel_verdict *v)
