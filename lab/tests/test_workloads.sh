@@ -181,8 +181,10 @@ for r in res:
     f, want = r["metrics"]["page_faults"]["value"], r["tasks"] * 16 / 2
     if not (want * 0.9 <= f <= want * 1.1 + 2):
         err("%s faults, want about %s" % (f, want))
-    if r["info"]["vmstat"].get("thp_fault_alloc", 0) != 0:
-        err("thp_fault_alloc %s: a read allocated huge pages" % r["info"]["vmstat"]["thp_fault_alloc"])
+    # /proc/vmstat is the host'"'"'s, not the process'"'"'s: a guest booting beside the test once
+    # added 1.  Reads that allocated would add one a fault (16 here).
+    if r["info"]["vmstat"].get("thp_fault_alloc", 0) >= f / 2:
+        err("thp_fault_alloc %s for %s faults: a read allocated huge pages" % (r["info"]["vmstat"]["thp_fault_alloc"], f))
     ins = r["metrics"].get("perf_instructions", {}).get("value")
     if ins is not None and ins < 2 * 1000 * 8:
         err("%s instructions for 8 bytes of 1000 loops each" % ins)
