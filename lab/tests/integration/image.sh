@@ -52,11 +52,11 @@ check "the base image did not change" test "$(stat -c '%s %Y' "$base")" = "$sum_
 check "no qemu left after the image run" no_qemu_of $lab_pid
 
 # 3. A panic after the workloads: the partial results come back through the post-mortem.
-# The guest once hung in CI before the fault instead (an idle guest whose timers stopped,
-# RCU stall warnings at 1639 s of guest uptime where a run panics at 3 s; the test took
-# 1918 s where it takes about 140): the host's doing, not the post-mortem's, which is what
-# this part tests.  So a run that ends in another outcome is said, with its console, and run
-# once more; a second one fails the checks below.
+# The guest once hung in CI before the fault instead (idle, RCU stall warnings at 1639 s of
+# guest uptime where a run panics at 3 s; the test took 1918 s where it takes about 140; not
+# reproduced, cause unknown): not the post-mortem, which is what this part tests.  So a run
+# that ends in another outcome is said, with its console, and run once more; a second one
+# fails the checks below.
 panic_run() {
 	run_lab lab/tests/data/jobs/image-panic.json --out "$1" >"$1.out" 2>&1
 	panic_rc=$?
