@@ -2,12 +2,14 @@
  * mapping for `git bisect run`. */
 #include <errno.h>
 #include <getopt.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "stage/run.h"
 #include "util/cleanup.h"
 
 /* The command line's name for messages, "compare" or "job status" (cli_set_name). */
@@ -34,6 +36,23 @@ void cli_err(const char *fmt, ...)
 	va_start(ap, fmt);
 	verr(fmt, ap, 0);
 	va_end(ap);
+}
+
+int cli_quiet_wait_default(double *out)
+{
+	const char *env = getenv("LAB_QUIET_WAIT");
+	char *end;
+
+	*out = RUN_QUIET_WAIT_S;
+	if (!env)
+		return 0;
+	errno = 0;
+	*out = strtod(env, &end);
+	if (errno || end == env || *end || !(*out >= 0) || *out > 3600) {
+		cli_err("LAB_QUIET_WAIT must be a number of seconds 0..3600, not \"%.40s\"", env);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 void cli_usage_err(const char *fmt, ...)

@@ -138,7 +138,8 @@ static int parse_args(int argc, char **argv, struct bargs *a, int start)
 	a->tries = BISECT_DEFAULT_TRIES;
 	a->timing = "auto";
 	a->accel = "auto";
-	a->quiet_wait_s = RUN_QUIET_WAIT_S;
+	if (cli_quiet_wait_default(&a->quiet_wait_s) < 0)
+		return -EINVAL;
 	run_state_dir(a->state, sizeof(a->state));
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":o:c:a:s:", opts, NULL)) != -1) {

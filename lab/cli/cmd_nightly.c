@@ -86,7 +86,8 @@ static int parse_args(int argc, char **argv, struct nargs *a)
 	int c;
 
 	a->accel = "auto";
-	a->quiet_wait_s = RUN_QUIET_WAIT_S;
+	if (cli_quiet_wait_default(&a->quiet_wait_s) < 0)
+		return -EINVAL;
 	run_state_dir(a->state, sizeof(a->state));
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":c:a:s:", opts, NULL)) != -1) {

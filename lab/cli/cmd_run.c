@@ -77,8 +77,9 @@ void cmd_run_help(void)
 	       "  --quantum Q    the contention model's round, 1..%u instructions per vCPU,\n"
 	       "                 overriding the job's \"quantum\" (default %u)\n"
 	       "  --quiet-wait S under kvm or tcg, wait up to S seconds before each run for the\n"
-	       "                 host to be quiet (default %.0f; 0: do not wait); runs measured\n"
-	       "                 on a busy host are flagged in the report either way\n"
+	       "                 host to be quiet (default $LAB_QUIET_WAIT, else %.0f; 0: do\n"
+	       "                 not wait); runs measured on a busy host are flagged in the\n"
+	       "                 report either way\n"
 	       "  --parallel N   guests at once, overriding the job's \"parallel\": under icount\n"
 	       "                 N, or auto (the default) for one per host core other work\n"
 	       "                 leaves free, as many as memory holds; under kvm and tcg\n"
@@ -223,7 +224,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 
 	a->accel = "auto";
 	a->timing = "auto";
-	a->quiet_wait_s = RUN_QUIET_WAIT_S;
+	if (cli_quiet_wait_default(&a->quiet_wait_s) < 0)
+		return -EINVAL;
 	run_state_dir(a->state, sizeof(a->state));
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":o:c:a:s:", opts, NULL)) != -1) {

@@ -80,6 +80,13 @@ has "$T/out" "kernel no-per-vma-lock: variant no-per-vma-lock, " "... each kerne
 has "$T/out" "timing model " "... the timing model"
 grep -q "^estimate: " "$T/out"; ok $? "... an estimate, or says there is none"
 [ ! -e "$T/never" ] && [ ! -e "$LAB_STATE_DIR/libvirt" ]; ok $? "... wrote no report and opened no libvirt"
+# LAB_QUIET_WAIT: --quiet-wait's default (the test suite sets it to 0); a bad one is bad input.
+expect 2 "LAB_QUIET_WAIT=soon lab run" env LAB_QUIET_WAIT=soon "$LAB" run configs/quick.json \
+	--dry-run --out "$T/never"
+has "$T/err" 'LAB_QUIET_WAIT must be a number of seconds 0..3600, not "soon"' "... says why"
+expect 2 "LAB_QUIET_WAIT=-1 lab bisect start" env LAB_QUIET_WAIT=-1 "$LAB" bisect start x
+expect 0 "LAB_QUIET_WAIT=5 lab run --dry-run" env LAB_QUIET_WAIT=5 "$LAB" run configs/quick.json \
+	--dry-run --out "$T/never"
 
 expect 0 "lab run --kernel baseline --kernel fix=baseline+PATCH --dry-run" "$LAB" run \
 	configs/ab-vma-lock.json --kernel baseline \
