@@ -24,10 +24,19 @@ describe() {
 	echo "last $(git -C "$dest" rev-parse HEAD)"
 }
 
-if [ -f "$dest/.git/numalab-bisect-repo-$version" ]; then
-	[ "${2:-}" = --describe ] && describe
+# made [--describe]: exits when the repository is there (describing it on request).
+made() {
+	[ -f "$dest/.git/numalab-bisect-repo-$version" ] || return 0
+	[ "${1:-}" = --describe ] && describe
 	exit 0
-fi
+}
+made "${2:-}"
+# One maker at a time (lab/tests/prewarm.sh may be making it while a test asks for it): the
+# second waits, then finds it made.
+mkdir -p "$(dirname "$dest")"
+exec 9>"$dest.lock"
+flock 9
+made "${2:-}"
 [ -f "$tarball" ] || { echo "make-bisect-repo: $tarball missing (apt-get install linux-source-6.12)" >&2; exit 1; }
 tmp="$dest.tmp-$$"
 rm -rf "$tmp" "$dest"

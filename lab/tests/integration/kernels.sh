@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# suite-order: builds (boots the lab's builds: runs after the tests that do not, run-tests.sh)
 # Integration: kernel variants built from Debian's linux-source-6.12 and booted through
 # `lab run` (A/B on 4s-8c: baseline vs bench-anon-fault-cost, a patch series on top of it),
 # the difference read back from the guest (its /proc/config.gz, /proc/vmstat vma_lock_*) and
