@@ -9,8 +9,8 @@
 # (the kernel and QEMU caches take one per key), so nothing is built twice and nothing is used
 # half-built.  With warm caches every step is a cache hit (seconds).
 #
-# In the order the tests need them: baseline (integration-kernels), bench-anon-fault-cost
-# (its A/B), the contention model's QEMU and test-fault-mmap-lock (integration-quantum), the
+# In the order the tests need them: baseline and test-fault-mmap-lock (integration-kernels'
+# A/B, integration-quantum's), the contention model's QEMU (integration-quantum), the
 # bisection's repository and its head's build (integration-regress-*: a bisection's steps then
 # rebuild only what a commit changed, in the same checkout).  Each is a real cold build on a
 # new machine: its progress lines are kept here as TAP comments, and a failed build fails the
@@ -24,7 +24,9 @@ lab=${B:-build}/lab
 tmp=$(mktemp -d /tmp/numalab-prewarm.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-# step DESC CMD...: run CMD, its stderr's progress summary as comments, ok on exit 0.
+start=$(date +%s)
+# step DESC CMD...: run CMD, its stderr's progress summary as comments, ok on exit 0; the
+# seconds it took, and when it was ready counted from the suite's start.
 step() {
 	local desc=$1 t0 rc
 	shift
@@ -32,15 +34,14 @@ step() {
 	"$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	grep -v ' building ' "$tmp/err" | tail -20 | diag /dev/stdin
-	ok "$rc" "$desc ($(( $(date +%s) - t0 )) s)"
+	ok "$rc" "$desc ($(( $(date +%s) - t0 )) s, ready at $(( $(date +%s) - start )) s)"
 	[ "$rc" = 0 ] || tail -5 "$tmp/out" | diag /dev/stdin
 }
 
 step "lab kernel build baseline" $lab kernel build baseline
-step "lab kernel build bench-anon-fault-cost" $lab kernel build bench-anon-fault-cost
-step "lab qemu build" $lab qemu build
 step "lab kernel build test-fault-mmap-lock" \
 	$lab kernel build lab/tests/data/kernels/test-fault-mmap-lock.json
+step "lab qemu build" $lab qemu build
 step "the bisection's repository" bisect_fixture "$tmp" prewarm
 step "lab kernel build bisect-test (that repository at its head)" \
 	$lab kernel build "$tmp/bisect-test.json"

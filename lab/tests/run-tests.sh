@@ -42,7 +42,8 @@ times=$logdir/times.tsv
 printf 'test\tseconds\tpassed\tfailed\n' >"$times"
 run_one() {
 	local name=$1; shift
-	local log="$logdir/$name.log" start=${RUN_ONE_START:-$(date +%s)} end p f
+	local log="$logdir/$name.log" start end p f
+	start=$(date +%s)
 	"$@" >"$log" 2>&1
 	local rc=$?
 	end=$(date +%s)
@@ -66,7 +67,6 @@ export LAB_QUIET_WAIT=${LAB_QUIET_WAIT:-0}
 # The integration tests' builds, ahead of them at nice 19 in the cores the tests leave idle
 # (lab/tests/prewarm.sh); a test that needs one first waits on its lock.  Collected at the end.
 if [ "$mode" != "--unit" ]; then
-	prewarm_t0=$(date +%s)
 	nice -n 19 bash lab/tests/prewarm.sh >"$logdir/prewarm.out" 2>&1 &
 	prewarm_pid=$!
 fi
@@ -87,8 +87,8 @@ if [ "$mode" != "--unit" ]; then
 	for t in $its; do
 		[ -f "$t" ] && run_one "integration-$(basename "$t" .sh)" bash "$t"
 	done
-	# Its seconds are from the suite's start: it ran beside the tests above.
-	RUN_ONE_START=$prewarm_t0 run_one prewarm prewarm_collect
+	# Its seconds here are the wait for it at the end; its log says when each build was ready.
+	run_one prewarm prewarm_collect
 	# No test may leave a guest behind.
 	if pgrep -f "guest=numalab-.*$LAB_STATE_DIR/libvirt" >/dev/null; then
 		echo "leftover qemu processes:"; pgrep -af "guest=numalab-.*$LAB_STATE_DIR/libvirt"
