@@ -11,10 +11,11 @@
 #     whole 95 % interval beyond the threshold (plain icount called it "no change" or an
 #     improvement).  3 boots a side: with 2, one fresh run's B boots differed enough (-66 %
 #     [-78, -22]) that the test was not significant; with 3 the same effect was -67.8 %
-#     [-67.81, -67.79] (no-per-vma-lock; -67.5 % with the B below).  B is lab/tests/data/kernels/test-fault-mmap-lock.json, a one-file
-#     patch to the x86 fault path: on a machine without a kernel cache it is built from
-#     baseline's ccache in about two minutes, where no-per-vma-lock (the seeds' variant, a config
-#     switch in mm_types.h) recompiles two thirds of the kernel: 6 to over 15 minutes on 2 cores.
+#     [-67.81, -67.79] (no-per-vma-lock; -67.5 % with the B below).
+#     B is lab/tests/data/kernels/test-fault-mmap-lock.json, a one-file patch to the x86 fault
+#     path: on a machine without a kernel cache it is built from baseline's ccache in about
+#     two minutes, where no-per-vma-lock (the seeds' variant, a config switch in mm_types.h)
+#     recompiles two thirds of the kernel: 6 to over 15 minutes on 2 cores.
 #   - A/A: the baseline against itself raises no regression or improvement.
 # TAP; ends with "N passed, N failed".  The QEMU build and both kernels come from the caches
 # (lab/tests/prewarm.sh makes them ahead in the suite; alone, `lab run` builds them).
