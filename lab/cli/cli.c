@@ -2,9 +2,9 @@
  * mapping for `git bisect run`. */
 #include <errno.h>
 #include <getopt.h>
-#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
