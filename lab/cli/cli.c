@@ -38,21 +38,25 @@ void cli_err(const char *fmt, ...)
 	va_end(ap);
 }
 
-int cli_quiet_wait_default(double *out)
+int cli_quiet_wait(const char *from, const char *text, double *out)
 {
-	const char *env = getenv("LAB_QUIET_WAIT");
 	char *end;
 
-	*out = RUN_QUIET_WAIT_S;
-	if (!env)
-		return 0;
 	errno = 0;
-	*out = strtod(env, &end);
-	if (errno || end == env || *end || !(*out >= 0) || *out > 3600) {
-		cli_err("LAB_QUIET_WAIT must be a number of seconds 0..3600, not \"%.40s\"", env);
+	*out = strtod(text, &end);
+	if (errno || end == text || *end || !(*out >= 0) || *out > 3600) {
+		cli_err("%s must be a number of seconds 0..3600, not \"%.40s\"", from, text);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+int cli_quiet_wait_default(double *out)
+{
+	const char *env = getenv("LAB_QUIET_WAIT");
+
+	*out = RUN_QUIET_WAIT_S;
+	return env ? cli_quiet_wait("LAB_QUIET_WAIT", env, out) : 0;
 }
 
 void cli_usage_err(const char *fmt, ...)

@@ -179,7 +179,7 @@ static int parse_args(int argc, char **argv, struct bargs *a, int start)
 			a->tries = (long)d;
 			break;
 		case 'q':
-			if (num_arg("--quiet-wait", optarg, 0, 3600, &a->quiet_wait_s) < 0)
+			if (cli_quiet_wait("--quiet-wait", optarg, &a->quiet_wait_s) < 0)
 				return -EINVAL;
 			break;
 		case 'p':

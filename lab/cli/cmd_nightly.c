@@ -97,16 +97,10 @@ static int parse_args(int argc, char **argv, struct nargs *a)
 		case 'c': a->uri = optarg; break;
 		case 'a': a->accel = optarg; break;
 		case 's': snprintf(a->state, sizeof(a->state), "%s", optarg); break;
-		case 'q': {
-			char *end;
-
-			a->quiet_wait_s = strtod(optarg, &end);
-			if (end == optarg || *end || !(a->quiet_wait_s >= 0) || a->quiet_wait_s > 3600) {
-				cli_err("--quiet-wait must be 0..3600 seconds");
+		case 'q':
+			if (cli_quiet_wait("--quiet-wait", optarg, &a->quiet_wait_s) < 0)
 				return -EINVAL;
-			}
 			break;
-		}
 		default: cli_bad_option(c, argv); return -EINVAL;
 		}
 	}

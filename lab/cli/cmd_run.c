@@ -321,18 +321,10 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			a->seed_set = 1;
 			break;
 		}
-		case 'q': {
-			char *end;
-
-			errno = 0;
-			a->quiet_wait_s = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(a->quiet_wait_s >= 0) ||
-			    a->quiet_wait_s > 3600) {
-				cli_err("--quiet-wait must be a number of seconds 0..3600");
+		case 'q':
+			if (cli_quiet_wait("--quiet-wait", optarg, &a->quiet_wait_s) < 0)
 				return -EINVAL;
-			}
 			break;
-		}
 		default: cli_bad_option(c, argv); return -EINVAL;
 		}
 	}
