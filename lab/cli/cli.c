@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "stage/run.h"
+#include "run/engine.h"
 #include "util/cleanup.h"
 
 /* The command line's name for messages, "compare" or "job status" (cli_set_name). */

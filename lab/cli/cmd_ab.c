@@ -2,7 +2,7 @@
  * [--dry-run]: from a change to a verdict: the base variant and the base with the patches on
  * top (a variant of its own, lab run --kernel), run interleaved under the job's model, then the
  * decision's exit code as `lab compare` gives it.  A git range becomes one patch first
- * (stage/abrange.h). */
+ * (regress/range.h). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -11,8 +11,8 @@
 
 #include "cli/cli.h"
 #include "cli/report_decision.h"
-#include "stage/abrange.h"
-#include "stage/run.h"
+#include "regress/range.h"
+#include "run/engine.h"
 #include "util/checkout.h"
 #include "util/fs.h"
 

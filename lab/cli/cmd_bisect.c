@@ -1,5 +1,5 @@
 /* lab bisect start|resume|log: the kernel commit that changed a job's figure
- * (lab/stage/bisect_run.h, lab/core/bisect.h). */
+ * (lab/regress/bisect.h, lab/core/bisect.h). */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -11,10 +11,10 @@
 
 #include "cli/cli.h"
 #include "proto/workload.h"
-#include "stage/bisect_git.h"
-#include "stage/bisect_run.h"
-#include "stage/kernel.h"
-#include "stage/run.h"
+#include "regress/git.h"
+#include "regress/bisect.h"
+#include "build/kernel.h"
+#include "run/engine.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"

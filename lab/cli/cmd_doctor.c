@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "stage/accel.h"
-#include "stage/initramfs.h"
-#include "stage/run.h"
+#include "run/accel.h"
+#include "build/initramfs.h"
+#include "run/engine.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/hostkernel.h"

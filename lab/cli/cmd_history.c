@@ -10,11 +10,11 @@
 #include "cli/cli.h"
 #include "cli/report_files.h"
 #include "history/history.h"
-#include "stage/run.h"
+#include "run/engine.h"
 #include "util/cleanup.h"
 #include "util/jsonio.h"
 
-/* Where `lab run` writes reports unless told otherwise (lab/stage/run.c). */
+/* Where `lab run` writes reports unless told otherwise (lab/run/engine.c). */
 #define DEFAULT_REPORTS "reports"
 
 void cmd_history_help(void)

@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "stage/hosts.h"
-#include "stage/run.h"
-#include "stage/slurm.h"
+#include "run/host.h"
+#include "run/engine.h"
+#include "daemon/slurm.h"
 #include "util/cleanup.h"
 #include "util/jsonio.h"
 #include "util/text.h"

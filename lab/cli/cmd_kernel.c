@@ -10,7 +10,7 @@
 
 #include "cli/cli.h"
 #include "util/cachedir.h"
-#include "stage/kernel.h"
+#include "build/kernel.h"
 #include "util/cleanup.h"
 #include "util/jsonio.h"
 

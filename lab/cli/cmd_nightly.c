@@ -1,5 +1,5 @@
 /* lab nightly CONFIG: the tracked branch's head measured, checked against history, regressions
- * confirmed and bisected (lab/stage/nightly.h). */
+ * confirmed and bisected (lab/regress/nightly.h). */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -10,8 +10,8 @@
 
 #include "cli/cli.h"
 #include "core/nightly_cfg.h"
-#include "stage/nightly.h"
-#include "stage/run.h"
+#include "regress/nightly.h"
+#include "run/engine.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"

@@ -9,7 +9,7 @@
 
 #include "cli/cli.h"
 #include "util/cachedir.h"
-#include "stage/qemu.h"
+#include "build/qemu.h"
 
 static volatile sig_atomic_t interrupted;
 

@@ -70,7 +70,7 @@ static int refuse_relative(const char *path, const char *ref, const char *from, 
 			 "not share: use %s", ref, from, use);
 }
 
-/* The rule of lab/stage/kernel.c and lab/stage/image.c: a reference holding '/' or ending
+/* The rule of lab/build/kernel.c and lab/build/image.c: a reference holding '/' or ending
  * in .json is a path (relative to the job's directory), anything else a name. */
 static int is_path(const char *ref)
 {
@@ -79,7 +79,7 @@ static int is_path(const char *ref)
 	return strchr(ref, '/') || (n > 5 && !strcmp(ref + n - 5, ".json"));
 }
 
-/* A topology name means topologies/NAME.json beside the job first (stage/jobload.c); labd
+/* A topology name means topologies/NAME.json beside the job first (run/jobload.c); labd
  * has no such file beside the copy it keeps, so it would take its configs/topologies/ one:
  * only when both are the same bytes does the name mean the same there. */
 static int check_topology_name(const char *ref, const char *job_dir, struct lab_error *err)
@@ -105,7 +105,7 @@ static int check_topology(const json_t *j, const char *job_dir, struct lab_error
 	/* An inline topology names nothing; a bad one is labd's to refuse. */
 	if (!ref || !ref[0])
 		return 0;
-	if (strchr(ref, '/') || strstr(ref, ".json")) /* stage/jobload.c's rule */
+	if (strchr(ref, '/') || strstr(ref, ".json")) /* run/jobload.c's rule */
 		return ref[0] == '/' ? 0 : refuse_relative("topology", ref, "the job's directory",
 							   "an absolute path or a name", err);
 	return check_topology_name(ref, job_dir, err);

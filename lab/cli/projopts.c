@@ -11,7 +11,7 @@
 #include "analysis/projseries.h"
 #include "cli/cli.h"
 #include "cli/report_files.h"
-#include "stage/jobload.h"
+#include "run/jobload.h"
 #include "util/checkout.h"
 #include "util/cleanup.h"
 #include "util/jsonio.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "stage/kernel.h"
+#include "build/kernel.h"
 
 int cli_variant_file(const char *ref, const char *base, char *out, size_t len)
 {

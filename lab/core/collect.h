@@ -1,5 +1,5 @@
 /* What the guest said on the results channel: the host's one reader of it.  Pure: the
- * watcher (lab/stage/boot.c) feeds lines in as they arrive; each is checked by the channel's
+ * watcher (lab/run/boot.c) feeds lines in as they arrive; each is checked by the channel's
  * table (lab/proto/channel.h) and what it says kept here; nothing here trusts the guest. */
 #pragma once
 #include <jansson.h>

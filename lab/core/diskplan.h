@@ -2,7 +2,7 @@
  * memplan.h is the plan of a guest's memory: stage 1 is the lab's small per-run initramfs whose
  * /init (the agent) loads the disk and file-system drivers, mounts the image's root and hands
  * over to the image's own init.  This module decides which kernel modules it must carry, from
- * the kernel's modules.dep, and writes the config the agent reads.  Pure: lab/stage/diskboot.c
+ * the kernel's modules.dep, and writes the config the agent reads.  Pure: lab/run/diskboot.c
  * reads the kernel and /lib/modules and writes the archive. */
 #pragma once
 #include <jansson.h>

@@ -1,6 +1,6 @@
 /* How busy the host was around a run, from /proc text, and whether that run was measured
  * under contention.  Pure: callers read /proc/loadavg, /proc/stat and the process list
- * (lab/stage/hostload.c) and hand the text and counts in.
+ * (lab/run/hostload.c) and hand the text and counts in.
  *
  * Under a host-clock timing model (tcg, kvm) every cycle another process takes from the
  * guest's host threads shows up as slower guest code, so a run is flagged "contended" when,

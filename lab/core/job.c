@@ -367,7 +367,7 @@ static int parse_lock_insns(const json_t *j, struct job *job, struct lab_error *
 
 /* "parallel": guests at once.  Only the deterministic model's figures are independent of what
  * else runs on the host, so more than one at once is refused where the job asks for a
- * host-clock model; under "auto" the lab decides once the model is known (stage/run.c). */
+ * host-clock model; under "auto" the lab decides once the model is known (run/engine.c). */
 static int parse_parallel(const json_t *j, struct job *job, struct lab_error *err)
 {
 	const json_t *v = json_object_get(j, "parallel");
@@ -460,7 +460,7 @@ void job_free(struct job *job)
 }
 
 /* The agent's heartbeat while it is alive: the host's progress timeout counts on it
- * (lab/stage/run.c, run_limits_get). */
+ * (lab/run/engine.c, run_limits_get). */
 #define GUEST_HEARTBEAT_S 2
 
 json_t *job_guestjob(const struct job *job, const struct job_kernel *k, const char *run_id,

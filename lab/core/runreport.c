@@ -230,10 +230,10 @@ json_t *runreport_run_json(const struct run_record *r)
 		json_object_set_new(run, "knobs", r->log && r->log->knobs ? json_incref(r->log->knobs)
 									  : json_null());
 
-	/* Kernel variants add what was built and what the guest proved (lab/stage/krun.c). */
+	/* Kernel variants add what was built and what the guest proved (lab/run/kernels.c). */
 	if (run && r->kernel_extra)
 		json_object_update(json_object_get(run, "kernel"), r->kernel_extra);
-	/* Disk-booted runs: the image and what the post-mortem recovered (lab/stage/imgrun.c). */
+	/* Disk-booted runs: the image and what the post-mortem recovered (lab/run/disk.c). */
 	if (run && r->image_extra)
 		json_object_update(run, r->image_extra);
 	return run;

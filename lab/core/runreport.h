@@ -45,7 +45,7 @@ struct run_record {
 	json_t *kernel_extra;             /* merged into "kernel" (label, variant, config, ...);
 					   * borrowed, may be NULL */
 	json_t *image_extra;              /* a disk-booted run's "image" and "postmortem" keys
-					   * (lab/stage/imgrun.c), merged into the run; borrowed */
+					   * (lab/run/disk.c), merged into the run; borrowed */
 	const struct job *job;
 	const struct guest_log *log;      /* may be NULL when the guest never started */
 	const struct console_scan *console;
@@ -59,7 +59,7 @@ struct run_record {
 	json_t *noise;                    /* host.noise (lab/core/hostnoise.h); borrowed, may be
 					   * NULL */
 	json_t *artifacts;                /* host.artifacts: what reached a remote host and how
-					   * (lab/stage/boot.c); borrowed, may be NULL */
+					   * (lab/run/boot.c); borrowed, may be NULL */
 	int has_seed;                     /* "seed": the boot's QEMU -seed (deterministic model
 					   * only; else null) */
 	unsigned long long seed;

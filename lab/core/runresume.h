@@ -1,7 +1,7 @@
 /* `lab run --resume`: a job's report continued after the lab was stopped part way (killed, or
  * labd restarted), so that no run is run twice and none is lost.  Pure: the earlier report
  * checked against the job, what becomes of each run index, an interrupted run's record.  The
- * engine (lab/stage/run.c, lab/stage/resume.c) does the rest. */
+ * engine (lab/run/engine.c, lab/run/resume.c) does the rest. */
 #pragma once
 #include <jansson.h>
 

@@ -1,4 +1,4 @@
-/* What labd says to Slurm and reads back, without running anything (stage/slurm.c runs the
+/* What labd says to Slurm and reads back, without running anything (daemon/slurm.c runs the
  * commands).  Pure; golden-tested with real 22.05 output (lab/tests/data/slurm/).
  *
  *   sbatch:  one labd job is one batch job on one exclusively held node: --exclusive -N1,

@@ -58,7 +58,7 @@ struct timing_info {
 				    * CPUs (one host thread a vCPU, timed by the host clock) */
 	const char *blind;         /* why it cannot show the others, one sentence */
 	double host_cost;          /* host time per guest second against multi-threaded TCG on
-				    * 2 cores, for the run's limits (measured, lab/stage/run.c) */
+				    * 2 cores, for the run's limits (measured, lab/run/engine.c) */
 };
 
 const struct timing_info *timing_info(enum timing_model m);

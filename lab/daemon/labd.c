@@ -23,7 +23,7 @@
 #include "daemon/api.h"
 #include "daemon/queue.h"
 #include "daemon/worker.h"
-#include "stage/run.h"
+#include "run/engine.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 

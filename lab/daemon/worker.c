@@ -11,8 +11,8 @@
 #include "core/outcome.h"
 #include "daemon/worker.h"
 #include "daemon/worker_slurm.h"
-#include "stage/jobload.h"
-#include "stage/plan.h"
+#include "run/jobload.h"
+#include "run/plan.h"
 #include "util/cleanup.h"
 #include "util/clock.h"
 #include "util/exitcode.h"
@@ -25,7 +25,7 @@
 #define LINE_PREFIX "lab: "
 
 /* "run K/N: booting ...", "run K/N: STATUS (REASON) boot ...", "run K/N: STATUS, not
- * booted: WHY", "run K/N: STATUS, not run again: WHY" (lab/stage/run.c's and resume.c's
+ * booted: WHY", "run K/N: STATUS, not run again: WHY" (lab/run/engine.c's and resume.c's
  * progress lines); anything else is progress. */
 json_t *worker_line_event(const char *line, const char **type)
 {

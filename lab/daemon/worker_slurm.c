@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "stage/slurm.h"
+#include "daemon/slurm.h"
 #include "util/clock.h"
 
 /* The new part of the job's output file, line by line. */

@@ -2,7 +2,7 @@
  * into lines as the guest watcher does (linesplit, the bytes arriving in pieces of 1, 2, 3 ...
  * bytes) and read by the host's one reader of it (collect_line: each line through
  * channel_parse), then made into the run's report (runreport_run_json) with the kernel's
- * config the guest sent parsed as lab/stage/krun.c parses it.  A second splitter with a
+ * config the guest sent parsed as lab/run/kernels.c parses it.  A second splitter with a
  * small bound checks that no line it hands on is longer. */
 #include "core/collect.h"
 #include "core/kvariant.h"

@@ -1,4 +1,4 @@
-/* Which KVM this machine's loaded modules offer (lab/stage/accel.c accel_kvm_module(),
+/* Which KVM this machine's loaded modules offer (lab/run/accel.c accel_kvm_module(),
  * accel_kvm_ruled_out()), read from a stand-in for /sys/module: kvm-pvm alone is known not to run the lab's kernels (no
  * probe is booted); kvm_intel or kvm_amd, also beside kvm_pvm, leave the verdict to the probe;
  * no vendor module leaves it to /dev/kvm and the probe. */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stage/accel.h"
+#include "run/accel.h"
 #include "tap.h"
 #include "util/cleanup.h"
 #include "util/fs.h"

@@ -190,7 +190,7 @@ static const struct golden_case golden_cases[] = {
 	 "/var/cache/numalab/qemu/artifacts/0123abcd/qemu-system-x86_64",
 	 "/var/lib/numalab/cache/initramfs-0123abcd.cpio",
 	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 0, NULL, 1000, NULL},
-	/* qboot instead of SeaBIOS (lab/stage/boot.c says when). */
+	/* qboot instead of SeaBIOS (lab/run/boot.c says when). */
 	{"4s-8c-tcg-qboot", "4s-8c", DOMAIN_ACCEL_TCG, 0, NULL, NULL,
 	 "/var/lib/numalab/cache/initramfs-0123abcd.cpio",
 	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on", 0, 0, "/usr/share/qemu/qboot.rom", 0, NULL},

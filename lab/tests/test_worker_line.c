@@ -1,5 +1,5 @@
 /* labd's reading of `lab run`'s progress lines into events (worker_line_event): the lines
- * lab/stage/run.c prints, and lines that only look like them. */
+ * lab/run/engine.c prints, and lines that only look like them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

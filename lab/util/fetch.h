@@ -1,5 +1,5 @@
-/* Downloads checked against a known sha256: kernel sources and patches (stage/ksource.c), the
- * contention model's QEMU source (stage/qemu.c). */
+/* Downloads checked against a known sha256: kernel sources and patches (build/kernel_source.c), the
+ * contention model's QEMU source (build/qemu.c). */
 #pragma once
 #include <stddef.h>
 

@@ -24,7 +24,7 @@ check "fresh state dir: every capability probe succeeded (no 'Failed to probe' i
 check "fresh state dir: no zombie QEMU left behind" no_zombie
 check "fresh state dir: no probe QEMU left running" no_probe_left
 # A kvm-pvm host (doctor says so, from /sys/module): KVM runs PVM guests only, so the lab's
-# kernels run under TCG, decided without the 12 s KVM probe (lab/stage/accel.c).
+# kernels run under TCG, decided without the 12 s KVM probe (lab/run/accel.c).
 pvm=0
 grep -qE '^ok +kvm +KVM via kvm-pvm' "$tmp/fresh.out" && pvm=1
 if [ $pvm = 1 ]; then

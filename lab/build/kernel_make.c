@@ -1,0 +1,305 @@
+/* Running the kernel's make: niced, in its own process group, output to a log, progress from
+ * Kbuild's "  CC      mm/memory.o" lines; configuring a variant's O= tree. */
+#include "build/kernel_make.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include "util/cleanup.h"
+#include "util/clock.h"
+#include "util/fs.h"
+#include "util/sha256.h"
+#include "util/text.h"
+
+#define LOG_TAIL_MAX (16u * 1024) /* bytes of a log read for its last lines */
+
+char *kbuild_log_tail(const char *path, unsigned lines)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *buf;
+	off_t size, from;
+	ssize_t n;
+	char *p;
+
+	if (fd < 0)
+		return NULL;
+	size = lseek(fd, 0, SEEK_END);
+	from = size > (off_t)LOG_TAIL_MAX ? size - (off_t)LOG_TAIL_MAX : 0;
+	buf = malloc(LOG_TAIL_MAX + 1);
+	if (!buf || (n = pread(fd, buf, LOG_TAIL_MAX, from)) < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	for (size_t i = 0; i < (size_t)n; i++)
+		if (buf[i] == '\0' || (unsigned char)buf[i] >= 0x80)
+			buf[i] = '?'; /* the report is JSON: keep it plain ASCII */
+	while (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	p = buf + n;
+	while (p > buf && lines > 0)
+		if (*--p == '\n')
+			lines--;
+	if (*p == '\n')
+		p++;
+	memmove(buf, p, strlen(p) + 1);
+	return buf;
+}
+
+/* ---- make --------------------------------------------------------------------------------- */
+
+static const char *const make_env[] = {
+	"KBUILD_BUILD_TIMESTAMP=Thu Jan  1 00:00:00 UTC 1970", /* ccache hits for version.c */
+	"KBUILD_BUILD_USER=numalab", "KBUILD_BUILD_HOST=numalab", "LC_ALL=C", NULL,
+};
+
+static int run_make(struct kctx *c, const char *target, int log_fd,
+		    void (*line)(void *, const char *), void *ud, int *status, char *tail,
+		    size_t tail_len)
+{
+	char o_arg[PATH_MAX + 128], j_arg[32], ccache_env[4][PATH_MAX + 32];
+	const char *env[16];
+	struct spawn_job *s = calloc(1, sizeof(*s));
+	unsigned jobs = c->o->jobs ? c->o->jobs : (unsigned)get_nprocs();
+	int have_ccache = fs_exists("/usr/bin/ccache"), n = 0, r;
+	char *argv[12];
+
+	if (!s)
+		return -ENOMEM;
+	snprintf(o_arg, sizeof(o_arg), "O=%s", c->obj_dir);
+	snprintf(j_arg, sizeof(j_arg), "-j%u", jobs ? jobs : 1);
+	argv[n++] = "make", argv[n++] = "-C", argv[n++] = c->src_dir, argv[n++] = o_arg;
+	argv[n++] = j_arg;
+	if (have_ccache)
+		argv[n++] = "CC=ccache gcc";
+	argv[n++] = (char *)target;
+	argv[n] = NULL;
+	n = 0;
+	for (const char *const *e = make_env; *e; e++)
+		env[n++] = *e;
+	/* One store under the cache dir; paths relative to it so that the O= trees of
+	 * different variants (all at obj/NAME) share hits. */
+	snprintf(ccache_env[0], sizeof(ccache_env[0]), "CCACHE_DIR=%s/ccache", c->cache);
+	snprintf(ccache_env[1], sizeof(ccache_env[1]), "CCACHE_BASEDIR=%s", c->cache);
+	snprintf(ccache_env[2], sizeof(ccache_env[2]), "CCACHE_NOHASHDIR=1");
+	snprintf(ccache_env[3], sizeof(ccache_env[3]), "CCACHE_MAXSIZE=5G");
+	for (int i = 0; i < 4; i++)
+		env[n++] = ccache_env[i];
+	env[n] = NULL;
+	*s = (struct spawn_job){ .argv = argv, .env = env, .log_fd = log_fd, .line = line,
+				 .ud = ud };
+	r = kctx_spawn(c, s, status);
+	if (tail)
+		snprintf(tail, tail_len, "%s", s->tail);
+	free(s);
+	return r;
+}
+
+static int read_config(struct kctx *c, char **text)
+{
+	_cleanup_free_ char *path = fs_join(c->obj_dir, ".config");
+
+	if (!path)
+		return -ENOMEM;
+	return fs_read_file(path, KCONFIG_MAX_TEXT, text, NULL);
+}
+
+static int make_step(struct kctx *c, const char *target)
+{
+	char tail[2048];
+	int st = 0, r = run_make(c, target, -1, NULL, NULL, &st, tail, sizeof(tail));
+
+	if (r == -EINTR)
+		return kctx_fail(c, KERNEL_FAIL_INTERRUPTED, r, "interrupted during make %s", target);
+	if (r < 0 || st != 0) {
+		char *nl = strrchr(tail, '\n');
+
+		while (nl && nl > tail && nl[1] == '\0') {
+			*nl = '\0';
+			nl = strrchr(tail, '\n');
+		}
+		return kctx_fail(c, KERNEL_FAIL_CONFIG, r < 0 ? r : -EIO, "make %s failed (exit %d): "
+				 "%s", target, st, nl ? nl + 1 : tail);
+	}
+	return 0;
+}
+
+int kbuild_configure(struct kctx *c, char **final)
+{
+	_cleanup_free_ char *base = NULL, *merged = NULL, *cfg_path = fs_join(c->obj_dir, ".config");
+	struct kconfig fin;
+	struct kmismatch mm[4];
+	struct lab_error err = { 0 };
+	const char **names = calloc(c->v->nr_fragments, sizeof(*names));
+	unsigned bad;
+	int r;
+
+	if (!cfg_path || !names) {
+		free(names);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < c->v->nr_fragments; i++)
+		names[i] = c->v->fragments[i];
+	kctx_progress(c, "%s: configuring (%s + %u fragment(s), olddefconfig)", c->v->name,
+		      c->v->base, c->v->nr_fragments);
+	if ((r = make_step(c, c->v->base)) < 0 || (r = read_config(c, &base)) < 0 ||
+	    (r = kconfig_merge(base, c->frags, c->v->nr_fragments, &merged)) < 0 ||
+	    (r = fs_write_atomic(cfg_path, merged, strlen(merged))) < 0 ||
+	    (r = make_step(c, "olddefconfig")) < 0 || (r = read_config(c, final)) < 0) {
+		free(names);
+		return c->a->fail ? r : kctx_fail(c, KERNEL_FAIL_LAB, r, "configuring: %s",
+						   strerror(-r));
+	}
+	r = kconfig_parse(*final, 0, &fin, &err);
+	bad = r < 0 ? 0 : kconfig_check(c->frags, names, c->v->nr_fragments, &fin, mm, 4);
+	free(names);
+	kconfig_free(&fin);
+	if (r < 0)
+		return kctx_fail(c, KERNEL_FAIL_CONFIG, r, "final .config: %s", err.msg);
+	if (bad) {
+		char one[PATH_MAX + 512];
+
+		kmismatch_format(&mm[0], one, sizeof(one));
+		if (bad > 1)
+			return kctx_fail(c, KERNEL_FAIL_CONFIG, -EINVAL, "after olddefconfig %s; and "
+					 "%u more option(s) did not stick", one, bad - 1);
+		return kctx_fail(c, KERNEL_FAIL_CONFIG, -EINVAL, "after olddefconfig %s", one);
+	}
+	return 0;
+}
+
+/* ---- progress ------------------------------------------------------------------------------ */
+
+struct kprogress {
+	struct kctx *c;
+	unsigned steps, expected;
+	double start, last;
+};
+
+static void fmt_dur(char *buf, size_t len, double s)
+{
+	if (s < 0)
+		s = 0;
+	snprintf(buf, len, "%dm%02ds", (int)s / 60, (int)s % 60);
+}
+
+/* Kbuild's quiet output: two spaces, an upper-case tag, spaces, a target. */
+static void on_line(void *ud, const char *l)
+{
+	struct kprogress *p = ud;
+	double now = clock_now_s(), el = now - p->start, pct;
+	char e[16], eta[16];
+
+	if (strncmp(l, "  ", 2) || l[2] < 'A' || l[2] > 'Z')
+		return;
+	p->steps++;
+	if (p->steps >= p->expected)
+		p->expected = p->steps + p->steps / 10; /* an estimate, not a promise */
+	if (now - p->last < 5.0)
+		return;
+	p->last = now;
+	pct = p->expected ? 100.0 * p->steps / p->expected : 0;
+	if (pct > 99)
+		pct = 99;
+	fmt_dur(e, sizeof(e), el);
+	fmt_dur(eta, sizeof(eta), pct > 0 ? el * (100 - pct) / pct : 0);
+	kctx_progress(p->c, "%s: building %3.0f%% (%u/~%u steps), %s elapsed, ETA %s",
+		      p->c->v->name, pct, p->steps, p->expected, e, eta);
+}
+
+static unsigned long read_steps(struct kctx *c, const char *kind)
+{
+	_cleanup_free_ char *path = NULL, *s = NULL;
+	unsigned long v = 0;
+
+	if (asprintf(&path, "%s/stats-%s", c->cache, kind) >= 0 &&
+	    fs_read_file(path, 64, &s, NULL) == 0)
+		v = strtoul(s, NULL, 10);
+	return v < 1000000 ? v : 0;
+}
+
+/* Steps of the last build of this kind from this cache; else, for a full build, the lean
+ * config's 1666 (6.12), and for one started from a sibling's tree 2/3 of a full one (what
+ * switching PER_VMA_LOCK rebuilds: mm_types.h is everywhere). */
+static unsigned expected_steps(struct kctx *c, int full)
+{
+	unsigned long f = read_steps(c, "full"), v = read_steps(c, full ? "full" : "incremental");
+
+	if (!f)
+		f = 1666;
+	return (unsigned)(v ? v : full ? f : f * 2 / 3);
+}
+
+static void save_steps(struct kctx *c, int full, unsigned steps)
+{
+	_cleanup_free_ char *path = NULL;
+	char s[32];
+
+	if (asprintf(&path, "%s/stats-%s", c->cache, full ? "full" : "incremental") < 0)
+		return;
+	snprintf(s, sizeof(s), "%u\n", steps);
+	fs_write_atomic(path, s, strlen(s));
+}
+
+int kbuild_make(struct kctx *c, const char *log_path)
+{
+	_cleanup_close_ int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	_cleanup_free_ char *vmlinux = fs_join(c->obj_dir, "vmlinux");
+	int full = vmlinux && !fs_exists(vmlinux), st = 0, r;
+	struct kprogress p = { .c = c, .expected = expected_steps(c, full), .start = clock_now_s() };
+
+	if (fd < 0)
+		return kctx_fail(c, KERNEL_FAIL_LAB, -errno, "cannot create %s: %s", log_path,
+				 strerror(errno));
+	p.last = p.start;
+	kctx_progress(c, "%s: building bzImage (%s build, -j%u, log %s)", c->v->name,
+		      full ? "full" : "incremental",
+		      c->o->jobs ? c->o->jobs : (unsigned)get_nprocs(), log_path);
+	r = run_make(c, "bzImage", fd, on_line, &p, &st, NULL, 0);
+	if (r == -EINTR)
+		return kctx_fail(c, KERNEL_FAIL_INTERRUPTED, r, "interrupted while building");
+	if (r < 0)
+		return kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot run make: %s", strerror(-r));
+	if (st != 0)
+		return kctx_fail(c, KERNEL_FAIL_BUILD, -EIO, "make bzImage failed (exit %d) after "
+				 "%u steps; log %s", st, p.steps, log_path);
+	save_steps(c, full, p.steps);
+	kctx_progress(c, "%s: built in %.0f s (%u steps)", c->v->name, clock_now_s() - p.start, p.steps);
+	return 0;
+}
+
+/* ---- what was built ------------------------------------------------------------------------- */
+
+int kbuild_text_sha256(struct kctx *c, char out[65])
+{
+	_cleanup_free_ char *vml = fs_join(c->obj_dir, "vmlinux");
+	_cleanup_free_ char *tmp = fs_join(c->obj_dir, ".numalab-text.tmp");
+	char why[SPAWN_TAIL_MAX];
+	struct stat st;
+	int r;
+
+	out[0] = '\0';
+	if (!vml || !tmp)
+		return kctx_fail(c, KERNEL_FAIL_LAB, -ENOMEM, "out of memory");
+	char *argv[] = { "objcopy", "-O", "binary", "--only-section=.text", vml, tmp, NULL };
+
+	r = kctx_run(c, argv, NULL, why, sizeof(why));
+	if (r == -EINTR) {
+		unlink(tmp);
+		return kctx_fail(c, KERNEL_FAIL_INTERRUPTED, r, "interrupted");
+	}
+	/* An empty file: a vmlinux without .text, nothing worth comparing. */
+	if (r < 0 || stat(tmp, &st) < 0 || st.st_size == 0 || sha256_file_hex(tmp, out) < 0) {
+		out[0] = '\0';
+		kctx_progress(c, "%s: no .text hash (objcopy %s: %s)", c->v->name, vml,
+			      r < 0 ? text_last_line(why) : "no .text section");
+	}
+	unlink(tmp);
+	return 0;
+}

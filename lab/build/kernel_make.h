@@ -1,0 +1,18 @@
+/* Running the kernel's make (build/kernel_make.c): configuring a variant's O= tree and building it. */
+#pragma once
+
+#include "build/kernel_ctx.h"
+
+#define KERNEL_LOG_TAIL_LINES 40 /* lines of a failed build's log kept in the artifact */
+
+/* base target + fragments + olddefconfig in the O= tree, then the check; *final gets the
+ * final .config text. */
+int kbuild_configure(struct kctx *c, char **final);
+/* make bzImage with progress lines; log at obj/VARIANT/numalab-build.log. */
+int kbuild_make(struct kctx *c, const char *log_path);
+/* The sha256 of the built vmlinux's .text (objcopy): code identical to another build's shows
+ * as an equal hash.  out is "" when it cannot be had (no objcopy, no ELF vmlinux): never a
+ * reason to fail a build; only an interruption is an error. */
+int kbuild_text_sha256(struct kctx *c, char out[65]);
+/* Last lines of a log file (malloc'd, plain ASCII) or NULL. */
+char *kbuild_log_tail(const char *path, unsigned lines);

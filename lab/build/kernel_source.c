@@ -1,0 +1,242 @@
+/* Kernel sources: their identity (what the cache key says about them), downloads (libcurl,
+ * checked by sha256), patches, and the extracted, patched tree under src/SRCKEY of a Debian or
+ * URL tarball (build/kernel_source.h; a git source is a checkout: build/kernel_git.c). */
+#include "build/kernel_source.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/cleanup.h"
+#include "util/fetch.h"
+#include "util/fs.h"
+#include "util/sha256.h"
+#include "util/spawn.h"
+#include "util/text.h"
+
+
+/* Hashing a 150 MB tarball costs ~0.5 s: remember the hash per (path, size, mtime, inode), so
+ * that a cache hit stays well under a second. */
+static int tarball_sha256(struct kctx *c, const char *path, char out[65])
+{
+	_cleanup_free_ char *memo = NULL, *text = NULL, *dir = NULL;
+	char key[65], want[512];
+	struct stat st;
+	int r;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	snprintf(want, sizeof(want), "%s %lld %lld.%09ld %llu\n", path, (long long)st.st_size,
+		 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (unsigned long long)st.st_ino);
+	if ((r = sha256_hex(path, strlen(path), key)) < 0)
+		return r;
+	if (asprintf(&dir, "%s/srcid", c->cache) < 0 || asprintf(&memo, "%s/%s", dir, key) < 0)
+		return -ENOMEM;
+	if (fs_read_file(memo, 4096, &text, NULL) == 0 && strlen(text) == strlen(want) + 65 &&
+	    !strncmp(text, want, strlen(want))) {
+		snprintf(out, 65, "%.64s", text + strlen(want));
+		return 0;
+	}
+	kctx_progress(c, "%s: hashing %s (once per tarball)", c->v->name, path);
+	if ((r = sha256_file_hex(path, out)) < 0)
+		return r;
+	free(text);
+	if (asprintf(&text, "%s%s\n", want, out) < 0)
+		return -ENOMEM;
+	if (fs_mkdir_p(dir, 0755) == 0)
+		fs_write_atomic(memo, text, strlen(text));
+	return 0;
+}
+
+static int git_commit(struct kctx *c, char out[41])
+{
+	char spec[300];
+	char *argv[] = { "git", "-C", (char *)c->v->src.path, "rev-parse", "--verify", "-q",
+			 spec, NULL };
+	_cleanup_free_ char *o = NULL;
+	int st = 0, r;
+
+	snprintf(spec, sizeof(spec), "%s^{commit}", c->v->src.ref);
+	r = spawn_capture(argv, 4096, 60, &o, &st);
+	if (r < 0 || st != 0 || strlen(o) < 40 || strspn(o, "0123456789abcdef") < 40)
+		return kctx_fail(c, KERNEL_FAIL_SOURCE, r < 0 ? r : -ENOENT, "source: %s has no "
+				 "commit \"%s\"", c->v->src.path, c->v->src.ref);
+	snprintf(out, 41, "%.40s", o);
+	return 0;
+}
+
+int ksource_identity(struct kctx *c)
+{
+	const struct ksrc *s = &c->v->src;
+	char sha[65], commit[41];
+	int r;
+
+	switch (s->type) {
+	case KSRC_DEBIAN:
+		if ((r = tarball_sha256(c, s->path, sha)) < 0)
+			return kctx_fail(c, KERNEL_FAIL_SOURCE, r, "source: cannot read %s (apt-get "
+					 "install %s): %s", s->path, s->package, strerror(-r));
+		snprintf(c->source_id, sizeof(c->source_id), "debian:%s:sha256:%s", s->package, sha);
+		break;
+	case KSRC_GIT:
+		if ((r = git_commit(c, commit)) < 0)
+			return r;
+		/* build/kernel_git.c reads the commit back from here. */
+		snprintf(c->source_id, sizeof(c->source_id), "git:%s", commit);
+		break;
+	case KSRC_URL:
+		snprintf(c->source_id, sizeof(c->source_id), "tarball:sha256:%s", s->sha256);
+		break;
+	}
+	snprintf(c->a->source_id, sizeof(c->a->source_id), "%s", c->source_id);
+	return 0;
+}
+
+/* ---- downloads ------------------------------------------------------------------------------ */
+
+/* A download kept under downloads/SHA256 (fetched once, shared by all variants). */
+static int download(struct kctx *c, const char *url, const char *sha256, char *path,
+		    size_t len, const char *what)
+{
+	char dir[PATH_MAX + 16], why[1024];
+	int r;
+
+	snprintf(dir, sizeof(dir), "%s/downloads", c->cache);
+	snprintf(path, len, "%s/%s", dir, sha256);
+	if (fs_exists(path))
+		return 0;
+	if ((r = fs_mkdir_p(dir, 0755)) < 0)
+		return kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot create %s", dir);
+	kctx_progress(c, "%s: fetching %s", c->v->name, url);
+	r = fetch_url(url, sha256, path, why, sizeof(why));
+	if (r < 0)
+		return kctx_fail(c, KERNEL_FAIL_SOURCE, r, "%s: %s", what, why);
+	return 0;
+}
+
+/* A URL patch is known by its declared sha256 (checked when it is fetched), so computing
+ * keys and looking up the cache never touches the network; it is fetched to apply it. */
+int ksource_patches(struct kctx *c)
+{
+	for (unsigned i = 0; i < c->v->nr_patches; i++) {
+		const struct kpatch *p = &c->v->patches[i];
+		char what[64];
+		int r;
+
+		snprintf(what, sizeof(what), "patches[%u]", i);
+		if (p->url[0]) {
+			snprintf(c->patch_file[i], sizeof(c->patch_file[i]), "%s/downloads/%s",
+				 c->cache, p->sha256);
+			snprintf(c->patch_sha[i], sizeof(c->patch_sha[i]), "%s", p->sha256);
+			continue;
+		}
+		snprintf(c->patch_file[i], sizeof(c->patch_file[i]), "%s", p->path);
+		if ((r = sha256_file_hex(c->patch_file[i], c->patch_sha[i])) < 0)
+			return kctx_fail(c, KERNEL_FAIL_SOURCE, r, "%s: cannot read %s: %s", what,
+					 c->patch_file[i], strerror(-r));
+		if (p->sha256[0] && strcmp(p->sha256, c->patch_sha[i]))
+			return kctx_fail(c, KERNEL_FAIL_SOURCE, -EINVAL, "%s: %s has sha256 %s, "
+					 "expected %s", what, c->patch_file[i], c->patch_sha[i],
+					 p->sha256);
+	}
+	return 0;
+}
+
+/* ---- the tree -------------------------------------------------------------------------------- */
+
+int ksource_apply_patches(struct kctx *c, const char *dir)
+{
+	for (unsigned i = 0; i < c->v->nr_patches; i++) {
+		char *argv[] = { "patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch",
+				 "-i", c->patch_file[i], NULL };
+		char out[SPAWN_TAIL_MAX], file[256];
+		const char *shown = c->v->patches[i].url[0] ? c->v->patches[i].url
+							     : c->v->patches[i].path;
+		int r;
+
+		if (c->v->patches[i].url[0]) {
+			char what[64], path[PATH_MAX + 96];
+
+			snprintf(what, sizeof(what), "patches[%u]", i);
+			r = download(c, c->v->patches[i].url, c->v->patches[i].sha256, path,
+				     sizeof(path), what);
+			if (r < 0)
+				return r;
+		}
+		kctx_progress(c, "%s: applying %s", c->v->name, shown);
+		r = kctx_run(c, argv, dir, out, sizeof(out));
+		if (r == -EINTR)
+			return kctx_fail(c, KERNEL_FAIL_INTERRUPTED, r, "interrupted");
+		if (r < 0) {
+			kpatch_failing_file(out, file, sizeof(file));
+			if (file[0] != '(')
+				return kctx_fail(c, KERNEL_FAIL_PATCH, -EINVAL, "patches[%u] %s does "
+						 "not apply: %s fails", i, shown, file);
+			/* Not a hunk that failed: say what patch said (e.g. a malformed patch). */
+			return kctx_fail(c, KERNEL_FAIL_PATCH, -EINVAL, "patches[%u] %s does not "
+					 "apply: %s", i, shown, text_last_line(out));
+		}
+	}
+	return 0;
+}
+
+static int extract(struct kctx *c, const char *dir)
+{
+	const struct ksrc *s = &c->v->src;
+	char tarball[PATH_MAX + 96], out[SPAWN_TAIL_MAX];
+	int r;
+
+	snprintf(tarball, sizeof(tarball), "%s", s->path);
+	if (s->type == KSRC_URL && (r = download(c, s->url, s->sha256, tarball, sizeof(tarball),
+						  "source")) < 0)
+		return r;
+	kctx_progress(c, "%s: extracting %s", c->v->name, tarball);
+	char *targv[] = { "tar", "-xf", tarball, "-C", (char *)dir, "--strip-components=1", NULL };
+
+	r = kctx_run(c, targv, NULL, out, sizeof(out));
+	if (r < 0)
+		return kctx_fail(c, r == -EINTR ? KERNEL_FAIL_INTERRUPTED : KERNEL_FAIL_SOURCE, r,
+				 "cannot extract %s: %s", tarball, out);
+	return 0;
+}
+
+int ksource_tree(struct kctx *c)
+{
+	char lock[PATH_MAX + 32], ready[PATH_MAX + 128], stage[PATH_MAX + 128], mk[PATH_MAX + 128];
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	snprintf(c->src_dir, sizeof(c->src_dir), "%s/src/%s", c->cache, c->srckey);
+	snprintf(ready, sizeof(ready), "%s/.numalab-ready", c->src_dir);
+	if (fs_exists(ready))
+		return 0;
+	snprintf(lock, sizeof(lock), "%s/locks/src.lock", c->cache);
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || flock(fd, LOCK_EX) < 0)
+		return kctx_fail(c, KERNEL_FAIL_LAB, -errno, "cannot lock %s", lock);
+	if (fs_exists(ready))
+		return 0; /* another lab made it while we waited */
+	fs_rm_rf(c->src_dir);
+	snprintf(stage, sizeof(stage), "%s/src/.tmp-%s-%ld", c->cache, c->srckey, (long)getpid());
+	fs_rm_rf(stage);
+	if ((r = fs_mkdir_p(stage, 0755)) < 0)
+		return kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot create %s", stage);
+	r = extract(c, stage);
+	snprintf(mk, sizeof(mk), "%s/Makefile", stage);
+	if (r == 0 && !fs_exists(mk))
+		r = kctx_fail(c, KERNEL_FAIL_SOURCE, -ENOENT, "the source has no top-level Makefile");
+	if (r == 0)
+		r = ksource_apply_patches(c, stage);
+	snprintf(mk, sizeof(mk), "%s/.numalab-ready", stage);
+	if (r == 0 && (r = fs_write_atomic(mk, c->source_id, strlen(c->source_id))) == 0 &&
+	    rename(stage, c->src_dir) < 0)
+		r = kctx_fail(c, KERNEL_FAIL_LAB, -errno, "cannot rename %s", stage);
+	if (r < 0)
+		fs_rm_rf(stage);
+	return r;
+}

@@ -1,0 +1,152 @@
+/* Jobs from files and from JSON (jobload.h).  A "topology": "NAME" resolves to
+ * topologies/NAME.json beside the job, then configs/topologies/NAME.json found as
+ * util/checkout.h says ($LAB_ROOT, the lab binary's checkout, the current directory). */
+#include <errno.h>
+#include <pthread.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/memfit.h"
+#include "core/runresume.h"
+#include "run/jobload.h"
+#include "run/engine.h"
+#include "util/checkout.h"
+#include "util/cleanup.h"
+#include "util/fs.h"
+#include "util/hostkernel.h"
+#include "util/jsonio.h"
+#include "util/text.h"
+
+#define TOPOLOGY_MAX_SIZE (4u << 20)
+
+/* No topology ref: say where it was looked for, the nearest name and every known one (beside
+ * the job, then the lab's configs/topologies). */
+static int topology_unknown(const char *ref, const char *job_dir, const char *looked,
+			    struct lab_error *err)
+{
+	char names[64][64], dir[PATH_MAX + 16], list[1024] = "";
+	const char *ptr[64], *near;
+	size_t n;
+
+	snprintf(dir, sizeof(dir), "%s/topologies", job_dir);
+	n = fs_json_names(dir, names, 64);
+	if (checkout_find("configs/topologies", dir, sizeof(dir)) == 0)
+		n += fs_json_names(dir, names + n, 64 - n);
+	for (size_t i = 0; i < n; i++) {
+		ptr[i] = names[i];
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "",
+			 names[i]);
+	}
+	near = text_nearest(ref, ptr, n);
+	return error_set(err, "topology", "no topology named \"%s\" (looked in %s)%s%s%s; known: "
+			 "%s", ref, looked, near ? ": did you mean \"" : "", near ? near : "",
+			 near ? "\"?" : "", n ? list : "none");
+}
+
+static int load_topology(const char *ref, void *ud, json_t **out, struct lab_error *err)
+{
+	const char *job_dir = ud;
+	char beside[PATH_MAX + 64], rel[PATH_MAX], found[PATH_MAX + 64];
+
+	if (strchr(ref, '/') || strstr(ref, ".json")) {
+		snprintf(beside, sizeof(beside), "%s%s%s", ref[0] == '/' ? "" : job_dir,
+			 ref[0] == '/' ? "" : "/", ref);
+		if (fs_exists(beside))
+			return jsonio_load_file(beside, TOPOLOGY_MAX_SIZE, out, err);
+	} else {
+		snprintf(beside, sizeof(beside), "%s/topologies/%s.json", job_dir, ref);
+		if (fs_exists(beside))
+			return jsonio_load_file(beside, TOPOLOGY_MAX_SIZE, out, err);
+		snprintf(rel, sizeof(rel), "configs/topologies/%s.json", ref);
+		if (checkout_find(rel, found, sizeof(found)) == 0)
+			return jsonio_load_file(found, TOPOLOGY_MAX_SIZE, out, err);
+	}
+	return topology_unknown(ref, job_dir, beside, err);
+}
+
+int jobload_topology(const char *ref, const char *dir, struct topology *t, struct lab_error *err)
+{
+	_cleanup_json_ json_t *j = NULL;
+	int r = load_topology(ref, (void *)dir, &j, err);
+
+	return r < 0 ? r : topology_from_json(j, "topology", t, err);
+}
+
+/* The guest's memory against the host's (memplan), then the workloads' against each node of
+ * the guest (memfit): a job that cannot fit is refused before anything boots. */
+static int check_memory(const struct job *job, struct lab_error *err)
+{
+	int r = run_check_memory(job, err);
+
+	if (r < 0)
+		return r;
+	return memfit_check_job(job, err);
+}
+
+/* A kernel given as a glob with no "name" is labelled by what it resolves to on this host
+ * ("vmlinuz-6.1.0-57-amd64"), never the glob: labels are what booted.  One that resolves to
+ * nothing keeps the glob; the run says why it cannot boot. */
+static void label_globs(struct job *job)
+{
+	for (unsigned i = 0; i < job->nr_kernels; i++) {
+		struct job_kernel *k = &job->kernels[i];
+		char path[PATH_MAX];
+		const char *base;
+
+		if (k->variant[0] || !strpbrk(k->label, "*?[") ||
+		    hostkernel_pick(k->image, path, sizeof(path)) < 0)
+			continue;
+		base = strrchr(path, '/');
+		snprintf(k->label, sizeof(k->label), "%.63s", base ? base + 1 : path);
+	}
+}
+
+int jobload_json(const json_t *j, const char *job_dir, struct job *job, struct lab_error *err)
+{
+	/* labd validates in its API threads and reads jobs in its worker: one at a time, since
+	 * job parsing (topologies, variants, globs) is not known to be reentrant. */
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	int r;
+
+	pthread_mutex_lock(&lock);
+	r = job_from_json(j, load_topology, (void *)job_dir, job, err);
+	if (r == 0)
+		label_globs(job);
+	/* A job that parsed is the caller's to free, except when the memory checks refuse it. */
+	if (r == 0 && (r = check_memory(job, err)) < 0)
+		job_free(job);
+	pthread_mutex_unlock(&lock);
+	return r;
+}
+
+int jobload_file(const char *path, struct job *job, char sha256[65], struct lab_error *err)
+{
+	return jobload_file_kernels(path, NULL, job, sha256, err);
+}
+
+int jobload_file_kernels(const char *path, const json_t *kernels, struct job *job,
+			 char sha256[65], struct lab_error *err)
+{
+	_cleanup_json_ json_t *j = NULL;
+	_cleanup_free_ char *dir = fs_dirname(path);
+	int r;
+
+	if (!dir)
+		return -ENOMEM;
+	r = jsonio_load_file(path, JOBLOAD_MAX_SIZE, &j, err);
+	if (r == 0 && kernels && json_is_object(j)) {
+		json_object_del(j, "kernel");
+		if (json_object_set(j, "kernels", (json_t *)kernels) < 0)
+			r = -ENOMEM;
+	}
+	if (r == 0 && sha256 && runresume_job_sha256(j, sha256) < 0)
+		r = error_set(err, "", "out of memory");
+	if (r == 0) {
+		error_set_file(err, path);
+		r = jobload_json(j, dir, job, err);
+	}
+	return r;
+}
