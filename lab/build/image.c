@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/checkout.h"
 #include "util/cachedir.h"
+#include "util/checkout.h"
 #include "util/cleanup.h"
 #include "util/clock.h"
 #include "util/fs.h"

@@ -17,8 +17,8 @@
 #include <jansson.h>
 #include <limits.h>
 
-#include "core/imgrecipe.h"
 #include "build/guestfs.h"
+#include "core/imgrecipe.h"
 #include "util/error.h"
 #include "util/progress.h"
 

@@ -11,19 +11,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "build/kernel_make.h"
 #include "build/kernel_ctx.h"
 #include "build/kernel_git.h"
+#include "build/kernel_make.h"
 #include "build/kernel_source.h"
-#include "util/checkout.h"
 #include "util/cachedir.h"
+#include "util/checkout.h"
 #include "util/cleanup.h"
 #include "util/clock.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
-#include "util/text.h"
 #include "util/sha256.h"
 #include "util/spawn.h"
+#include "util/text.h"
 
 #define VARIANT_MAX_SIZE (1u << 20)
 #define FRAGMENT_MAX (1u << 20)

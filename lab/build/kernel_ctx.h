@@ -7,8 +7,8 @@
 #pragma once
 #include <limits.h>
 
-#include "core/kvariant.h"
 #include "build/kernel.h"
+#include "core/kvariant.h"
 #include "util/spawn.h"
 
 /* Niceness added to every program a kernel build spawns: the machine is shared. */

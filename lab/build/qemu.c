@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "core/qemusrc.h"
-#include "util/checkout.h"
 #include "util/cachedir.h"
+#include "util/checkout.h"
 #include "util/cleanup.h"
 #include "util/clock.h"
 #include "util/fetch.h"

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "run/engine.h"
 #include "util/cleanup.h"
 
 /* The command line's name for messages, "compare" or "job status" (cli_set_name). */
@@ -36,27 +35,6 @@ void cli_err(const char *fmt, ...)
 	va_start(ap, fmt);
 	verr(fmt, ap, 0);
 	va_end(ap);
-}
-
-int cli_quiet_wait(const char *from, const char *text, double *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtod(text, &end);
-	if (errno || end == text || *end || !(*out >= 0) || *out > 3600) {
-		cli_err("%s must be a number of seconds 0..3600, not \"%.40s\"", from, text);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-int cli_quiet_wait_default(double *out)
-{
-	const char *env = getenv("LAB_QUIET_WAIT");
-
-	*out = RUN_QUIET_WAIT_S;
-	return env ? cli_quiet_wait("LAB_QUIET_WAIT", env, out) : 0;
 }
 
 void cli_usage_err(const char *fmt, ...)

@@ -68,13 +68,6 @@ int cmd_cancel(int argc, char **argv);
 void cmd_cancel_help(void);
 int cmd_logs(int argc, char **argv);
 void cmd_logs_help(void);
-/* The default of --quiet-wait (lab run, bisect, nightly; labd's runs are lab run's):
- * $LAB_QUIET_WAIT when set, else RUN_QUIET_WAIT_S.  A value that is not 0..3600 seconds is
- * said and -EINVAL. */
-int cli_quiet_wait_default(double *out);
-/* --quiet-wait's value (or LAB_QUIET_WAIT's, named by from): 0..3600 seconds, else said and
- * -EINVAL. */
-int cli_quiet_wait(const char *from, const char *text, double *out);
 /* Add a report `lab run` wrote to the history index in state_dir (lab history): best effort,
  * a failure is a warning on stderr, never the run's. */
 void cli_history_add(const char *state_dir, const char *report);

@@ -4,47 +4,63 @@
  * decision's exit code as `lab compare` gives it.  A git range becomes one patch first
  * (regress/range.h). */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/parseopt.h"
 #include "cli/report_decision.h"
+#include "cli/runenv.h"
+#include "cli/runjob.h"
 #include "regress/range.h"
-#include "run/engine.h"
 #include "util/checkout.h"
 #include "util/fs.h"
 
 #define AB_MAX_PATCHES 16
 
+/* One command line a process: what the table writes to. */
+static struct {
+	const char *base, *job, *out, *tree;
+	unsigned boots;
+	int dry_run;
+} args;
+
+static const struct cli_opt options[] = {
+	OPT_STRING(0, "tree", &args.tree, "DIR", "the git tree of a range (default: here)"),
+	OPT_STRING(0, "base", &args.base, "VARIANT", "the A side (a name in kernels/ or a path)"),
+	OPT_STRING(0, "job", &args.job, "JOB", "another job file; its kernels are replaced"),
+	OPT_UINT(0, "boots", &args.boots, "N", 1, 1000,
+		 "boots of each kernel (default: the job's repeats)"),
+	OPT_STRING('o', "out", &args.out, "DIR", "the report directory (default reports/ab-TIME)"),
+	OPT_GROUP(cli_runenv_opts),
+	OPT_FLAG(0, "dry-run", &args.dry_run, "the plan only: what builds, what is cached"),
+	OPT_END(),
+};
+
+static int set_defaults(void)
+{
+	memset(&args, 0, sizeof(args));
+	args.base = "baseline";
+	return cli_runenv_init();
+}
+
 void cmd_ab_help(void)
 {
-	printf("usage: lab ab PATCH|BASE..HEAD... [--tree DIR] [--base VARIANT] [--job JOB]\n"
-	       "              [--boots N] [--out DIR] [--dry-run]\n\n"
-	       "An A/B of a change against a kernel variant in one command.  PATCH is a patch\n"
+	set_defaults();
+	cli_synopsis(stdout, "ab", "PATCH|BASE..HEAD...", options);
+	printf("\nAn A/B of a change against a kernel variant in one command.  PATCH is a patch\n"
 	       "or an mbox of several (git format-patch output), applied in order on top of\n"
-	       "the base variant's source and patches (default: baseline, Debian's 6.12 with the\n"
-	       "lab's Kconfig patch), with the same config.  Both kernels are built (or found\n"
-	       "in the cache) and the job runs them interleaved, A B A B; then the decision,\n"
-	       "the dashboard and the next commands, as 'lab run' ends an A/B.\n\n"
-	       "BASE..HEAD is a range of the git tree --tree names (default: the current\n"
-	       "directory): its diff from the merge base, as one patch under STATE/ab/.  When\n"
-	       "HEAD is the checkout's (\"v6.12..\" or \"..HEAD\"), uncommitted changes to\n"
-	       "tracked files are measured too, as a snapshot commit (git stash create) that\n"
-	       "the patch's name and the output give; untracked files are not.\n\n"
-	       "The default job, configs/ab.json, is pft, page_fault1-3 and memscale (THP) at\n"
-	       "1 task and mmap_contention at 4 tasks with a mapper thread, on a 4-socket,\n"
-	       "8-vCPU guest, 5 boots a side, under the contention model (--timing quantum:\n"
-	       "lock contention shows, a contended change's direction is the finding, its size\n"
-	       "the model's).  Why those sizes: README.md, \"My patch against baseline\".\n\n"
-	       "  --tree DIR       the git tree of a range (default: the current directory)\n"
-	       "  --base VARIANT   the A side (a name in kernels/ or a path; default baseline)\n"
-	       "  --job JOB        another job file; its kernels are replaced by the two\n"
-	       "  --boots N        boots of each kernel (default: the job's repeats)\n"
-	       "  -o, --out DIR    the report directory (default reports/ab-TIME)\n"
-	       "  --dry-run        the plan only: what builds, what is cached, the model\n\n"
-	       "EXAMPLES\n"
+	       "the base variant's source and patches, with the same config.  Both kernels are\n"
+	       "built (or found in the cache) and the job runs them interleaved, A B A B; then\n"
+	       "the decision, the dashboard and the next commands, as 'lab run' ends an A/B.\n"
+	       "BASE..HEAD is a range of the git tree --tree names: its diff from the merge\n"
+	       "base, as one patch under STATE/ab/, uncommitted changes to tracked files too\n"
+	       "when HEAD is the checkout's.  The default job is configs/ab.json (README.md,\n"
+	       "\"My patch against baseline\").  At length: man lab, \"OPTIONS OF LAB AB\".\n"
+	       "\nOPTIONS\n");
+	cli_opts_print(stdout, options);
+	printf("\nEXAMPLES\n"
 	       "  lab ab 0001-mm-my-fix.patch\n"
 	       "  lab ab v6.12.. --tree ~/src/linux\n"
 	       "  lab ab series.mbox --base no-per-vma-lock --boots 3\n"
@@ -54,42 +70,21 @@ void cmd_ab_help(void)
 	       "failed.\n");
 }
 
-struct ab_args {
-	const char *base, *job, *boots, *out, *tree;
-	int dry_run;
-};
-
-static int parse_args(int argc, char **argv, struct ab_args *a)
+static int parse_args(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "base", required_argument, NULL, 'b' }, { "job", required_argument, NULL, 'j' },
-		{ "boots", required_argument, NULL, 'n' }, { "out", required_argument, NULL, 'o' },
-		{ "dry-run", no_argument, NULL, 'd' },     { "tree", required_argument, NULL, 't' },
-		{ 0 },
-	};
-	int c;
+	int first;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'b': a->base = optarg; break;
-		case 'j': a->job = optarg; break;
-		case 'n': a->boots = optarg; break;
-		case 'o': a->out = optarg; break;
-		case 'd': a->dry_run = 1; break;
-		case 't': a->tree = optarg; break;
-		default: cli_bad_option(c, argv); return -EINVAL;
-		}
-	}
-	if (optind >= argc) {
+	if (set_defaults() < 0 || (first = cli_parse(argc, argv, options)) < 0)
+		return -EINVAL;
+	if (first >= argc) {
 		cli_usage_err("expected one or more patches or a git range BASE..HEAD");
 		return -EINVAL;
 	}
-	if (argc - optind > AB_MAX_PATCHES) {
+	if (argc - first > AB_MAX_PATCHES) {
 		cli_usage_err("at most %d patches (an mbox holds a series)", AB_MAX_PATCHES);
 		return -EINVAL;
 	}
-	return 0;
+	return first;
 }
 
 /* A range's patch, said aloud: what is measured, and what is not. */
@@ -97,10 +92,7 @@ static int range_patch(const char *tree, const char *range, char *path, size_t l
 {
 	struct lab_error err = { 0 };
 	struct abrange r;
-	char state[4096];
-
-	run_state_dir(state, sizeof(state));
-	if (abrange_patch(tree, range, state, &r, &err) < 0) {
+	if (abrange_patch(tree, range, cli_runenv_state(), &r, &err) < 0) {
 		cli_err("%s: %s", range, err.msg);
 		return -EINVAL;
 	}
@@ -119,7 +111,7 @@ static int range_patch(const char *tree, const char *range, char *path, size_t l
 }
 
 /* Each argument as a patch file: a file is one, a range becomes one. */
-static int patch_of(const struct ab_args *a, const char *arg, char *path, size_t len)
+static int patch_of(const char *arg, char *path, size_t len)
 {
 	if (fs_exists(arg))
 		return snprintf(path, len, "%s", arg) < (int)len ? 0 : -ENAMETOOLONG;
@@ -127,31 +119,57 @@ static int patch_of(const struct ab_args *a, const char *arg, char *path, size_t
 		cli_err("%s: no such file, and not a git range BASE..HEAD", arg);
 		return -EINVAL;
 	}
-	return range_patch(a->tree ? a->tree : ".", arg, path, len);
+	return range_patch(args.tree ? args.tree : ".", arg, path, len);
+}
+
+/* The decision's exit code, as `lab compare` gives it. */
+static int decision_code(const char *out)
+{
+	enum compare_decision d;
+
+	if (report_decision_of(out, &d) < 0)
+		return EXIT_UNDECIDED;
+	return d == COMPARE_OK ? EXIT_OK : d == COMPARE_REGRESSION ? EXIT_REGRESSION
+								    : EXIT_UNDECIDED;
+}
+
+/* The report directory: --out, else reports/ab-TIME. */
+static void out_dir(char *out, size_t len)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	if (args.out) {
+		snprintf(out, len, "%s", args.out);
+		return;
+	}
+	gmtime_r(&t, &tm);
+	strftime(out, len, "reports/ab-%Y%m%d-%H%M%S", &tm);
 }
 
 int cmd_ab(int argc, char **argv)
 {
-	struct ab_args a = { .base = "baseline" };
 	char job[4096], base_k[4200], patched[8192], out[4200];
-	char *rargv[16];
-	int n = 0, rc;
+	char *kernels[2] = { base_k, patched };
+	struct cli_run run = { .kernels = kernels, .nr_kernels = 2 };
+	struct run_summary sum = { 0 };
+	int first = parse_args(argc, argv), rc;
 	size_t used;
 
-	if (parse_args(argc, argv, &a) < 0)
+	if (first < 0)
 		return EXIT_BAD_INPUT;
-	if (!a.job && checkout_find("configs/ab.json", job, sizeof(job)) < 0) {
+	if (!args.job && checkout_find("configs/ab.json", job, sizeof(job)) < 0) {
 		cli_err("cannot find configs/ab.json (run from the checkout, or set LAB_ROOT)");
 		return EXIT_LAB_ERROR;
 	}
-	if (a.job)
-		snprintf(job, sizeof(job), "%s", a.job);
-	snprintf(base_k, sizeof(base_k), "%s", a.base);
-	used = (size_t)snprintf(patched, sizeof(patched), "patched=%s", a.base);
-	for (int i = optind; i < argc && used < sizeof(patched); i++) {
+	if (args.job)
+		snprintf(job, sizeof(job), "%s", args.job);
+	snprintf(base_k, sizeof(base_k), "%s", args.base);
+	used = (size_t)snprintf(patched, sizeof(patched), "patched=%s", args.base);
+	for (int i = first; i < argc && used < sizeof(patched); i++) {
 		char p[4096];
 
-		if (patch_of(&a, argv[i], p, sizeof(p)) < 0)
+		if (patch_of(argv[i], p, sizeof(p)) < 0)
 			return EXIT_BAD_INPUT;
 		used += (size_t)snprintf(patched + used, sizeof(patched) - used, "+%s", p);
 	}
@@ -159,39 +177,13 @@ int cmd_ab(int argc, char **argv)
 		cli_err("the patches' paths are too long");
 		return EXIT_BAD_INPUT;
 	}
-	if (a.out) {
-		snprintf(out, sizeof(out), "%s", a.out);
-	} else {
-		time_t t = time(NULL);
-		struct tm tm;
-
-		gmtime_r(&t, &tm);
-		strftime(out, sizeof(out), "reports/ab-%Y%m%d-%H%M%S", &tm);
-	}
-	rargv[n++] = "run";
-	rargv[n++] = job;
-	rargv[n++] = "--kernel";
-	rargv[n++] = base_k;
-	rargv[n++] = "--kernel";
-	rargv[n++] = patched;
-	rargv[n++] = "--out";
-	rargv[n++] = out;
-	if (a.boots) {
-		rargv[n++] = "--repeats";
-		rargv[n++] = (char *)a.boots;
-	}
-	if (a.dry_run)
-		rargv[n++] = "--dry-run";
-	rargv[n] = NULL;
-	rc = cmd_run(n, rargv);
-	if (rc != EXIT_OK || a.dry_run)
+	out_dir(out, sizeof(out));
+	run.o = (struct run_opts){ .job_file = job, .out_dir = out, .timing = TIMING_AUTO };
+	cli_runenv_get(&run.o.env);
+	run.repeats = args.boots;
+	run.dry_run = args.dry_run;
+	rc = cli_run_job(&run, &sum);
+	if (rc != EXIT_OK || args.dry_run)
 		return rc;
-	{
-		enum compare_decision d;
-
-		if (report_decision_of(out, &d) < 0)
-			return EXIT_UNDECIDED;
-		return d == COMPARE_OK ? EXIT_OK : d == COMPARE_REGRESSION ? EXIT_REGRESSION
-									    : EXIT_UNDECIDED;
-	}
+	return decision_code(out);
 }

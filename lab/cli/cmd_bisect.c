@@ -9,16 +9,19 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/cli.h"
-#include "proto/workload.h"
-#include "regress/git.h"
-#include "regress/bisect.h"
 #include "build/kernel.h"
+#include "cli/cli.h"
+#include "cli/parseopt.h"
+#include "cli/runenv.h"
+#include "proto/workload.h"
+#include "regress/bisect.h"
+#include "regress/git.h"
 #include "run/engine.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
 #include "util/sha256.h"
+#include "util/statedir.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -28,65 +31,6 @@ static void on_signal(int sig)
 	interrupted = 1;
 }
 
-void cmd_bisect_help(void)
-{
-	printf("usage: lab bisect start JOB.json --good REF --bad REF [--variant V]\n"
-	       "                  [--metric [WORKLOAD.]METRIC] [--tasks N] [--threshold PCT]\n"
-	       "                  [--boots N] [--max-tries N] [--no-revert] [--out DIR]\n"
-	       "                  [--timing M] [--parallel N|auto] [RUN OPTIONS]\n"
-	       "       lab bisect resume DIR [RUN OPTIONS]\n"
-	       "       lab bisect log DIR [--json]\n\n"
-	       "Finds the commit of a kernel git tree that changed one figure of a job, like\n"
-	       "`git bisect run` with the lab's statistics as the test.  The kernel is the\n"
-	       "job's variant (or --variant), which must have a git source ({\"git\": REPO});\n"
-	       "every commit is built with the variant's patches and config fragments, from\n"
-	       "one checkout per variant kept in the kernel cache, so a commit that changes a\n"
-	       "few files rebuilds only those (and ccache serves commits seen before).\n\n"
-	       "Both ends are measured first: the bad end must differ from the good end beyond\n"
-	       "the threshold (the whole 95%% interval of the change past it), else the\n"
-	       "bisection stops and prints the numbers.  Each commit then gets --boots boots,\n"
-	       "compared with the good end's and the bad end's: good, bad, skip (it does not\n"
-	       "build or boot) or inconclusive (measured again, up to --max-tries, then\n"
-	       "skipped).  The culprit is verified: its parent and itself measured again, and\n"
-	       "the bad end with the culprit reverted must come back to good (where the revert\n"
-	       "applies); a culprit whose vmlinux .text equals its parent's is flagged\n"
-	       "(no-code-change), not reported as found.  The statistical unit is the boot.\n\n"
-	       "  --good REF, --bad REF  the ends; the good one must be an ancestor of the bad\n"
-	       "                 one; commits between are those of `git log --first-parent`\n"
-	       "  --variant V    the kernel variant (a name in kernels/ or a path), when the\n"
-	       "                 job does not name exactly one\n"
-	       "  --metric M     the series followed: [WORKLOAD.]METRIC (default: the job's\n"
-	       "                 first workload and its first primary metric)\n"
-	       "  --tasks N      its task count (default: the largest measured)\n"
-	       "  --threshold P  the change that counts, in %% (default %.1f)\n"
-	       "  --boots N      boots per measurement (default %d; 2..%d)\n"
-	       "  --max-tries N  measurements of an inconclusive commit before it is skipped\n"
-	       "                 (default %d)\n"
-	       "  --no-revert    do not check the culprit by reverting it on the bad end\n"
-	       "  --out DIR      the bisection's directory (default reports/bisect-TIME/)\n"
-	       "  --timing M     auto (default: kvm where it works, else the deterministic\n"
-	       "                 icount model up to %u vCPUs), kvm, tcg, icount or quantum\n"
-	       "                 (the contention model, with the job's \"quantum\")\n"
-	       "  --parallel N   guests at once under icount (as for 'lab run')\n\n"
-	       "RUN OPTIONS, as for 'lab run': --connect URI, --accel auto|tcg|kvm,\n"
-	       "--state DIR, --quiet-wait S.\n\n"
-	       "DIR keeps params.json, the variant, bisect.log (replayable, like `git bisect\n"
-	       "log`), bisect.json (schema %s: every step with its commit,\n"
-	       "kernel and .text hashes, per-boot values, statistics, verdict and reason, the\n"
-	       "step's directory) and steps/NNN-SHA-ROLE/ (each a `lab run` report).  An\n"
-	       "interrupted bisection continues with 'lab bisect resume DIR'.\n\n"
-	       "EXAMPLES\n"
-	       "  lab bisect start configs/nightly/pft-icount.json --good v6.11 --bad v6.12\n"
-	       "  lab bisect resume reports/bisect-TIME     # after an interruption\n"
-	       "  lab bisect log reports/bisect-TIME\n\n"
-	       "Exit status: 0 a culprit found and verified; 3 the bisection ended without one\n"
-	       "(the ends do not differ, only skipped commits left, not verified, no code\n"
-	       "change, an end failed) or was interrupted; 2 bad arguments (job, variant,\n"
-	       "repository, refs, ends in the wrong order); 4 lab error.\n",
-	       BISECT_DEFAULT_THRESHOLD_PCT, BISECT_DEFAULT_BOOTS, BISECT_MAX_BOOTS_STEP,
-	       BISECT_DEFAULT_TRIES, TIMING_ICOUNT_MAX_VCPUS, BISECT_SCHEMA);
-}
-
 static void print_progress(void *ud, const char *msg)
 {
 	(void)ud;
@@ -94,113 +38,109 @@ static void print_progress(void *ud, const char *msg)
 }
 
 struct bargs {
-	const char *job, *good, *bad, *variant, *metric, *out, *timing, *uri, *accel;
-	double threshold, quiet_wait_s;
-	long tasks, boots, tries;
+	const char *job, *good, *bad, *variant, *metric, *out, *timing;
+	double threshold;
+	unsigned tasks, boots, tries;
 	int parallel, no_revert;
-	char state[PATH_MAX];
 };
 
-static int num_arg(const char *name, const char *s, double lo, double hi, double *out)
-{
-	char *end;
+/* One command line a process: what the tables write to. */
+static struct bargs args;
 
-	errno = 0;
-	*out = strtod(s, &end);
-	if (errno || end == s || *end || !(*out >= lo && *out <= hi)) {
-		cli_err("%s must be a number %g..%g", name, lo, hi);
-		return -EINVAL;
-	}
+/* What defines a bisection: taken by start only (resume keeps what it started with). */
+static const struct cli_opt start_opts[] = {
+	OPT_STRING(0, "good", &args.good, "REF", "the good end, an ancestor of --bad"),
+	OPT_STRING(0, "bad", &args.bad, "REF", "the bad end"),
+	OPT_STRING(0, "variant", &args.variant, "V", "the kernel variant (a name or a path)"),
+	OPT_STRING(0, "metric", &args.metric, "M", "the series followed: [WORKLOAD.]METRIC"),
+	OPT_UINT(0, "tasks", &args.tasks, "N", 1, 100000,
+		 "its task count (default: the largest measured)"),
+	OPT_DOUBLE(0, "threshold", &args.threshold, "P", 0.01, 1000,
+		   "the change that counts, in %"),
+	OPT_UINT(0, "boots", &args.boots, "N", 2, BISECT_MAX_BOOTS_STEP,
+		 "boots per measurement"),
+	OPT_UINT(0, "max-tries", &args.tries, "N", 1, BISECT_MAX_TRIES,
+		 "measurements of an inconclusive commit before a skip"),
+	OPT_FLAG(0, "no-revert", &args.no_revert, "do not check the culprit by reverting it"),
+	OPT_STRING('o', "out", &args.out, "DIR", "the bisection's directory"),
+	OPT_STRING(0, "timing", &args.timing, "M", "auto, kvm, tcg, icount or quantum"),
+	OPT_INT_OR(0, "parallel", &args.parallel, "N", "auto", -1, 1, JOB_MAX_PARALLEL,
+		   "guests at once under icount (as for 'lab run')"),
+	OPT_END(),
+};
+
+static const struct cli_opt options[] = {
+	OPT_GROUP(start_opts),
+	OPT_GROUP(cli_runenv_opts),
+	OPT_END(),
+};
+
+/* The defaults, also what --help shows. */
+static int set_defaults(void)
+{
+	memset(&args, 0, sizeof(args));
+	args.threshold = BISECT_DEFAULT_THRESHOLD_PCT;
+	args.boots = BISECT_DEFAULT_BOOTS;
+	args.tries = BISECT_DEFAULT_TRIES;
+	args.timing = "auto";
+	return cli_runenv_init();
+}
+
+void cmd_bisect_help(void)
+{
+	set_defaults();
+	cli_synopsis(stdout, "bisect start", "JOB.json", options);
+	cli_synopsis(stdout, "bisect resume", "DIR", cli_runenv_opts);
+	printf("usage: lab bisect log DIR [--json]\n\n"
+	       "Finds the commit of a kernel git tree that changed one figure of a job, like\n"
+	       "`git bisect run` with the lab's statistics as the test.  The kernel is the\n"
+	       "job's variant (or --variant), which must have a git source ({\"git\": REPO}).\n"
+	       "Both ends are measured first; each commit then gets --boots boots, compared\n"
+	       "with both ends': good, bad, skip or inconclusive (measured again, up to\n"
+	       "--max-tries).  The culprit is verified (its parent and itself again, the bad\n"
+	       "end with it reverted).  DIR keeps params.json, bisect.log (replayable),\n"
+	       "bisect.json (schema %s) and steps/NNN-SHA-ROLE/\n"
+	       "(each a `lab run` report).\n"
+	       "Each option at length: man lab, \"OPTIONS OF LAB BISECT\".\n\nOPTIONS\n",
+	       BISECT_SCHEMA);
+	cli_opts_print(stdout, options);
+	printf("\nEXAMPLES\n"
+	       "  lab bisect start configs/nightly/pft-icount.json --good v6.11 --bad v6.12\n"
+	       "  lab bisect resume reports/bisect-TIME     # after an interruption\n"
+	       "  lab bisect log reports/bisect-TIME\n\n"
+	       "Exit status: 0 a culprit found and verified; 3 the bisection ended without one\n"
+	       "(the ends do not differ, only skipped commits left, not verified, no code\n"
+	       "change, an end failed) or was interrupted; 2 bad arguments (job, variant,\n"
+	       "repository, refs, ends in the wrong order); 4 lab error.\n");
+}
+
+
+static int resume_allow(const struct cli_opt *o)
+{
+	for (const struct cli_opt *s = start_opts; s->kind != CLI_OPT_END; s++)
+		if (s == o) {
+			cli_err("resume: --%s is fixed when a bisection starts", o->name);
+			return -EINVAL;
+		}
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct bargs *a, int start)
+static int parse_args(int argc, char **argv, int start)
 {
-	static const struct option opts[] = {
-		{ "good", required_argument, NULL, 'g' }, { "bad", required_argument, NULL, 'b' },
-		{ "variant", required_argument, NULL, 'v' },
-		{ "metric", required_argument, NULL, 'm' }, { "tasks", required_argument, NULL, 'n' },
-		{ "threshold", required_argument, NULL, 'T' },
-		{ "boots", required_argument, NULL, 'B' },
-		{ "max-tries", required_argument, NULL, 'M' },
-		{ "no-revert", no_argument, NULL, 'R' }, { "out", required_argument, NULL, 'o' },
-		{ "timing", required_argument, NULL, 't' },
-		{ "parallel", required_argument, NULL, 'p' },
-		{ "connect", required_argument, NULL, 'c' },
-		{ "accel", required_argument, NULL, 'a' }, { "state", required_argument, NULL, 's' },
-		{ "quiet-wait", required_argument, NULL, 'q' }, { 0 },
-	};
-	double d;
-	int c;
+	int first;
 
-	a->threshold = BISECT_DEFAULT_THRESHOLD_PCT;
-	a->boots = BISECT_DEFAULT_BOOTS;
-	a->tries = BISECT_DEFAULT_TRIES;
-	a->timing = "auto";
-	a->accel = "auto";
-	if (cli_quiet_wait_default(&a->quiet_wait_s) < 0)
+	if (set_defaults() < 0)
 		return -EINVAL;
-	run_state_dir(a->state, sizeof(a->state));
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:c:a:s:", opts, NULL)) != -1) {
-		/* Only start takes what defines a bisection; resume keeps what it started with. */
-		if (!start && strchr("gbvmnTBMRotp", c)) {
-			cli_err("resume: %s is fixed when a bisection starts", argv[optind - 1]);
-			return -EINVAL;
-		}
-		switch (c) {
-		case 'g': a->good = optarg; break;
-		case 'b': a->bad = optarg; break;
-		case 'v': a->variant = optarg; break;
-		case 'm': a->metric = optarg; break;
-		case 'o': a->out = optarg; break;
-		case 't': a->timing = optarg; break;
-		case 'c': a->uri = optarg; break;
-		case 'a': a->accel = optarg; break;
-		case 's': snprintf(a->state, sizeof(a->state), "%s", optarg); break;
-		case 'R': a->no_revert = 1; break;
-		case 'n':
-			if (num_arg("--tasks", optarg, 1, 100000, &d) < 0)
-				return -EINVAL;
-			a->tasks = (long)d;
-			break;
-		case 'T':
-			if (num_arg("--threshold", optarg, 0.01, 1000, &a->threshold) < 0)
-				return -EINVAL;
-			break;
-		case 'B':
-			if (num_arg("--boots", optarg, 2, BISECT_MAX_BOOTS_STEP, &d) < 0)
-				return -EINVAL;
-			a->boots = (long)d;
-			break;
-		case 'M':
-			if (num_arg("--max-tries", optarg, 1, BISECT_MAX_TRIES, &d) < 0)
-				return -EINVAL;
-			a->tries = (long)d;
-			break;
-		case 'q':
-			if (cli_quiet_wait("--quiet-wait", optarg, &a->quiet_wait_s) < 0)
-				return -EINVAL;
-			break;
-		case 'p':
-			if (!strcmp(optarg, "auto")) {
-				a->parallel = -1;
-				break;
-			}
-			if (num_arg("--parallel", optarg, 1, JOB_MAX_PARALLEL, &d) < 0)
-				return -EINVAL;
-			a->parallel = (int)d;
-			break;
-		default: cli_bad_option(c, argv); return -EINVAL;
-		}
-	}
-	if (optind != argc - 1) {
+	first = cli_parse_with(argc, argv, options, start ? NULL : resume_allow);
+	if (first < 0)
+		return -EINVAL;
+	if (first != argc - 1) {
 		cli_usage_err("expected exactly one %s",
 			start ? "job file" : "bisection directory");
 		return -EINVAL;
 	}
-	a->job = argv[optind];
-	if (start && (!a->good || !a->bad)) {
+	args.job = argv[first];
+	if (start && (!args.good || !args.bad)) {
 		cli_err("start: --good and --bad are both needed");
 		return -EINVAL;
 	}
@@ -298,7 +238,7 @@ static int prepare_start(struct bargs *a, struct job *job, struct bisect_params 
 	int r;
 
 	if (timing_parse(a->timing, &tm) < 0) {
-		cli_err("--timing must be auto, kvm, tcg, icount or quantum");
+		cli_err("--timing must be auto, kvm, tcg, icount or quantum, not \"%.40s\"", a->timing);
 		return -EINVAL;
 	}
 	snprintf(p->timing, sizeof(p->timing), "%s", a->timing);
@@ -413,7 +353,6 @@ static int cmd_log(int argc, char **argv)
 
 int cmd_bisect(int argc, char **argv)
 {
-	struct bargs a = { 0 };
 	struct bisect_params p = { 0 };
 	struct job job = { 0 };
 	struct bisect_run_opts o = { 0 };
@@ -433,18 +372,14 @@ int cmd_bisect(int argc, char **argv)
 		cli_usage_err("'%s' is not a bisect command: start, resume or log", argv[1]);
 		return EXIT_BAD_INPUT;
 	}
-	if (parse_args(argc - 1, argv + 1, &a, start) < 0)
+	if (parse_args(argc - 1, argv + 1, start) < 0)
 		return EXIT_BAD_INPUT;
-	if (accel_mode_parse(a.accel, &o.accel) < 0) {
-		cli_err("--accel must be auto, tcg or kvm");
-		return EXIT_BAD_INPUT;
-	}
 	if (start) {
-		if (cli_load_job(a.job, &job) < 0)
+		if (cli_load_job(args.job, &job) < 0)
 			return EXIT_BAD_INPUT;
-		r = prepare_start(&a, &job, &p, dir, sizeof(dir));
+		r = prepare_start(&args, &job, &p, dir, sizeof(dir));
 	} else {
-		if (abs_path(a.job, dir, sizeof(dir)) < 0)
+		if (abs_path(args.job, dir, sizeof(dir)) < 0)
 			return EXIT_LAB_ERROR;
 		r = prepare_resume(dir, &job, &p);
 	}
@@ -452,10 +387,10 @@ int cmd_bisect(int argc, char **argv)
 		job_free(&job);
 		return EXIT_BAD_INPUT;
 	}
-	o = (struct bisect_run_opts){ .p = &p, .job = &job, .dir = dir, .resume = !start,
-				      .uri = a.uri, .state_dir = a.state, .accel = o.accel,
-				      .quiet_wait_s = a.quiet_wait_s, .interrupt = &interrupted,
-				      .progress = print_progress };
+	o = (struct bisect_run_opts){ .p = &p, .job = &job, .dir = dir, .resume = !start };
+	cli_runenv_get(&o.env);
+	o.env.interrupt = &interrupted;
+	o.env.progress = print_progress;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);

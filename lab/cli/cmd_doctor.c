@@ -9,15 +9,16 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
+#include "build/initramfs.h"
 #include "cli/cli.h"
 #include "run/accel.h"
-#include "build/initramfs.h"
 #include "run/engine.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/hostkernel.h"
 #include "util/jsonio.h"
 #include "util/spawn.h"
+#include "util/statedir.h"
 #include "virt/virt.h"
 
 #define FIX_DEPS "run 'make deps' (installs Debian packages, QEMU/libvirt from bookworm-backports)"
@@ -222,7 +223,7 @@ int cmd_doctor(int argc, char **argv)
 	struct virt_conn vc;
 	int r;
 
-	run_state_dir(d.state, sizeof(d.state));
+	statedir_default(d.state, sizeof(d.state));
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--probe"))
 			d.probe = 1;

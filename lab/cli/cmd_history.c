@@ -13,6 +13,7 @@
 #include "run/engine.h"
 #include "util/cleanup.h"
 #include "util/jsonio.h"
+#include "util/statedir.h"
 
 /* Where `lab run` writes reports unless told otherwise (lab/run/engine.c). */
 #define DEFAULT_REPORTS "reports"
@@ -183,7 +184,7 @@ static void default_db(char *buf, size_t len)
 {
 	char state[PATH_MAX];
 
-	run_state_dir(state, sizeof(state));
+	statedir_default(state, sizeof(state));
 	snprintf(buf, len, "%s/%s", state, HISTORY_DB_NAME);
 }
 

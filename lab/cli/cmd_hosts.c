@@ -9,11 +9,12 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "run/host.h"
-#include "run/engine.h"
 #include "daemon/slurm.h"
+#include "run/engine.h"
+#include "run/host.h"
 #include "util/cleanup.h"
 #include "util/jsonio.h"
+#include "util/statedir.h"
 #include "util/text.h"
 
 void cmd_hosts_help(void)
@@ -162,7 +163,7 @@ int cmd_hosts(int argc, char **argv)
 	int json = 0, c, slurm = 0, up;
 	struct host h;
 
-	run_state_dir(state, sizeof(state));
+	statedir_default(state, sizeof(state));
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {

@@ -7,15 +7,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
-#include "util/cachedir.h"
-#include "run/accel.h"
 #include "build/image.h"
 #include "build/initramfs.h"
+#include "cli/cli.h"
+#include "run/accel.h"
 #include "run/engine.h"
+#include "util/cachedir.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/hostkernel.h"
+#include "util/statedir.h"
 
 void cmd_image_help(void)
 {
@@ -71,7 +72,7 @@ static int parse_args(int argc, char **argv, struct image_args *a)
 	int c;
 
 	a->accel = "auto";
-	run_state_dir(a->state, sizeof(a->state));
+	statedir_default(a->state, sizeof(a->state));
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {

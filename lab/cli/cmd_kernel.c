@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "build/kernel.h"
 #include "cli/cli.h"
 #include "util/cachedir.h"
-#include "build/kernel.h"
 #include "util/cleanup.h"
 #include "util/jsonio.h"
 

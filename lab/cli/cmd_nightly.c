@@ -9,12 +9,15 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/parseopt.h"
+#include "cli/runenv.h"
 #include "core/nightly_cfg.h"
 #include "regress/nightly.h"
 #include "run/engine.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
+#include "util/statedir.h"
 
 #define CFG_MAX_SIZE (1u << 20)
 
@@ -26,11 +29,45 @@ static void on_signal(int sig)
 	interrupted = 1;
 }
 
+static void print_progress(void *ud, const char *msg)
+{
+	(void)ud;
+	fprintf(stderr, "lab: %s\n", msg);
+}
+
+static void index_report(void *ud, const char *report)
+{
+	cli_history_add(ud, report);
+}
+
+/* One command line a process: what the table writes to. */
+static struct {
+	const char *cfg, *at, *night;
+} args;
+
+static int opt_night(const struct cli_opt *o, const char *arg)
+{
+	if (strlen(arg) > 31 || arg[0] == '.' || arg[0] == '-' ||
+	    strspn(arg, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ._-") !=
+		    strlen(arg))
+		return cli_opt_invalid(o, arg, "[A-Za-z0-9._-], at most 31 characters");
+	args.night = arg;
+	return 0;
+}
+
+static const struct cli_opt options[] = {
+	OPT_STRING(0, "at", &args.at, "REF", "measure REF instead of the branch head"),
+	OPT_CALL(0, "night", NULL, "NAME",
+		 opt_night, "the night's name (default: the time, YYYYmmdd-HHMMSS UTC)"),
+	OPT_GROUP(cli_runenv_opts),
+	OPT_END(),
+};
+
 void cmd_nightly_help(void)
 {
-	printf("usage: lab nightly CONFIG.json [--at REF] [--night NAME] [--connect URI]\n"
-	       "                  [--accel auto|tcg|kvm] [--state DIR] [--quiet-wait S]\n\n"
-	       "One night of a nightly regression watch: for each job of CONFIG, its kernel\n"
+	cli_runenv_init();
+	cli_synopsis(stdout, "nightly", "CONFIG.json", options);
+	printf("\nOne night of a nightly regression watch: for each job of CONFIG, its kernel\n"
 	       "variant (which must have a git source) built at the head of the tracked branch\n"
 	       "and measured; the night joins OUT/ledger.json and the history index.  Each\n"
 	       "primary series is then checked:\n"
@@ -46,75 +83,28 @@ void cmd_nightly_help(void)
 	       "A night is OUT/NIGHT/JOB/: run/ (tonight), confirm-NIGHT/ (side by side),\n"
 	       "bisect/ and nightly.json (schema %s).  CONFIG's keys are\n"
 	       "described in configs/README.md (\"Nightly\"); lab/systemd/ has a service and\n"
-	       "timer that run it every night.\n\n"
-	       "  --at REF       measure REF instead of the branch head (a backfill, a test)\n"
-	       "  --night NAME   the night's name (default: the time, YYYYmmdd-HHMMSS UTC)\n"
-	       "  RUN OPTIONS as for 'lab run'\n\n"
-	       "EXAMPLES\n"
+	       "timer that run it every night.\n\nOPTIONS\n",
+	       NIGHTLY_SCHEMA);
+	cli_opts_print(stdout, options);
+	printf("\nEXAMPLES\n"
 	       "  lab nightly configs/nightly/example.json\n"
 	       "  lab nightly configs/nightly/example.json --at v6.12 --night backfill-v6.12\n\n"
 	       "Exit status: 0 no confirmed regression; 1 a regression was confirmed; 2 bad\n"
-	       "configuration, job or variant; 3 a night could not be measured; 4 lab error.\n",
-	       NIGHTLY_SCHEMA);
+	       "configuration, job or variant; 3 a night could not be measured; 4 lab error.\n");
 }
 
-static void print_progress(void *ud, const char *msg)
+static int parse_args(int argc, char **argv)
 {
-	(void)ud;
-	fprintf(stderr, "lab: %s\n", msg);
-}
+	int first;
 
-static void index_report(void *ud, const char *report)
-{
-	cli_history_add(ud, report);
-}
-
-struct nargs {
-	const char *cfg, *at, *night, *uri, *accel;
-	double quiet_wait_s;
-	char state[PATH_MAX];
-};
-
-static int parse_args(int argc, char **argv, struct nargs *a)
-{
-	static const struct option opts[] = {
-		{ "at", required_argument, NULL, 'A' }, { "night", required_argument, NULL, 'N' },
-		{ "connect", required_argument, NULL, 'c' }, { "accel", required_argument, NULL, 'a' },
-		{ "state", required_argument, NULL, 's' },
-		{ "quiet-wait", required_argument, NULL, 'q' }, { 0 },
-	};
-	int c;
-
-	a->accel = "auto";
-	if (cli_quiet_wait_default(&a->quiet_wait_s) < 0)
+	memset(&args, 0, sizeof(args));
+	if (cli_runenv_init() < 0 || (first = cli_parse(argc, argv, options)) < 0)
 		return -EINVAL;
-	run_state_dir(a->state, sizeof(a->state));
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":c:a:s:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'A': a->at = optarg; break;
-		case 'N': a->night = optarg; break;
-		case 'c': a->uri = optarg; break;
-		case 'a': a->accel = optarg; break;
-		case 's': snprintf(a->state, sizeof(a->state), "%s", optarg); break;
-		case 'q':
-			if (cli_quiet_wait("--quiet-wait", optarg, &a->quiet_wait_s) < 0)
-				return -EINVAL;
-			break;
-		default: cli_bad_option(c, argv); return -EINVAL;
-		}
-	}
-	if (optind != argc - 1) {
+	if (first != argc - 1) {
 		cli_usage_err("expected exactly one configuration file");
 		return -EINVAL;
 	}
-	a->cfg = argv[optind];
-	if (a->night && (strlen(a->night) > 31 || strspn(a->night, "0123456789abcdefghijklmnop"
-			 "qrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ._-") != strlen(a->night) ||
-			 a->night[0] == '.' || a->night[0] == '-')) {
-		cli_err("--night must be [A-Za-z0-9._-], at most 31 characters");
-		return -EINVAL;
-	}
+	args.cfg = argv[first];
 	return 0;
 }
 
@@ -171,7 +161,6 @@ static int resolve(const struct nightly_cfg *cfg, const char *dir, struct job *j
 
 int cmd_nightly(int argc, char **argv)
 {
-	struct nargs a = { 0 };
 	_cleanup_free_ struct nightly_cfg *cfg = calloc(1, sizeof(*cfg));
 	_cleanup_free_ struct nightly_target *t = calloc(NIGHTLY_MAX_JOBS, sizeof(*t));
 	_cleanup_free_ struct job *jobs = calloc(NIGHTLY_MAX_JOBS, sizeof(*jobs));
@@ -185,23 +174,20 @@ int cmd_nightly(int argc, char **argv)
 
 	if (!cfg || !t || !jobs)
 		return EXIT_LAB_ERROR;
-	if (parse_args(argc, argv, &a) < 0)
+	if (parse_args(argc, argv) < 0)
 		return EXIT_BAD_INPUT;
-	if (accel_mode_parse(a.accel, &o.accel) < 0) {
-		cli_err("--accel must be auto, tcg or kvm");
-		return EXIT_BAD_INPUT;
-	}
-	if (load_cfg(a.cfg, cfg) < 0 || !(dir = fs_dirname(a.cfg)))
+	if (load_cfg(args.cfg, cfg) < 0 || !(dir = fs_dirname(args.cfg)))
 		return EXIT_BAD_INPUT;
 	r = resolve(cfg, dir, jobs, t, &loaded);
 	snprintf(out, sizeof(out), "%s%s%s", cfg->out[0] == '/' ? "" : dir,
 		 cfg->out[0] == '/' ? "" : "/", cfg->out);
 	if (r == 0) {
-		o = (struct nightly_opts){ .cfg = cfg, .targets = t, .out = out, .at = a.at,
-					   .night = a.night, .uri = a.uri, .state_dir = a.state,
-					   .accel = o.accel, .quiet_wait_s = a.quiet_wait_s,
-					   .interrupt = &interrupted, .progress = print_progress,
-					   .on_report = index_report, .report_ud = a.state };
+		o = (struct nightly_opts){ .cfg = cfg, .targets = t, .out = out, .at = args.at,
+					   .night = args.night, .on_report = index_report };
+		cli_runenv_get(&o.env);
+		o.env.interrupt = &interrupted;
+		o.env.progress = print_progress;
+		o.report_ud = (void *)o.env.state_dir;
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGHUP, &sa, NULL);

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "build/qemu.h"
 #include "cli/cli.h"
 #include "util/cachedir.h"
-#include "build/qemu.h"
 
 static volatile sig_atomic_t interrupted;
 

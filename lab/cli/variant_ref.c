@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
 #include "build/kernel.h"
+#include "cli/cli.h"
 
 int cli_variant_file(const char *ref, const char *base, char *out, size_t len)
 {

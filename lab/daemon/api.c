@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/slurmfmt.h"
 #include "daemon/api.h"
 #include "daemon/apireq.h"
-#include "core/slurmfmt.h"
-#include "run/jobload.h"
 #include "daemon/slurm.h"
+#include "run/jobload.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/spawn.h"

@@ -26,6 +26,7 @@
 #include "run/engine.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
+#include "util/statedir.h"
 
 #define LABD_VERSION "labd/1"
 #define LABD_DEFAULT_SOCKET "/run/numalab/labd.sock"
@@ -181,7 +182,7 @@ static int parse_args(int argc, char **argv, struct labd_args *a)
 	}
 	if (state)
 		snprintf(a->state, sizeof(a->state), "%s", state);
-	else if (run_state_dir(a->state, sizeof(a->state)) < 0)
+	else if (statedir_default(a->state, sizeof(a->state)) < 0)
 		return fprintf(stderr, "labd: no state directory (--state)\n"), -EINVAL;
 	return 0;
 }

@@ -9,11 +9,11 @@
 
 #include "analysis/bisect_class.h"
 #include "analysis/series.h"
-#include "regress/git.h"
 #include "regress/bisect.h"
+#include "regress/git.h"
 #include "regress/trial.h"
-#include "util/clock.h"
 #include "util/cleanup.h"
+#include "util/clock.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
 
@@ -40,7 +40,7 @@ static void progress(struct bctx *c, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	progress_vemit(c->o->progress, c->o->progress_ud, fmt, ap);
+	progress_vemit(c->o->env.progress, c->o->env.progress_ud, fmt, ap);
 	va_end(ap);
 }
 
@@ -276,11 +276,8 @@ static int run_step(struct bctx *c, const char *dir, const char *variant_path,
 		    const char *label)
 {
 	const struct bisect_params *p = c->p;
-	struct ktry_opts ko = { .job_file = p->job_file, .uri = c->o->uri,
-				.state_dir = c->o->state_dir, .accel = c->o->accel,
-				.timing = p->timing, .parallel = p->parallel,
-				.quiet_wait_s = c->o->quiet_wait_s, .interrupt = c->o->interrupt,
-				.progress = c->o->progress, .progress_ud = c->o->progress_ud };
+	struct ktry_opts ko = { .env = c->o->env, .job_file = p->job_file, .timing = p->timing,
+				.parallel = p->parallel };
 
 	return ktry_run(&ko, c->o->job, &variant_path, &label, 1, p->boots, dir, c->msg, c->len);
 }
@@ -484,7 +481,7 @@ static int loop(struct bctx *c)
 
 		double t0 = clock_now_s();
 
-		if (c->o->interrupt && *c->o->interrupt)
+		if (c->o->env.interrupt && *c->o->env.interrupt)
 			return -EINTR;
 		say_next(c, &nx);
 		if ((r = measure(c, &nx, &m, &vals, &sr)) < 0)

@@ -16,26 +16,18 @@
  * under way is measured again. */
 #pragma once
 #include <limits.h>
-#include <signal.h>
 
 #include "core/bisect.h"
 #include "core/bisect_params.h"
 #include "core/job.h"
-#include "run/accel.h"
-#include "util/progress.h"
+#include "run/env.h"
 
 struct bisect_run_opts {
 	const struct bisect_params *p;
 	const struct job *job;       /* parsed from p->job_file */
 	const char *dir;             /* the bisection's directory */
 	int resume;                  /* continue DIR/bisect.log */
-	const char *uri;             /* as for `lab run` */
-	const char *state_dir;
-	enum accel_mode accel;
-	double quiet_wait_s;
-	volatile sig_atomic_t *interrupt;
-	progress_fn *progress;
-	void *progress_ud;
+	struct run_env env;          /* where and how the guests run, as for `lab run` */
 };
 
 struct bisect_run_summary {

@@ -12,10 +12,10 @@
 #include "analysis/modelfit.h"
 #include "analysis/series.h"
 #include "proto/workload.h"
-#include "regress/git.h"
 #include "regress/bisect.h"
-#include "regress/trial.h"
+#include "regress/git.h"
 #include "regress/nightly.h"
+#include "regress/trial.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
@@ -42,7 +42,7 @@ static void progress(struct nctx *c, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	progress_vemit(c->o->progress, c->o->progress_ud, fmt, ap);
+	progress_vemit(c->o->env.progress, c->o->env.progress_ud, fmt, ap);
 	va_end(ap);
 }
 
@@ -83,12 +83,8 @@ static int save_ledger(struct nctx *c)
 
 static struct ktry_opts kopts(const struct nctx *c, const struct nightly_target *t)
 {
-	return (struct ktry_opts){ .job_file = t->job_file, .uri = c->o->uri,
-				   .state_dir = c->o->state_dir, .accel = c->o->accel,
-				   .timing = c->cfg->timing, .parallel = c->cfg->parallel,
-				   .quiet_wait_s = c->o->quiet_wait_s,
-				   .interrupt = c->o->interrupt, .progress = c->o->progress,
-				   .progress_ud = c->o->progress_ud };
+	return (struct ktry_opts){ .env = c->o->env, .job_file = t->job_file,
+				   .timing = c->cfg->timing, .parallel = c->cfg->parallel };
 }
 
 static json_t *load_report(const char *path)
@@ -402,11 +398,7 @@ static int bisect_alarm(struct nctx *c, const struct nightly_target *t, const ch
 	if (sha256_file_hex(t->job_file, p.job_sha256) < 0)
 		return snprintf(c->msg, c->len, "cannot read %s", t->job_file), -EIO;
 	snprintf(dir, sizeof(dir), "%s/bisect", jdir);
-	bo = (struct bisect_run_opts){ .p = &p, .job = t->job, .dir = dir, .uri = c->o->uri,
-				       .state_dir = c->o->state_dir, .accel = c->o->accel,
-				       .quiet_wait_s = c->o->quiet_wait_s,
-				       .interrupt = c->o->interrupt, .progress = c->o->progress,
-				       .progress_ud = c->o->progress_ud };
+	bo = (struct bisect_run_opts){ .env = c->o->env, .p = &p, .job = t->job, .dir = dir };
 	progress(c, "%s: bisecting %.12s..%.12s on %s", t->job->name, good->commit, bad->commit,
 		 su->id);
 	r = bisect_run(&bo, &bs, c->msg, c->len);
@@ -672,7 +664,7 @@ int nightly_run(const struct nightly_opts *o, struct nightly_summary *sum, char 
 	if ((r = load_ledger(&c)) < 0)
 		return r;
 	for (unsigned i = 0; i < o->cfg->nr_jobs && r == 0; i++) {
-		if (o->interrupt && *o->interrupt) {
+		if (o->env.interrupt && *o->env.interrupt) {
 			r = -EINTR;
 			break;
 		}

@@ -12,12 +12,10 @@
  * night's report (schema numalab.nightly/1). */
 #pragma once
 #include <limits.h>
-#include <signal.h>
 
 #include "core/job.h"
 #include "core/nightly_cfg.h"
-#include "run/accel.h"
-#include "util/progress.h"
+#include "run/env.h"
 
 #define NIGHTLY_SCHEMA "numalab.nightly/1"
 
@@ -36,12 +34,7 @@ struct nightly_opts {
 	const char *out;              /* absolute: cfg->out resolved */
 	const char *at;               /* measure this ref instead of the branch head, or NULL */
 	const char *night;            /* the night's name, or NULL: now (YYYYmmdd-HHMMSS UTC) */
-	const char *uri, *state_dir;
-	enum accel_mode accel;
-	double quiet_wait_s;
-	volatile sig_atomic_t *interrupt;
-	progress_fn *progress;
-	void *progress_ud;
+	struct run_env env;           /* where and how the guests run, as for `lab run` */
 	void (*on_report)(void *ud, const char *report);   /* each report written (history) */
 	void *report_ud;
 };

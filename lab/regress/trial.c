@@ -92,11 +92,8 @@ int ktry_run(const struct ktry_opts *o, const struct job *job, const char *const
 	j.repeats = boots;
 	j.precision.ci_pct = 0;
 	timing_parse(o->timing, &tm);
-	ro = (struct run_opts){ .job_file = o->job_file, .out_dir = out_dir, .uri = o->uri,
-				.state_dir = o->state_dir, .accel = o->accel, .timing = tm,
-				.quiet_wait_s = o->quiet_wait_s, .parallel = o->parallel,
-				.interrupt = o->interrupt, .progress = o->progress,
-				.progress_ud = o->progress_ud, .comparison = 1 };
+	ro = (struct run_opts){ .env = o->env, .job_file = o->job_file, .out_dir = out_dir,
+				.timing = tm, .parallel = o->parallel, .comparison = 1 };
 	msg[0] = '\0';
 	r = run_job(&ro, &j, &rs, msg, len);
 	if (r < 0) {
@@ -104,7 +101,7 @@ int ktry_run(const struct ktry_opts *o, const struct job *job, const char *const
 			snprintf(msg, len, "%s", strerror(-r));
 		return r;
 	}
-	if (o->interrupt && *o->interrupt)
+	if (o->env.interrupt && *o->env.interrupt)
 		return -EINTR;
 	return 0;
 }

@@ -7,11 +7,9 @@
 #pragma once
 #include <jansson.h>
 #include <limits.h>
-#include <signal.h>
 
 #include "core/job.h"
-#include "run/accel.h"
-#include "util/progress.h"
+#include "run/env.h"
 
 /* The variant file as a template: patches and fragments absolute, source {"git": repo, "ref":
  * ref}.  -EINVAL with msg (file, JSON path, reason) for a bad variant. */
@@ -24,14 +22,9 @@ int ktry_write(const json_t *tmpl, const char *commit, const char *extra_patch, 
 
 struct ktry_opts {
 	const char *job_file;     /* for the report and relative paths */
-	const char *uri, *state_dir;
-	enum accel_mode accel;
+	struct run_env env;       /* where and how the guests run */
 	const char *timing;       /* "auto", "kvm", "tcg", "icount" */
 	int parallel;
-	double quiet_wait_s;
-	volatile sig_atomic_t *interrupt;
-	progress_fn *progress;
-	void *progress_ud;
 };
 
 /* Run job with nk kernels (variant files, labels) for `boots` rounds into out_dir.  0 when a

@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "build/initramfs.h"
 #include "core/domain.h"
 #include "core/kvariant.h"
 #include "run/diskboot.h"
-#include "build/initramfs.h"
 #include "run/kernel_params.h"
 #include "util/cleanup.h"
 #include "util/fs.h"

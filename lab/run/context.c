@@ -15,7 +15,7 @@ void run_ctx_progress(const struct run_ctx *c, const char *fmt, ...)
 
 	pthread_mutex_lock((pthread_mutex_t *)&c->plock);
 	va_start(ap, fmt);
-	progress_vemit(c->o->progress, c->o->progress_ud, fmt, ap);
+	progress_vemit(c->o->env.progress, c->o->env.progress_ud, fmt, ap);
 	va_end(ap);
 	pthread_mutex_unlock((pthread_mutex_t *)&c->plock);
 }

@@ -6,9 +6,9 @@
 #include <jansson.h>
 #include <limits.h>
 
+#include "build/image.h"
 #include "core/job.h"
 #include "core/outcome.h"
-#include "build/image.h"
 
 #define IMGRUN_OVERLAY "overlay.qcow2"
 

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "build/image.h"
 #include "core/cpio.h"
 #include "core/diskplan.h"
-#include "build/image.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"

@@ -11,39 +11,24 @@
 #include <unistd.h>
 
 #include "analysis/precision.h"
+#include "build/initramfs.h"
+#include "build/qemu.h"
 #include "core/memplan.h"
 #include "core/runreport.h"
 #include "core/runresume.h"
 #include "run/boot.h"
-#include "run/hostload.h"
-#include "run/host.h"
-#include "run/disk.h"
-#include "build/initramfs.h"
-#include "run/kernels.h"
-#include "build/qemu.h"
-#include "run/resume.h"
 #include "run/context.h"
+#include "run/disk.h"
+#include "run/host.h"
+#include "run/hostload.h"
+#include "run/kernels.h"
+#include "run/resume.h"
 #include "run/slot.h"
 #include "util/cleanup.h"
 #include "util/clock.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
 #include "util/progress.h"
-
-int run_state_dir(char *buf, size_t len)
-{
-	const char *s = getenv("LAB_STATE_DIR"), *x = getenv("XDG_STATE_HOME"), *h = getenv("HOME");
-
-	if (s && s[0])
-		snprintf(buf, len, "%s", s);
-	else if (x && x[0])
-		snprintf(buf, len, "%s/numalab", x);
-	else if (h && h[0])
-		snprintf(buf, len, "%s/.local/state/numalab", h);
-	else
-		snprintf(buf, len, "/var/lib/numalab"); /* no home: a system service */
-	return 0;
-}
 
 int run_check_memory(const struct job *job, struct lab_error *err)
 {
@@ -127,7 +112,7 @@ static void qemu_progress(void *ud, const char *msg)
  * would need the same build, which the lab does not install there. */
 static int host_qemu(struct run_ctx *c, struct host *m, char *msg, size_t len)
 {
-	struct qemu_build_opts o = { .interrupt = c->o->interrupt, .progress = qemu_progress,
+	struct qemu_build_opts o = { .interrupt = c->o->env.interrupt, .progress = qemu_progress,
 				     .progress_ud = c };
 	struct qemu_build b;
 	char why[512] = "";
@@ -166,16 +151,16 @@ static int host_decide(struct run_ctx *c, struct host *m, char *msg, size_t len)
 
 	/* A TCG timing model asked for needs no probe. */
 	req = c->o->timing != TIMING_AUTO ? c->o->timing : c->job->timing;
-	mode = req != TIMING_AUTO && req != TIMING_KVM ? ACCEL_FORCE_TCG : c->o->accel;
+	mode = req != TIMING_AUTO && req != TIMING_KVM ? ACCEL_FORCE_TCG : c->o->env.accel;
 	run_ctx_progress(c, "deciding KVM or TCG%s%s (cached per host after the first probe)",
 			 m->vc.remote ? " on " : "", m->vc.remote ? m->uri : "");
-	r = accel_decide(&m->vc, c->o->state_dir, c->kernel, c->runners, mode, c->o->interrupt,
+	r = accel_decide(&m->vc, c->o->env.state_dir, c->kernel, c->runners, mode, c->o->env.interrupt,
 			 &v);
 	if (r < 0) {
 		snprintf(msg, len, "KVM probe failed: %s", strerror(-r));
 		return r;
 	}
-	if (mode != c->o->accel)
+	if (mode != c->o->env.accel)
 		snprintf(m->host.accel_reason, sizeof(m->host.accel_reason),
 			 "TCG: the timing model %s runs on TCG", timing_info(req)->name);
 	else
@@ -208,11 +193,11 @@ static int setup_host(struct run_ctx *c, char *msg, size_t len)
 	/* When its cache of QEMU's capabilities is missing or stale (a fresh state directory, a
 	 * new QEMU) libvirt probes QEMU first: 10 s here once orphaned probes are reaped
 	 * (lab/virt/reap.h), 2 min 43 s while they were left as zombies. */
-	r = hosts_init(h, c->o->uri, c->o->host_class, c->o->pool_dir);
+	r = hosts_init(h, c->o->env.uri, c->o->env.host_class, c->o->env.pool_dir);
 	if (r < 0)
 		return r;
 	run_ctx_progress(c, "opening libvirt%s%s", h->uri[0] ? " " : "", h->uri);
-	r = hosts_connect(h, c->o->state_dir);
+	r = hosts_connect(h, c->o->env.state_dir);
 	if (r < 0) {
 		snprintf(msg, len, "%s%s%s", h->uri[0] ? h->uri : "", h->uri[0] ? ": " : "",
 			 h->why);
@@ -287,8 +272,8 @@ static void warn_overcommit(struct run_ctx *c)
  * KVM. */
 static int build_kernels(struct run_ctx *c, char *msg, size_t len)
 {
-	struct kernel_build_opts ko = { .interrupt = c->o->interrupt, .progress = c->o->progress,
-					.progress_ud = c->o->progress_ud };
+	struct kernel_build_opts ko = { .interrupt = c->o->env.interrupt, .progress = c->o->env.progress,
+					.progress_ud = c->o->env.progress_ud };
 	const char *first;
 	int r = krun_build(&c->kr, &ko);
 
@@ -320,8 +305,8 @@ static int build_image(struct run_ctx *c, char *msg, size_t len)
 		return 0;
 	run_ctx_progress(c, "image %s: %s", c->img.info.name, c->img.info.dir);
 	/* Built here, uploaded to a remote host by hash when a run there needs it. */
-	r = imgrun_build(&c->img, !strcmp(c->host.accel, "kvm"), c->o->progress,
-			 c->o->progress_ud, &err);
+	r = imgrun_build(&c->img, !strcmp(c->host.accel, "kvm"), c->o->env.progress,
+			 c->o->env.progress_ud, &err);
 	if (r < 0)
 		error_format(&err, msg, len);
 	return r;
@@ -432,7 +417,7 @@ static int rounds_advance(struct run_ctx *c, unsigned *done, double t0, int *sto
 			if (!c->slots[*done * n + k].joined)
 				return 0;
 		(*done)++;
-		if (c->job->precision.ci_pct > 0 && !(c->o->interrupt && *c->o->interrupt) &&
+		if (c->job->precision.ci_pct > 0 && !(c->o->env.interrupt && *c->o->env.interrupt) &&
 		    precision_stop(c, *done, clock_now_s() - t0)) {
 			*stopping = 1;
 			return run_ctx_write_report(c);
@@ -485,7 +470,7 @@ static int run_all(struct run_ctx *c, char *msg, size_t msglen)
 	pthread_mutex_lock(&c->lock);
 	for (;;) {
 		while (!err && !stopping && next < c->nslots && running < c->parallel &&
-		       round_needed(c, next / c->kr.n, done) && !(o->interrupt && *o->interrupt)) {
+		       round_needed(c, next / c->kr.n, done) && !(o->env.interrupt && *o->env.interrupt)) {
 			if (c->slots[next].started) { /* kept or interrupted (resume_slots) */
 				next++;
 				continue;
@@ -506,7 +491,7 @@ static int run_all(struct run_ctx *c, char *msg, size_t msglen)
 			err = r;
 	}
 	c->sum->planned = stopping ? next : c->nslots;
-	if (!err && c->job->precision.ci_pct > 0 && !c->stop && !(o->interrupt && *o->interrupt)) {
+	if (!err && c->job->precision.ci_pct > 0 && !c->stop && !(o->env.interrupt && *o->env.interrupt)) {
 		precision_stop(c, done, clock_now_s() - t0);
 		err = run_ctx_write_report(c);
 	}

@@ -5,9 +5,9 @@
 #include <signal.h>
 
 #include "core/job.h"
-#include "core/timing.h"
 #include "core/outcome.h"
-#include "run/accel.h"
+#include "core/timing.h"
+#include "run/env.h"
 #include "util/progress.h"
 
 struct runresume; /* core/runresume.h */
@@ -15,21 +15,12 @@ struct runresume; /* core/runresume.h */
 #define RUN_SEED_MAX ((1ULL << 53) - 1) /* exact in any JSON reader (doubles) */
 
 struct run_opts {
+	struct run_env env;       /* where and how the guests run */
 	const char *job_file;
 	const char *out_dir;      /* NULL: reports/<id> */
-	const char *uri;          /* NULL: embedded driver under state_dir; else one libvirt host,
-				   * local or remote (run/host.h) */
-	const char *pool_dir;     /* a remote host's storage pool directory; NULL:
-				   * HOSTS_DEFAULT_POOL_DIR */
-	const char *host_class;   /* a label recorded as each run's host.class (lab compare keeps
-				   * classes apart); NULL: none.  It chooses nothing: Slurm does */
-	const char *state_dir;
-	enum accel_mode accel;
 	enum timing_model timing; /* TIMING_AUTO: the job's "timing" */
 	unsigned quantum;         /* the contention model's round; 0: the job's "quantum", else
 				   * TIMING_QUANTUM_DEFAULT */
-	double quiet_wait_s;      /* under a host-clock model, wait up to this long for a quiet
-				   * host before each run; 0 = do not wait */
 	int parallel;             /* guests at once: 0 the job's "parallel", -1 auto, N > 0 */
 	int keep_initrd;
 	/* Under icount every boot gets its own seed (QEMU's -seed, recorded as runs[].seed):
@@ -38,16 +29,12 @@ struct run_opts {
 	unsigned long long seed;  /* 0..RUN_SEED_MAX */
 	int comparison;           /* the runs are one side of a comparison made elsewhere (a
 				   * bisection step): the timing model is chosen as for an A/B job */
-	volatile sig_atomic_t *interrupt;
 	/* `lab run --resume`: what becomes of each run (core/runresume.h): the earlier report's
 	 * runs kept as they are and never run again, the ones under way when the lab was stopped
 	 * recorded as interrupted, the others run; its id and created time kept.  NULL: a
 	 * fresh run. */
 	const struct runresume *resume;
 	const char *job_sha256;   /* the report's job.sha256 (runresume_job_sha256); NULL: none */
-	/* Progress for people; the module itself never prints. */
-	progress_fn *progress;
-	void *progress_ud;
 };
 
 struct run_summary {
@@ -66,8 +53,6 @@ int run_check_memory(const struct job *job, struct lab_error *err);
 /* Default state directory: $LAB_STATE_DIR, $XDG_STATE_HOME/numalab, ~/.local/state/numalab,
  * else /var/lib/numalab. */
 int run_state_dir(char *buf, size_t len);
-/* Default for run_opts.quiet_wait_s. */
-#define RUN_QUIET_WAIT_S 60.0
 
 /* Returns 0 when a report was written (whatever the outcomes; see sum->status), or a
  * negative errno when the lab itself could not proceed; msg then says why. */

@@ -11,8 +11,8 @@
 
 #include "core/memfit.h"
 #include "core/runresume.h"
-#include "run/jobload.h"
 #include "run/engine.h"
+#include "run/jobload.h"
 #include "util/checkout.h"
 #include "util/cleanup.h"
 #include "util/fs.h"

@@ -9,10 +9,10 @@
 
 #include "core/collect.h"
 #include "util/cleanup.h"
-#include "util/sha256.h"
 #include "util/fs.h"
 #include "util/hostkernel.h"
 #include "util/jsonpath.h"
+#include "util/sha256.h"
 
 /* A path or a glob (the highest version wins: util/hostkernel.h), as `kernel.image` always
  * worked. */

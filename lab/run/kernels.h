@@ -5,11 +5,11 @@
 #include <jansson.h>
 #include <limits.h>
 
+#include "build/kernel.h"
 #include "core/collect.h"
 #include "core/job.h"
 #include "core/kvariant.h"
 #include "core/outcome.h"
-#include "build/kernel.h"
 
 struct krun_kernel {
 	const struct job_kernel *jk;

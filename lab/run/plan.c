@@ -6,16 +6,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "build/initramfs.h"
+#include "build/qemu.h"
 #include "core/memplan.h"
 #include "core/timing.h"
 #include "history/history.h"
 #include "run/accel.h"
-#include "run/hostload.h"
 #include "run/disk.h"
-#include "build/initramfs.h"
+#include "run/hostload.h"
 #include "run/kernels.h"
 #include "run/plan.h"
-#include "build/qemu.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
@@ -182,7 +182,7 @@ static void plan_estimate_text(struct strbuf *sb, const struct run_opts *o, cons
 	char id[256];
 	double s;
 
-	if (plan_estimate(o->state_dir, job, &s, id, sizeof(id)) == 0)
+	if (plan_estimate(o->env.state_dir, job, &s, id, sizeof(id)) == 0)
 		strbuf_appendf(sb, "estimate: about %.0f min for %u runs, one at a time (the median "
 				   "run of report %s took %.0f s; builds not counted)\n",
 			       ceil(s * job->repeats * job->nr_kernels / 60),

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/collect.h"
 #include "build/image.h"
+#include "core/collect.h"
 #include "util/cleanup.h"
 #include "util/clock.h"
 #include "util/fs.h"

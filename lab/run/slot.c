@@ -11,12 +11,12 @@
 
 #include "core/runreport.h"
 #include "run/boot.h"
-#include "run/hostload.h"
-#include "run/host.h"
+#include "run/context.h"
 #include "run/disk.h"
+#include "run/host.h"
+#include "run/hostload.h"
 #include "run/kernels.h"
 #include "run/lockinsn_plugin.h"
-#include "run/context.h"
 #include "run/slot.h"
 #include "util/cleanup.h"
 
@@ -157,8 +157,8 @@ static void noise_before(struct run_ctx *c, unsigned index, struct host_noise *n
 	int r;
 
 	*quiet = -1;
-	if (!timing_info(c->host.timing)->deterministic && c->o->quiet_wait_s > 0) {
-		r = hostload_wait_quiet(c->o->quiet_wait_s, c->o->interrupt, waited, &n->before);
+	if (!timing_info(c->host.timing)->deterministic && c->o->env.quiet_wait_s > 0) {
+		r = hostload_wait_quiet(c->o->env.quiet_wait_s, c->o->env.interrupt, waited, &n->before);
 		if (r >= 0)
 			*quiet = r;
 		if (r == 0)
@@ -335,7 +335,7 @@ static int boot_one(struct run_slot *s, struct host *m)
 		.progress_timeout_s = lim.progress_s, .total_timeout_s = lim.total_s,
 		.progress_min_cpu_s = lim.progress_cpu_s,
 		.progress_starved_max_s = lim.progress_starved_s,
-		.interrupt = c->o->interrupt,
+		.interrupt = c->o->env.interrupt,
 		.keep_initrd = c->o->keep_initrd, .disk = disk, .why = why, .why_len = sizeof(why),
 		.pool_dir = m->pool_dir[0] ? m->pool_dir : NULL,
 		.disk_base = c->img.on ? c->img.info.disk : NULL,
@@ -371,11 +371,11 @@ static int boot_one(struct run_slot *s, struct host *m)
 		run_ctx_progress(c, "run %u/%u: host %s lost: %s", index + 1, total, m->uri,
 				 rec.reason);
 	}
-	if (c->img.on && rec.outcome != OUTCOME_OK && !(c->o->interrupt && *c->o->interrupt))
+	if (c->img.on && rec.outcome != OUTCOME_OK && !(c->o->env.interrupt && *c->o->env.interrupt))
 		run_ctx_progress(c, "run %u/%u: %s; post-mortem of its disk with libguestfs", index + 1,
 			     total, outcome_name(rec.outcome));
 	rec.image_extra = iextra = imgrun_after(&c->img, c->job, rec.outcome,
-						c->o->interrupt && *c->o->interrupt, dir, rel,
+						c->o->env.interrupt && *c->o->env.interrupt, dir, rel,
 						overlay);
 	rec.kernel_extra = kextra = krun_report(k, &res.log);
 	pthread_mutex_lock(&c->lock);
@@ -428,7 +428,7 @@ int run_one(struct run_slot *s)
 
 		return record_unbooted(c, &rec, s->k);
 	}
-	if (c->o->interrupt && *c->o->interrupt) /* not started: run again by --resume */
+	if (c->o->env.interrupt && *c->o->env.interrupt) /* not started: run again by --resume */
 		return 0;
 	if (!hosts_usable(&c->h, why, sizeof(why)))
 		return record_no_host(s, why);

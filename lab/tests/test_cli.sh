@@ -83,7 +83,7 @@ grep -q "^estimate: " "$T/out"; ok $? "... an estimate, or says there is none"
 # LAB_QUIET_WAIT: --quiet-wait's default (the test suite sets it to 0); a bad one is bad input.
 expect 2 "LAB_QUIET_WAIT=soon lab run" env LAB_QUIET_WAIT=soon "$LAB" run configs/quick.json \
 	--dry-run --out "$T/never"
-has "$T/err" 'LAB_QUIET_WAIT must be a number of seconds 0..3600, not "soon"' "... says why"
+has "$T/err" 'LAB_QUIET_WAIT must be a number 0..3600, not "soon"' "... says why"
 expect 2 "LAB_QUIET_WAIT=-1 lab bisect start" env LAB_QUIET_WAIT=-1 "$LAB" bisect start x
 expect 0 "LAB_QUIET_WAIT=5 lab run --dry-run" env LAB_QUIET_WAIT=5 "$LAB" run configs/quick.json \
 	--dry-run --out "$T/never"

@@ -1,0 +1,64 @@
+/* The run environment's options (runenv.h). */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+
+#include "cli/cli.h"
+#include "cli/runenv.h"
+#include "util/statedir.h"
+
+/* One command line a process: the values the group's table writes to. */
+static struct {
+	const char *uri, *state;
+	int accel; /* enum accel_mode: the index in accel_words */
+	double quiet_wait_s;
+	char state_buf[PATH_MAX];
+} v;
+
+/* In enum accel_mode's order. */
+static const char *const accel_words[] = { "auto", "tcg", "kvm", NULL };
+
+const struct cli_opt cli_state_opts[] = {
+	OPT_STRING(0, "state", &v.state, "DIR",
+		   "state directory (default $LAB_STATE_DIR or ~/.local/state/numalab)"),
+	OPT_END(),
+};
+
+const struct cli_opt cli_runenv_opts[] = {
+	OPT_STRING(0, "connect", &v.uri, "URI",
+		   "the libvirt host the guests run on (default: this machine)"),
+	OPT_CHOICE(0, "accel", &v.accel, "MODE", accel_words,
+		   "auto (probe KVM once per host), tcg or kvm"),
+	OPT_GROUP(cli_state_opts),
+	OPT_DOUBLE(0, "quiet-wait", &v.quiet_wait_s, "S", 0, 3600,
+		   "under kvm or tcg, wait up to S s for a quiet host"),
+	OPT_END(),
+};
+
+int cli_runenv_init(void)
+{
+	const char *env = getenv("LAB_QUIET_WAIT");
+
+	v.uri = v.state = NULL;
+	v.accel = ACCEL_AUTO;
+	v.quiet_wait_s = RUN_QUIET_WAIT_S;
+	if (env && cli_parse_double("LAB_QUIET_WAIT", env, 0, 3600, &v.quiet_wait_s) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+const char *cli_runenv_state(void)
+{
+	if (v.state)
+		return v.state;
+	statedir_default(v.state_buf, sizeof(v.state_buf));
+	return v.state_buf;
+}
+
+void cli_runenv_get(struct run_env *env)
+{
+	env->uri = v.uri;
+	env->accel = (enum accel_mode)v.accel;
+	env->state_dir = cli_runenv_state();
+	env->quiet_wait_s = v.quiet_wait_s;
+}

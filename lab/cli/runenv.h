@@ -1,0 +1,20 @@
+/* Where guests run, as options: --connect, --accel, --state and --quiet-wait, one group
+ * (parseopt.h) that `lab run`, `ab`, `bisect` and `nightly` join, parsed here and nowhere
+ * else, into the engines' one form of it (struct run_env, run/env.h). */
+#pragma once
+#include "cli/parseopt.h"
+#include "run/env.h"
+
+/* The group: --connect URI, --accel MODE, --state DIR, --quiet-wait S. */
+extern const struct cli_opt cli_runenv_opts[];
+/* The group's --state DIR alone (lab image, lab hosts, lab history). */
+extern const struct cli_opt cli_state_opts[];
+
+/* Before cli_parse: the defaults, --quiet-wait's from $LAB_QUIET_WAIT (a value that is not
+ * 0..3600 seconds is said and -EINVAL). */
+int cli_runenv_init(void);
+/* After cli_parse: the options as given, defaults for the others (the state directory:
+ * util/statedir.h).  The strings live as long as argv and the process. */
+void cli_runenv_get(struct run_env *env);
+/* The state directory alone, as cli_runenv_get would give it. */
+const char *cli_runenv_state(void);
