@@ -61,6 +61,32 @@ void cli_bad_option(int c, char *const *argv)
 			      len, arg);
 }
 
+int cli_parse_with(int argc, char **argv, const struct cli_opt *opts,
+		   int (*allow)(const struct cli_opt *o, struct opt_error *e))
+{
+	struct opt_error e;
+	int r = parseopt(argc, argv, opts, allow, &e);
+
+	if (r < 0 && e.usage)
+		cli_usage_err("%s", e.msg);
+	else if (r < 0)
+		cli_err("%s", e.msg);
+	return r;
+}
+
+int cli_parse(int argc, char **argv, const struct cli_opt *opts)
+{
+	return cli_parse_with(argc, argv, opts, NULL);
+}
+
+void cli_synopsis(const char *cmd, const char *operands, const struct cli_opt *opts)
+{
+	char prog[96];
+
+	snprintf(prog, sizeof(prog), "lab %s", cmd);
+	opt_synopsis(stdout, prog, operands, opts);
+}
+
 int cli_git_bisect(int code, int bad)
 {
 	if (code == EXIT_OK)

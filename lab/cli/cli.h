@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "util/error.h"
+#include "util/parseopt.h"
 
 #include "util/exitcode.h"
 
@@ -102,5 +103,12 @@ int cli_help(void (*help)(void), const char *arg);
 /* The index of s in names[0..n) (an option's value that is one of a list of words), or
  * -EINVAL. */
 int cli_choice(const char *s, const char *const *names, size_t n);
+/* parseopt() (util/parseopt.h) with its error said in lab's one shape, a usage error
+ * pointing to --help: the index of the first operand, or -EINVAL (the command exits 2). */
+int cli_parse(int argc, char **argv, const struct cli_opt *opts);
+int cli_parse_with(int argc, char **argv, const struct cli_opt *opts,
+		   int (*allow)(const struct cli_opt *o, struct opt_error *e));
+/* "usage: lab CMD OPERANDS [--option VALUE]..." from the table, on stdout. */
+void cli_synopsis(const char *cmd, const char *operands, const struct cli_opt *opts);
 /* True when argv[i] is -h/--help. */
 int cli_is_help(const char *a);

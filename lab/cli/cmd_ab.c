@@ -9,7 +9,6 @@
 #include <time.h>
 
 #include "cli/cli.h"
-#include "cli/parseopt.h"
 #include "cli/report_decision.h"
 #include "cli/runenv.h"
 #include "cli/runjob.h"
@@ -48,7 +47,7 @@ static int set_defaults(void)
 void cmd_ab_help(void)
 {
 	set_defaults();
-	cli_synopsis(stdout, "ab", "PATCH|BASE..HEAD...", options);
+	cli_synopsis("ab", "PATCH|BASE..HEAD...", options);
 	printf("\nAn A/B of a change against a kernel variant in one command.  PATCH is a patch\n"
 	       "or an mbox of several (git format-patch output), applied in order on top of\n"
 	       "the base variant's source and patches, with the same config.  Both kernels are\n"
@@ -59,7 +58,7 @@ void cmd_ab_help(void)
 	       "when HEAD is the checkout's.  The default job is configs/ab.json (README.md,\n"
 	       "\"My patch against baseline\").  At length: man lab, \"OPTIONS OF LAB AB\".\n"
 	       "\nOPTIONS\n");
-	cli_opts_print(stdout, options);
+	opt_print(stdout, options);
 	printf("\nEXAMPLES\n"
 	       "  lab ab 0001-mm-my-fix.patch\n"
 	       "  lab ab v6.12.. --tree ~/src/linux\n"

@@ -11,7 +11,6 @@
 
 #include "build/kernel.h"
 #include "cli/cli.h"
-#include "cli/parseopt.h"
 #include "cli/runenv.h"
 #include "proto/workload.h"
 #include "regress/bisect.h"
@@ -89,8 +88,8 @@ static int set_defaults(void)
 void cmd_bisect_help(void)
 {
 	set_defaults();
-	cli_synopsis(stdout, "bisect start", "JOB.json", options);
-	cli_synopsis(stdout, "bisect resume", "DIR", cli_runenv_opts);
+	cli_synopsis("bisect start", "JOB.json", options);
+	cli_synopsis("bisect resume", "DIR", cli_runenv_opts);
 	printf("usage: lab bisect log DIR [--json]\n\n"
 	       "Finds the commit of a kernel git tree that changed one figure of a job, like\n"
 	       "`git bisect run` with the lab's statistics as the test.  The kernel is the\n"
@@ -103,7 +102,7 @@ void cmd_bisect_help(void)
 	       "(each a `lab run` report).\n"
 	       "Each option at length: man lab, \"OPTIONS OF LAB BISECT\".\n\nOPTIONS\n",
 	       BISECT_SCHEMA);
-	cli_opts_print(stdout, options);
+	opt_print(stdout, options);
 	printf("\nEXAMPLES\n"
 	       "  lab bisect start configs/nightly/pft-icount.json --good v6.11 --bad v6.12\n"
 	       "  lab bisect resume reports/bisect-TIME     # after an interruption\n"
@@ -115,13 +114,12 @@ void cmd_bisect_help(void)
 }
 
 
-static int resume_allow(const struct cli_opt *o)
+static int resume_allow(const struct cli_opt *o, struct opt_error *e)
 {
 	for (const struct cli_opt *s = start_opts; s->kind != CLI_OPT_END; s++)
-		if (s == o) {
-			cli_err("resume: --%s is fixed when a bisection starts", o->name);
-			return -EINVAL;
-		}
+		if (s == o)
+			return opt_error_set(e, "resume: --%s is fixed when a bisection starts",
+					     o->name);
 	return 0;
 }
 

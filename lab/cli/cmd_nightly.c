@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/parseopt.h"
 #include "cli/runenv.h"
 #include "core/nightly_cfg.h"
 #include "regress/nightly.h"
@@ -45,12 +44,12 @@ static struct {
 	const char *cfg, *at, *night;
 } args;
 
-static int opt_night(const struct cli_opt *o, const char *arg)
+static int opt_night(const struct cli_opt *o, const char *arg, struct opt_error *e)
 {
 	if (strlen(arg) > 31 || arg[0] == '.' || arg[0] == '-' ||
 	    strspn(arg, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ._-") !=
 		    strlen(arg))
-		return cli_opt_invalid(o, arg, "[A-Za-z0-9._-], at most 31 characters");
+		return opt_invalid(o, arg, "[A-Za-z0-9._-], at most 31 characters", e);
 	args.night = arg;
 	return 0;
 }
@@ -66,7 +65,7 @@ static const struct cli_opt options[] = {
 void cmd_nightly_help(void)
 {
 	cli_runenv_init();
-	cli_synopsis(stdout, "nightly", "CONFIG.json", options);
+	cli_synopsis("nightly", "CONFIG.json", options);
 	printf("\nOne night of a nightly regression watch: for each job of CONFIG, its kernel\n"
 	       "variant (which must have a git source) built at the head of the tracked branch\n"
 	       "and measured; the night joins OUT/ledger.json and the history index.  Each\n"
@@ -85,7 +84,7 @@ void cmd_nightly_help(void)
 	       "described in configs/README.md (\"Nightly\"); lab/systemd/ has a service and\n"
 	       "timer that run it every night.\n\nOPTIONS\n",
 	       NIGHTLY_SCHEMA);
-	cli_opts_print(stdout, options);
+	opt_print(stdout, options);
 	printf("\nEXAMPLES\n"
 	       "  lab nightly configs/nightly/example.json\n"
 	       "  lab nightly configs/nightly/example.json --at v6.12 --night backfill-v6.12\n\n"

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/parseopt.h"
 #include "cli/runenv.h"
 #include "cli/runjob.h"
 #include "core/slurmfmt.h"
@@ -17,43 +16,41 @@ static struct {
 	int git_bisect;
 } a;
 
-static int opt_kernel(const struct cli_opt *o, const char *arg)
+static int opt_kernel(const struct cli_opt *o, const char *arg, struct opt_error *e)
 {
 	(void)o;
-	if (a.r.nr_kernels == sizeof(a.kernels) / sizeof(a.kernels[0])) {
-		cli_err("--kernel: at most %zu", a.r.nr_kernels);
-		return -EINVAL;
-	}
+	if (a.r.nr_kernels == sizeof(a.kernels) / sizeof(a.kernels[0]))
+		return opt_error_set(e, "--kernel: at most %zu", a.r.nr_kernels);
 	a.kernels[a.r.nr_kernels++] = (char *)arg;
 	return 0;
 }
 
-static int opt_timing(const struct cli_opt *o, const char *arg)
+static int opt_timing(const struct cli_opt *o, const char *arg, struct opt_error *e)
 {
 	if (timing_parse(arg, &a.r.o.timing) < 0)
-		return cli_opt_invalid(o, arg, "auto, kvm, tcg, icount or quantum");
+		return opt_invalid(o, arg, "auto, kvm, tcg, icount or quantum", e);
 	return 0;
 }
 
 /* What labd passes on: a Slurm node feature. */
-static int opt_host_class(const struct cli_opt *o, const char *arg)
+static int opt_host_class(const struct cli_opt *o, const char *arg, struct opt_error *e)
 {
 	char what[96];
 
 	if (!slurmfmt_feature_ok(arg)) {
 		snprintf(what, sizeof(what), "a word of [A-Za-z0-9_.-], at most %d bytes",
 			 SLURM_FEATURE_MAX);
-		return cli_opt_invalid(o, arg, what);
+		return opt_invalid(o, arg, what, e);
 	}
 	a.r.o.env.host_class = arg;
 	return 0;
 }
 
-static int opt_pool_dir(const struct cli_opt *o, const char *arg)
+static int opt_pool_dir(const struct cli_opt *o, const char *arg, struct opt_error *e)
 {
 	if (arg[0] != '/' || strlen(arg) >= 512)
-		return cli_opt_invalid(o, arg, "an absolute path (on the remote host), shorter "
-					       "than 512 bytes");
+		return opt_invalid(o, arg, "an absolute path (on the remote host), shorter than "
+				   "512 bytes", e);
 	a.r.o.env.pool_dir = arg;
 	return 0;
 }
@@ -88,13 +85,13 @@ static const struct cli_opt options[] = {
 
 void cmd_run_help(void)
 {
-	cli_synopsis(stdout, "run", "JOB.json", options);
+	cli_synopsis("run", "JOB.json", options);
 	printf("\nBoots one libvirt guest per repetition of the job, runs its workloads inside\n"
 	       "and writes DIR/report.json after every run; at the end the report joins the\n"
 	       "history index (STATE/history.db, 'lab history').  `lab run` is for a one-shot\n"
 	       "job on your own terminal; `lab job submit` queues it in labd on a shared\n"
 	       "machine.  Each option at length: man lab, \"OPTIONS OF LAB RUN\".\n\nOPTIONS\n");
-	cli_opts_print(stdout, options);
+	opt_print(stdout, options);
 	printf("\nEXAMPLES\n"
 	       "  lab run configs/quick.json\n"
 	       "  lab run configs/ab-vma-lock.json --out reports/ab    # an A/B of two kernels\n"

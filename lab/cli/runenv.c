@@ -38,12 +38,15 @@ const struct cli_opt cli_runenv_opts[] = {
 int cli_runenv_init(void)
 {
 	const char *env = getenv("LAB_QUIET_WAIT");
+	struct opt_error e;
 
 	v.uri = v.state = NULL;
 	v.accel = ACCEL_AUTO;
 	v.quiet_wait_s = RUN_QUIET_WAIT_S;
-	if (env && cli_parse_double("LAB_QUIET_WAIT", env, 0, 3600, &v.quiet_wait_s) < 0)
+	if (env && opt_double("LAB_QUIET_WAIT", env, 0, 3600, &v.quiet_wait_s, &e) < 0) {
+		cli_err("%s", e.msg);
 		return -EINVAL;
+	}
 	return 0;
 }
 

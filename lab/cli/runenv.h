@@ -2,7 +2,6 @@
  * (parseopt.h) that `lab run`, `ab`, `bisect` and `nightly` join, parsed here and nowhere
  * else, into the engines' one form of it (struct run_env, run/env.h). */
 #pragma once
-#include "cli/parseopt.h"
 #include "run/env.h"
 
 /* The group: --connect URI, --accel MODE, --state DIR, --quiet-wait S. */

@@ -1,9 +1,10 @@
-/* Options written once, in the style of git's parse-options: a command declares a table, one
+/* Options written once, in the style of git's parse-options: a program declares a table, one
  * line per option (its kind, names, value, range or choices, one help line), and one parser
- * reads argv against it.  The table also prints the options' lines of -h and --help, so an
- * option's name, value and range are written in exactly one place.  Groups of options that
- * several commands share (where guests run: cli/runenv.h) are tables of their own, joined
- * into a command's table with OPT_GROUP.
+ * reads argv against it.  The table also writes the synopsis and the options' lines of -h and
+ * --help, so an option's name, value and range are written in exactly one place.  Groups of
+ * options that several commands share (where guests run: cli/runenv.h) are tables of their
+ * own, joined into a command's table with OPT_GROUP.  `lab` (cli/cli.h: cli_parse, which says
+ * the error in lab's one shape) and labd use it; it prints nothing itself.
  *
  *	unsigned repeats = 0;
  *	const struct cli_opt opts[] = {
@@ -11,13 +12,19 @@
  *		OPT_UINT(0, "repeats", &repeats, "N", 1, 1000, "boots of each kernel"),
  *		OPT_END(),
  *	};
- *	int first = cli_parse(argc, argv, opts);    // index of the first operand, or -EINVAL
+ *	int first = parseopt(argc, argv, opts, NULL, &e);  // the first operand, or -EINVAL
  *
- * Every error is said in one shape and one wording ("lab CMD: --repeats must be a number
- * 1..1000, not "0""), and the parser returns -EINVAL: the command exits 2. */
+ * Every error has one wording ("--repeats must be a number 1..1000, not "0""), in e. */
 #pragma once
 #include <stddef.h>
 #include <stdio.h>
+
+/* Why argv was refused: the message, and whether it is about the command line's shape (an
+ * unknown option, a missing value: the caller points to --help) rather than a value. */
+struct opt_error {
+	int usage;
+	char msg[512];
+};
 
 enum cli_opt_kind {
 	CLI_OPT_END,
@@ -43,8 +50,8 @@ struct cli_opt {
 	const char *const *choices;
 	const char *special;            /* CLI_OPT_INT: a word accepted besides numbers ("auto") */
 	int special_value;
-	/* CLI_OPT_CALL: 0, or -EINVAL after saying why (cli_err). */
-	int (*fn)(const struct cli_opt *o, const char *arg);
+	/* CLI_OPT_CALL: 0, or -EINVAL with e filled (opt_invalid). */
+	int (*fn)(const struct cli_opt *o, const char *arg, struct opt_error *e);
 	const struct cli_opt *group;
 };
 
@@ -82,28 +89,28 @@ struct cli_opt {
 #define CLI_OPT_MAX 64
 
 /* Read argv[1..argc) against opts (GNU getopt_long: options and operands in any order, "--"
- * ends the options).  The index of the first operand in the permuted argv (argc: none), or
- * -EINVAL after saying what was wrong. */
-int cli_parse(int argc, char **argv, const struct cli_opt *opts);
-/* The same, with allow(o) asked before each option is taken: 0 takes it, a
- * negative errno (said by allow) stops the parse with -EINVAL.  For a verb that refuses some of
- * its table's options ("resume: --good is fixed when a bisection starts"). */
-int cli_parse_with(int argc, char **argv, const struct cli_opt *opts,
-		   int (*allow)(const struct cli_opt *o));
+ * ends the options), with allow(o, e), when not NULL, asked before each option is taken (0
+ * takes it; for a verb that refuses some of its table's options).  The index of the first
+ * operand in the permuted argv (argc: none), or -EINVAL with e filled. */
+int parseopt(int argc, char **argv, const struct cli_opt *opts,
+	     int (*allow)(const struct cli_opt *o, struct opt_error *e), struct opt_error *e);
 
 /* A number's text against [min, max] (max 0 for a double: no upper bound), in the parser's
  * one wording: "FROM must be a number MIN..MAX, not "TEXT"".  For values that come from
- * elsewhere than argv (an environment variable): 0, or -EINVAL after saying it. */
-int cli_parse_double(const char *from, const char *text, double min, double max, double *out);
+ * elsewhere than argv (an environment variable): 0, or -EINVAL with e filled. */
+int opt_double(const char *from, const char *text, double min, double max, double *out,
+	       struct opt_error *e);
 
-/* For CLI_OPT_CALL functions: "--NAME must be WHAT, not "ARG"" said, the parser's one
+/* For CLI_OPT_CALL functions: "--NAME must be WHAT, not "ARG"" into e, the parser's one
  * wording; -EINVAL. */
-int cli_opt_invalid(const struct cli_opt *o, const char *arg, const char *what);
+int opt_invalid(const struct cli_opt *o, const char *arg, const char *what, struct opt_error *e);
+/* Any other message into e; -EINVAL. */
+int opt_error_set(struct opt_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* "usage: lab CMD OPERANDS [--name VALUE]..." from the table, wrapped at 80 columns; the
- * operands ("JOB.json") first. */
-void cli_synopsis(FILE *f, const char *cmd, const char *operands, const struct cli_opt *opts);
+/* "usage: PROG OPERANDS [--name VALUE]..." from the table, wrapped at 80 columns. */
+void opt_synopsis(FILE *f, const char *prog, const char *operands, const struct cli_opt *opts);
 
-/* The table's options list for --help, one "  --name VALUE   help" line each, in table
- * order, groups where they are joined. */
-void cli_opts_print(FILE *f, const struct cli_opt *opts);
+/* The table's options list for --help, one "  --name VALUE   help (default D)" entry each,
+ * wrapped at 80 columns, in table order, groups where they are joined; D is the option's value
+ * now (set the defaults before), left out when 0 or NULL. */
+void opt_print(FILE *f, const struct cli_opt *opts);

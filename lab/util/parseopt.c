@@ -2,11 +2,22 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "cli/parseopt.h"
+#include "util/parseopt.h"
+
+int opt_error_set(struct opt_error *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	e->usage = 0;
+	return -EINVAL;
+}
 
 /* The table with its groups joined, in order: at most CLI_OPT_MAX entries. */
 struct flat {
@@ -49,19 +60,19 @@ static void range_words(double min, double max, int integer, char *buf, size_t l
 }
 
 static int bad_number(const char *from, const char *text, double min, double max, int integer,
-		      const char *special)
+		      const char *special, struct opt_error *e)
 {
 	char range[96];
 
 	range_words(min, max, integer, range, sizeof(range));
 	if (special)
-		cli_err("%s must be %s or a number %s, not \"%.40s\"", from, special, range, text);
-	else
-		cli_err("%s must be a number %s, not \"%.40s\"", from, range, text);
-	return -EINVAL;
+		return opt_error_set(e, "%s must be %s or a number %s, not \"%.40s\"", from,
+				     special, range, text);
+	return opt_error_set(e, "%s must be a number %s, not \"%.40s\"", from, range, text);
 }
 
-int cli_parse_double(const char *from, const char *text, double min, double max, double *out)
+int opt_double(const char *from, const char *text, double min, double max, double *out,
+	       struct opt_error *e)
 {
 	char *end;
 	double v;
@@ -69,14 +80,14 @@ int cli_parse_double(const char *from, const char *text, double min, double max,
 	errno = 0;
 	v = strtod(text, &end);
 	if (errno || end == text || *end || !isfinite(v) || v < min || (max > min && v > max))
-		return bad_number(from, text, min, max, 0, NULL);
+		return bad_number(from, text, min, max, 0, NULL, e);
 	*out = v;
 	return 0;
 }
 
 /* A whole number min..max in decimal digits only (no sign, no spaces, no hex). */
 static int parse_whole(const char *from, const char *text, double min, double max,
-		       const char *special, unsigned long long *out)
+		       const char *special, unsigned long long *out, struct opt_error *e)
 {
 	char *end;
 	unsigned long long v;
@@ -85,12 +96,13 @@ static int parse_whole(const char *from, const char *text, double min, double ma
 	v = strtoull(text, &end, 10);
 	if (errno || text[0] < '0' || text[0] > '9' || *end || (double)v < min ||
 	    (max > min && (double)v > max))
-		return bad_number(from, text, min, max, 1, special);
+		return bad_number(from, text, min, max, 1, special, e);
 	*out = v;
 	return 0;
 }
 
-static int bad_choice(const char *from, const char *const *choices, const char *text)
+static int bad_choice(const char *from, const char *const *choices, const char *text,
+		      struct opt_error *e)
 {
 	char words[512] = "";
 	size_t n = 0, len = 0;
@@ -100,19 +112,18 @@ static int bad_choice(const char *from, const char *const *choices, const char *
 	for (size_t i = 0; i < n && len < sizeof(words); i++)
 		len += (size_t)snprintf(words + len, sizeof(words) - len, "%s%s",
 					i == 0 ? "" : i + 1 == n ? " or " : ", ", choices[i]);
-	cli_err("%s must be %s, not \"%.40s\"", from, words, text);
-	return -EINVAL;
+	return opt_error_set(e, "%s must be %s, not \"%.40s\"", from, words, text);
 }
 
-int cli_opt_invalid(const struct cli_opt *o, const char *arg, const char *what)
+int opt_invalid(const struct cli_opt *o, const char *arg, const char *what, struct opt_error *e)
 {
 	char from[80];
 
-	cli_err("%s must be %s, not \"%.40s\"", opt_label(o, from, sizeof(from)), what, arg);
-	return -EINVAL;
+	return opt_error_set(e, "%s must be %s, not \"%.40s\"", opt_label(o, from, sizeof(from)),
+			     what, arg);
 }
 
-static int take(const struct cli_opt *o, const char *arg)
+static int take(const struct cli_opt *o, const char *arg, struct opt_error *e)
 {
 	char from[80];
 	unsigned long long u;
@@ -126,12 +137,12 @@ static int take(const struct cli_opt *o, const char *arg)
 		*(const char **)o->value = arg;
 		return 0;
 	case CLI_OPT_UINT:
-		if (parse_whole(from, arg, o->min, o->max, NULL, &u) < 0)
+		if (parse_whole(from, arg, o->min, o->max, NULL, &u, e) < 0)
 			return -EINVAL;
 		*(unsigned *)o->value = (unsigned)u;
 		return 0;
 	case CLI_OPT_ULL:
-		if (parse_whole(from, arg, o->min, o->max, NULL, &u) < 0)
+		if (parse_whole(from, arg, o->min, o->max, NULL, &u, e) < 0)
 			return -EINVAL;
 		*(unsigned long long *)o->value = u;
 		return 0;
@@ -140,21 +151,21 @@ static int take(const struct cli_opt *o, const char *arg)
 			*(int *)o->value = o->special_value;
 			return 0;
 		}
-		if (parse_whole(from, arg, o->min, o->max, o->special, &u) < 0)
+		if (parse_whole(from, arg, o->min, o->max, o->special, &u, e) < 0)
 			return -EINVAL;
 		*(int *)o->value = (int)u;
 		return 0;
 	case CLI_OPT_DOUBLE:
-		return cli_parse_double(from, arg, o->min, o->max, (double *)o->value);
+		return opt_double(from, arg, o->min, o->max, (double *)o->value, e);
 	case CLI_OPT_CHOICE:
 		for (int i = 0; o->choices[i]; i++)
 			if (!strcmp(arg, o->choices[i])) {
 				*(int *)o->value = i;
 				return 0;
 			}
-		return bad_choice(from, o->choices, arg);
+		return bad_choice(from, o->choices, arg, e);
 	case CLI_OPT_CALL:
-		return o->fn(o, arg);
+		return o->fn(o, arg, e);
 	case CLI_OPT_END:
 	case CLI_OPT_GROUP:
 		break;
@@ -162,13 +173,27 @@ static int take(const struct cli_opt *o, const char *arg)
 	return -EINVAL;
 }
 
-int cli_parse(int argc, char **argv, const struct cli_opt *opts)
+/* getopt_long returned c ('?' an unknown option, ':' a missing value; the option string
+ * starts with ':'): said naming the option as written. */
+static int bad_option(int c, char *const *argv, struct opt_error *e)
 {
-	return cli_parse_with(argc, argv, opts, NULL);
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	int len = (int)strcspn(arg, "=");
+
+	if (c == '?' && !strncmp(arg, "--", 2) && arg[len] == '=' && optopt)
+		opt_error_set(e, "option '%.*s' takes no value", len, arg);
+	else if (strncmp(arg, "--", 2) && optopt)
+		opt_error_set(e, c == ':' ? "option '-%c' needs a value" : "unknown option '-%c'",
+			      optopt);
+	else
+		opt_error_set(e, c == ':' ? "option '%.*s' needs a value" : "unknown option '%.*s'",
+			      len, arg);
+	e->usage = 1;
+	return -EINVAL;
 }
 
-int cli_parse_with(int argc, char **argv, const struct cli_opt *opts,
-		   int (*allow)(const struct cli_opt *o))
+int parseopt(int argc, char **argv, const struct cli_opt *opts,
+	     int (*allow)(const struct cli_opt *o, struct opt_error *e), struct opt_error *e)
 {
 	struct option lo[CLI_OPT_MAX + 1];
 	char so[2 * CLI_OPT_MAX + 2] = ":";
@@ -176,8 +201,10 @@ int cli_parse_with(int argc, char **argv, const struct cli_opt *opts,
 	size_t nl = 0, ns = 1;
 	int c, idx;
 
+	e->usage = 0;
+	e->msg[0] = '\0';
 	if (flatten(opts, &f) < 0)
-		return -E2BIG;
+		return opt_error_set(e, "the option table has more than %d options", CLI_OPT_MAX);
 	memset(lo, 0, sizeof(lo));
 	for (size_t i = 0; i < f.n; i++) {
 		const struct cli_opt *o = f.o[i];
@@ -201,13 +228,9 @@ int cli_parse_with(int argc, char **argv, const struct cli_opt *opts,
 		for (size_t i = 0; !o && c != '?' && c != ':' && i < f.n; i++)
 			if (f.o[i]->short_name == c)
 				o = f.o[i];
-		if (!o) {
-			cli_bad_option(c, argv);
-			return -EINVAL;
-		}
-		if (allow && allow(o) < 0)
-			return -EINVAL;
-		if (take(o, optarg) < 0)
+		if (!o)
+			return bad_option(c, argv, e);
+		if ((allow && allow(o, e) < 0) || take(o, optarg, e) < 0)
 			return -EINVAL;
 	}
 	return optind;
@@ -294,11 +317,11 @@ static void print_one(FILE *out, const struct cli_opt *o)
 	print_wrapped(out, text, 24);
 }
 
-void cli_opts_print(FILE *out, const struct cli_opt *opts)
+void opt_print(FILE *out, const struct cli_opt *opts)
 {
 	for (; opts->kind != CLI_OPT_END; opts++) {
 		if (opts->kind == CLI_OPT_GROUP)
-			cli_opts_print(out, opts->group);
+			opt_print(out, opts->group);
 		else
 			print_one(out, opts);
 	}
@@ -344,9 +367,9 @@ static void synopsis_opts(FILE *out, const struct cli_opt *opts, size_t indent, 
 	}
 }
 
-void cli_synopsis(FILE *out, const char *cmd, const char *operands, const struct cli_opt *opts)
+void opt_synopsis(FILE *out, const char *prog, const char *operands, const struct cli_opt *opts)
 {
-	int n = fprintf(out, "usage: lab %s", cmd);
+	int n = fprintf(out, "usage: %s", prog);
 	size_t col = n > 0 ? (size_t)n : 0, indent = col + 1;
 
 	if (operands && operands[0]) {
