@@ -242,6 +242,99 @@ static int xml_numa(struct strbuf *sb, const struct topology *t)
 	return 0;
 }
 
+/* <os>: the machine, the directly loaded kernel, its initrd and command line. */
+static void xml_os(struct strbuf *sb, const struct domain_spec *spec)
+{
+	strbuf_append(sb, "  <os>\n"
+			  "    <type arch='x86_64' machine='q35'>hvm</type>\n");
+	if (spec->firmware) {
+		strbuf_append(sb, "    <loader type='rom'>");
+		strbuf_append_xml(sb, spec->firmware);
+		strbuf_append(sb, "</loader>\n");
+	}
+	xml_element(sb, "    ", "kernel", spec->kernel);
+	if (spec->initrd)
+		xml_element(sb, "    ", "initrd", spec->initrd);
+	if (spec->cmdline)
+		xml_element(sb, "    ", "cmdline", spec->cmdline);
+	strbuf_append(sb, "  </os>\n");
+}
+
+static void xml_features(struct strbuf *sb, const struct domain_spec *spec,
+			 const struct topology *t, int iommu)
+{
+	/* No System Management Mode: nothing the lab boots uses it (the kernel is loaded
+	 * directly, no UEFI firmware), and with it q35 gives every vCPU a second address space
+	 * whose memory map QEMU renders again on each change: at 512 vCPUs the guest's first
+	 * console line came 48.6 s after QEMU started with SMM, 23.9 s without (bare QEMU). */
+	strbuf_append(sb, "  <features>\n"
+			  "    <acpi/>\n"
+			  "    <apic/>\n"
+			  "    <smm state='off'/>\n");
+	/* Interrupt remapping needs the I/O APIC emulated in QEMU: kernel_irqchip=split, which
+	 * KVM needs and TCG ignores.  libvirt 11.3 would add it (and, above 255 vCPUs, the IOMMU)
+	 * by itself; spelling both out keeps the XML what actually runs, on any libvirt. */
+	if (iommu)
+		strbuf_append(sb, "    <ioapic driver='qemu'/>\n");
+	if (spec->accel != DOMAIN_ACCEL_KVM)
+		strbuf_appendf(sb, "    <tcg>\n      <tb-cache unit='MiB'>%lu</tb-cache>\n"
+				   "    </tcg>\n", domain_tb_cache_mib(t->vcpus));
+	strbuf_append(sb, "  </features>\n");
+}
+
+static int xml_cpu(struct strbuf *sb, const struct domain_spec *spec, const struct topology *t,
+		   int iommu)
+{
+	int r;
+
+	/* QEMU's default x86 CPU is qemu64, for KVM too (-cpu host aborts on MSR 0x10a on the
+	 * hosts we run on).  Naming the model makes libvirt read back every CPU feature over QMP
+	 * before the guest starts (about 900 qom-get calls, 0.4 s here), so the model is named
+	 * only when a feature must be added to it. */
+	strbuf_append(sb, "  <cpu mode='custom' match='exact' check='none'>\n");
+	if (iommu || spec->accel == DOMAIN_ACCEL_TCG_ICOUNT)
+		strbuf_append(sb, "    <model fallback='forbid'>qemu64</model>\n");
+	strbuf_appendf(sb, "    <topology sockets='%u' dies='%u' cores='%u' threads='%u'/>\n",
+		       t->sockets, t->dies, t->cores, t->threads);
+	/* qemu64 lacks x2APIC, and QEMU refuses APIC IDs >= 255 without it. */
+	if (iommu)
+		strbuf_append(sb, "    <feature policy='require' name='x2apic'/>\n");
+	/* qemu64 lacks RDRAND too, and without it -seed reached nothing the guest reads: two
+	 * icount boots with different seeds gave the same figures to the last digit.  With it
+	 * the kernel's random state (ASLR, hash seeds, freelist order) follows the seed. */
+	if (spec->accel == DOMAIN_ACCEL_TCG_ICOUNT)
+		strbuf_append(sb, "    <feature policy='require' name='rdrand'/>\n");
+	r = xml_numa(sb, t);
+	if (r < 0)
+		return r;
+	strbuf_append(sb, "  </cpu>\n");
+	return 0;
+}
+
+/* What becomes of the guest on poweroff, reboot, crash, and its devices. */
+static void xml_devices(struct strbuf *sb, const struct domain_spec *spec, int iommu)
+{
+	strbuf_append(sb, "  <on_poweroff>destroy</on_poweroff>\n"
+			  "  <on_reboot>destroy</on_reboot>\n"
+			  "  <on_crash>destroy</on_crash>\n"
+			  "  <devices>\n");
+	xml_element(sb, "    ", "emulator", spec->emulator ? spec->emulator : DOMAIN_DEFAULT_EMULATOR);
+	xml_serial(sb, spec->serial_streams ? NULL : spec->console_path, 0);
+	xml_serial(sb, spec->serial_streams ? NULL : spec->results_path, 1);
+	if (spec->disk)
+		xml_disk(sb, spec->disk);
+	strbuf_append(sb, "    <controller type='usb' model='none'/>\n"
+			  "    <memballoon model='none'/>\n"
+			  /* pvpanic: with the guest driver (ACPI QEMU0001), a panic is
+			   * a crash event for libvirt (on_crash) at once. */
+			  "    <panic model='isa'/>\n");
+	if (iommu)
+		strbuf_append(sb, "    <iommu model='intel'>\n"
+				   "      <driver intremap='on' eim='on'/>\n"
+				   "    </iommu>\n");
+	strbuf_append(sb, "  </devices>\n");
+}
+
 int domain_xml(const struct domain_spec *spec, char **out)
 {
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
@@ -262,80 +355,13 @@ int domain_xml(const struct domain_spec *spec, char **out)
 	strbuf_appendf(&sb, "  <memory unit='MiB'>%lu</memory>\n", topology_memory_mib(t));
 	strbuf_appendf(&sb, "  <vcpu placement='static'>%u</vcpu>\n", t->vcpus);
 
-	strbuf_append(&sb, "  <os>\n"
-			   "    <type arch='x86_64' machine='q35'>hvm</type>\n");
-	if (spec->firmware) {
-		strbuf_append(&sb, "    <loader type='rom'>");
-		strbuf_append_xml(&sb, spec->firmware);
-		strbuf_append(&sb, "</loader>\n");
-	}
-	xml_element(&sb, "    ", "kernel", spec->kernel);
-	if (spec->initrd)
-		xml_element(&sb, "    ", "initrd", spec->initrd);
-	if (spec->cmdline)
-		xml_element(&sb, "    ", "cmdline", spec->cmdline);
-	strbuf_append(&sb, "  </os>\n");
-
-	/* No System Management Mode: nothing the lab boots uses it (the kernel is loaded
-	 * directly, no UEFI firmware), and with it q35 gives every vCPU a second address space
-	 * whose memory map QEMU renders again on each change: at 512 vCPUs the guest's first
-	 * console line came 48.6 s after QEMU started with SMM, 23.9 s without (bare QEMU). */
-	strbuf_append(&sb, "  <features>\n"
-			   "    <acpi/>\n"
-			   "    <apic/>\n"
-			   "    <smm state='off'/>\n");
-	/* Interrupt remapping needs the I/O APIC emulated in QEMU: kernel_irqchip=split, which
-	 * KVM needs and TCG ignores.  libvirt 11.3 would add it (and, above 255 vCPUs, the IOMMU)
-	 * by itself; spelling both out keeps the XML what actually runs, on any libvirt. */
-	if (iommu)
-		strbuf_append(&sb, "    <ioapic driver='qemu'/>\n");
-	if (spec->accel != DOMAIN_ACCEL_KVM)
-		strbuf_appendf(&sb, "    <tcg>\n      <tb-cache unit='MiB'>%lu</tb-cache>\n"
-				    "    </tcg>\n", domain_tb_cache_mib(t->vcpus));
-	strbuf_append(&sb, "  </features>\n");
-
-	/* QEMU's default x86 CPU is qemu64, for KVM too (-cpu host aborts on MSR 0x10a on the
-	 * hosts we run on).  Naming the model makes libvirt read back every CPU feature over QMP
-	 * before the guest starts (about 900 qom-get calls, 0.4 s here), so the model is named
-	 * only when a feature must be added to it. */
-	strbuf_append(&sb, "  <cpu mode='custom' match='exact' check='none'>\n");
-	if (iommu || spec->accel == DOMAIN_ACCEL_TCG_ICOUNT)
-		strbuf_append(&sb, "    <model fallback='forbid'>qemu64</model>\n");
-	strbuf_appendf(&sb, "    <topology sockets='%u' dies='%u' cores='%u' threads='%u'/>\n",
-		       t->sockets, t->dies, t->cores, t->threads);
-	/* qemu64 lacks x2APIC, and QEMU refuses APIC IDs >= 255 without it. */
-	if (iommu)
-		strbuf_append(&sb, "    <feature policy='require' name='x2apic'/>\n");
-	/* qemu64 lacks RDRAND too, and without it -seed reached nothing the guest reads: two
-	 * icount boots with different seeds gave the same figures to the last digit.  With it
-	 * the kernel's random state (ASLR, hash seeds, freelist order) follows the seed. */
-	if (spec->accel == DOMAIN_ACCEL_TCG_ICOUNT)
-		strbuf_append(&sb, "    <feature policy='require' name='rdrand'/>\n");
-	r = xml_numa(&sb, t);
+	xml_os(&sb, spec);
+	xml_features(&sb, spec, t, iommu);
+	r = xml_cpu(&sb, spec, t, iommu);
 	if (r < 0)
 		return r;
-	strbuf_append(&sb, "  </cpu>\n");
-
 	xml_clock(&sb, spec);
-	strbuf_append(&sb, "  <on_poweroff>destroy</on_poweroff>\n"
-			   "  <on_reboot>destroy</on_reboot>\n"
-			   "  <on_crash>destroy</on_crash>\n"
-			   "  <devices>\n");
-	xml_element(&sb, "    ", "emulator", spec->emulator ? spec->emulator : DOMAIN_DEFAULT_EMULATOR);
-	xml_serial(&sb, spec->serial_streams ? NULL : spec->console_path, 0);
-	xml_serial(&sb, spec->serial_streams ? NULL : spec->results_path, 1);
-	if (spec->disk)
-		xml_disk(&sb, spec->disk);
-	strbuf_append(&sb, "    <controller type='usb' model='none'/>\n"
-			   "    <memballoon model='none'/>\n"
-			   /* pvpanic: with the guest driver (ACPI QEMU0001), a panic is
-			    * a crash event for libvirt (on_crash) at once. */
-			   "    <panic model='isa'/>\n");
-	if (iommu)
-		strbuf_append(&sb, "    <iommu model='intel'>\n"
-				   "      <driver intremap='on' eim='on'/>\n"
-				   "    </iommu>\n");
-	strbuf_append(&sb, "  </devices>\n");
+	xml_devices(&sb, spec, iommu);
 	xml_qemu_args(&sb, spec);
 	strbuf_append(&sb, "</domain>\n");
 	return strbuf_take(&sb, out);

@@ -374,6 +374,52 @@ static int parse_dim(const json_t *j, const char *path, const char *key, int req
 	return 0;
 }
 
+/* "nodes": each node parsed, and every vCPU in one of them: QEMU would otherwise put it in
+ * node 0 on its own and the guest would not see the layout that was asked for. */
+static int parse_nodes(const json_t *j, const json_t *v, const char *path, struct topology *t,
+		       int *owner, struct lab_error *err)
+{
+	_cleanup_free_ unsigned *missing = NULL;
+	size_t n = json_array_size(v);
+	unsigned nr_missing = 0;
+	char p[JSONPATH_LEN];
+	int r;
+
+	jsonpath_key(p, sizeof(p), path, "nodes");
+	if (json_object_get(j, "node_memory_mib")) {
+		jsonpath_key(p, sizeof(p), path, "node_memory_mib");
+		return error_set(err, p, "only allowed when nodes is absent");
+	}
+	if (!json_is_array(v) || n < 1 || n > TOPO_MAX_NODES)
+		return error_set(err, p, "must be an array of 1..%d nodes", TOPO_MAX_NODES);
+	t->nodes = calloc(n, sizeof(*t->nodes));
+	if (!t->nodes)
+		return -ENOMEM;
+	t->nr_nodes = (unsigned)n;
+	for (unsigned i = 0; i < t->nr_nodes; i++) {
+		char q[JSONPATH_LEN];
+
+		jsonpath_index(q, sizeof(q), p, i);
+		r = parse_node(json_array_get(v, i), q, i, t, owner, err);
+		if (r < 0)
+			return r;
+	}
+	if (!(missing = malloc(t->vcpus * sizeof(*missing))))
+		return -ENOMEM;
+	for (unsigned c = 0; c < t->vcpus; c++)
+		if (owner[c] < 0)
+			missing[nr_missing++] = c;
+	if (nr_missing) {
+		char list[400];
+
+		if (topology_cpulist(missing, nr_missing, list, sizeof(list)) == -ENOSPC)
+			snprintf(list + sizeof(list) - 4, 4, "...");
+		return error_set(err, p, "%s %s %s in no node", nr_missing == 1 ? "CPU" : "CPUs",
+				 list, nr_missing == 1 ? "is" : "are");
+	}
+	return 0;
+}
+
 static int topology_parse(const json_t *j, const char *path, struct topology *t,
 			  struct lab_error *err)
 {
@@ -418,51 +464,9 @@ static int topology_parse(const json_t *j, const char *path, struct topology *t,
 		owner[i] = -1;
 
 	v = json_object_get(j, "nodes");
-	jsonpath_key(p, sizeof(p), path, "nodes");
-	if (!v) {
-		r = default_nodes(j, path, t, owner, err);
-		if (r < 0)
-			return r;
-	} else {
-		size_t n = json_array_size(v);
-
-		if (json_object_get(j, "node_memory_mib")) {
-			jsonpath_key(p, sizeof(p), path, "node_memory_mib");
-			return error_set(err, p, "only allowed when nodes is absent");
-		}
-		if (!json_is_array(v) || n < 1 || n > TOPO_MAX_NODES)
-			return error_set(err, p, "must be an array of 1..%d nodes", TOPO_MAX_NODES);
-		t->nodes = calloc(n, sizeof(*t->nodes));
-		if (!t->nodes)
-			return -ENOMEM;
-		t->nr_nodes = (unsigned)n;
-		for (unsigned i = 0; i < t->nr_nodes; i++) {
-			char q[JSONPATH_LEN];
-
-			jsonpath_index(q, sizeof(q), p, i);
-			r = parse_node(json_array_get(v, i), q, i, t, owner, err);
-			if (r < 0)
-				return r;
-		}
-		/* Every vCPU must belong to a node: QEMU would otherwise put it in node 0 on
-		 * its own and the guest would not see the layout that was asked for. */
-		_cleanup_free_ unsigned *missing = malloc(t->vcpus * sizeof(*missing));
-		unsigned nr_missing = 0;
-
-		if (!missing)
-			return -ENOMEM;
-		for (unsigned c = 0; c < t->vcpus; c++)
-			if (owner[c] < 0)
-				missing[nr_missing++] = c;
-		if (nr_missing) {
-			char list[400];
-
-			if (topology_cpulist(missing, nr_missing, list, sizeof(list)) == -ENOSPC)
-				snprintf(list + sizeof(list) - 4, 4, "...");
-			return error_set(err, p, "%s %s %s in no node", nr_missing == 1 ? "CPU" : "CPUs",
-					 list, nr_missing == 1 ? "is" : "are");
-		}
-	}
+	r = v ? parse_nodes(j, v, path, t, owner, err) : default_nodes(j, path, t, owner, err);
+	if (r < 0)
+		return r;
 	return parse_distances(json_object_get(j, "distances"), path, t, err);
 }
 

@@ -272,6 +272,92 @@ static void mark_booting(struct run_slot *s, int on)
 /* Run s booted on the host m and recorded; a host lost on the way (its connection died) makes
  * the run infra-error, end host-lost, and m down for the runs after it.  What run_ctx_record
  * says. */
+/* The run's limits on host m: boot_cpus are the CPUs the kernel brings up while booting. */
+static void limits_of(const struct job *job, const struct host *m, int online,
+		      struct run_limits *lim)
+{
+	run_limits_get(job, online ? BOOT_EARLY_CPUS : job->topo.vcpus, lim);
+	run_limits_scale(job, m->host.timing, m->vc.remote && m->cpus ? m->cpus : hostload_cpus(),
+			 lim);
+}
+
+/* What a boot's parameters take from the job, the host, the kernel and the limits; the
+ * per-run ones (directory, name, command line, seed, guest job, disk) are the caller's. */
+static struct boot_params boot_params_of(const struct run_ctx *c, const struct host *m,
+					 const struct krun_kernel *k,
+					 const struct run_limits *lim)
+{
+	return (struct boot_params){
+		.kernel = k->image, .quantum = m->host.quantum,
+		.emulator = m->host.qemu_binary[0] ? m->host.qemu_binary : NULL,
+		.topo = &c->job->topo, .accel = timing_info(m->host.timing)->accel,
+		.runners_dir = c->runners, .kernel_config = k->build_config,
+		.nr_workloads = c->job->nr_workloads,
+		.channel_max = (size_t)lim->channel_mib << 20,
+		.console_max = (size_t)lim->console_mib << 20,
+		.boot_timeout_s = lim->boot_s, .boot_silence_s = lim->silence_s,
+		.progress_timeout_s = lim->progress_s, .total_timeout_s = lim->total_s,
+		.progress_min_cpu_s = lim->progress_cpu_s,
+		.progress_starved_max_s = lim->progress_starved_s,
+		.interrupt = c->o->env.interrupt, .keep_initrd = c->o->keep_initrd,
+		.pool_dir = m->pool_dir[0] ? m->pool_dir : NULL,
+		.disk_base = c->img.on ? c->img.info.disk : NULL,
+	};
+}
+
+/* The record's outcome from the boot's result r: a lab error, or what the guest did (a lost
+ * host included, as its end). */
+static void settle(int r, int lost, const char *why, const struct run_limits *lim,
+		   struct boot_result *res, struct run_record *rec)
+{
+	rec->artifacts = res->artifacts;
+	if (r < 0 && lost && !res->g.error[0])
+		snprintf(res->g.error, sizeof(res->g.error), "%s", why[0] ? why : strerror(-r));
+	if (r < 0 && !lost) {
+		rec->outcome = OUTCOME_INFRA_ERROR;
+		snprintf(rec->reason, sizeof(rec->reason), "lab error: %s",
+			 why[0] ? why : strerror(-r));
+		return;
+	}
+	if (lost)
+		res->g.end = GUEST_END_HOST_LOST;
+	snprintf(res->start_error, sizeof(res->start_error), "%s", res->g.error);
+	fill_record(lim, res, rec);
+}
+
+/* After the boot: the post-mortem of a disk that did not end ok, the kernel's and image's
+ * parts of the record, the lock counter's counts, the report. */
+static int record_boot(struct run_slot *s, struct run_record *rec, struct boot_result *res,
+		       const char *dir, char *overlay, const char *plugin)
+{
+	struct run_ctx *c = s->c;
+	unsigned index = s->index, total = c->job->repeats * c->kr.n;
+	int stopped = c->o->env.interrupt && *c->o->env.interrupt;
+	_cleanup_json_ json_t *kextra = NULL, *iextra = NULL;
+	char rel[32];
+	json_t *rj;
+
+	snprintf(rel, sizeof(rel), "run-%u", index);
+	if (c->img.on && rec->outcome != OUTCOME_OK && !stopped)
+		run_ctx_progress(c, "run %u/%u: %s; post-mortem of its disk with libguestfs",
+				 index + 1, total, outcome_name(rec->outcome));
+	rec->image_extra = iextra = imgrun_after(&c->img, c->job, rec->outcome, stopped, dir, rel,
+						 overlay);
+	rec->kernel_extra = kextra = krun_report(s->k, &res->log);
+	pthread_mutex_lock(&c->lock);
+	rec->host.guests_at_once = s->at_once;
+	pthread_mutex_unlock(&c->lock);
+	if (!(rj = runreport_run_json(rec)))
+		return -ENOMEM;
+	if (plugin[0] && lockinsn_after(c, index, dir, rj) < 0) {
+		json_decref(rj);
+		return -ENOMEM;
+	}
+	run_ctx_progress(c, "run %u/%u: %s (%s) boot %.1f s, total %.1f s", index + 1, total,
+			 outcome_name(rec->outcome), rec->reason, rec->boot_s, rec->total_s);
+	return run_ctx_record(c, rec, rj);
+}
+
 static int boot_one(struct run_slot *s, struct host *m)
 {
 	struct run_ctx *c = s->c;
@@ -282,9 +368,8 @@ static int boot_one(struct run_slot *s, struct host *m)
 	_cleanup_free_ char *extra = kernel_extra(c->job, k->jk->cmdline);
 	_cleanup_free_ char *cmdline = extra ? boot_cmdline(k->image, kvm, online, extra) : NULL;
 	char plugin[3 * PATH_MAX + 32] = "";
-	_cleanup_json_ json_t *kextra = NULL, *iextra = NULL;
 	unsigned total = c->job->repeats * c->kr.n;
-	char dir[PATH_MAX + 32], name[64], run_id[192], why[512] = "", rel[32];
+	char dir[PATH_MAX + 32], name[64], run_id[192], why[512] = "";
 	char overlay[PATH_MAX] = "";
 	const char *disk;
 	struct run_record rec = { .index = index, .repeat = s->repeat, .job = c->job,
@@ -296,11 +381,8 @@ static int boot_one(struct run_slot *s, struct host *m)
 	_cleanup_json_ json_t *gj = NULL, *noise_json = NULL;
 	struct host_noise noise = { .own_cpu_s = -1 };
 	double waited = 0;
-	int quiet = -1, lost;
-	json_t *rj;
-	int r;
+	int quiet = -1, lost, r;
 
-	snprintf(rel, sizeof(rel), "run-%u", index);
 	snprintf(dir, sizeof(dir), "%s/run-%u", c->sum->out_dir, index);
 	hosts_domain_name(m, index, name, sizeof(name));
 	snprintf(run_id, sizeof(run_id), "%s-r%u", c->id, index);
@@ -310,9 +392,7 @@ static int boot_one(struct run_slot *s, struct host *m)
 	/* The host's memory as this guest starts, beside the plan checked at job load. */
 	if (!m->vc.remote)
 		hostload_memory(&rec.host.mem_total_mib, &rec.host.mem_available_mib);
-	run_limits_get(c->job, online ? BOOT_EARLY_CPUS : c->job->topo.vcpus, &lim);
-	run_limits_scale(c->job, m->host.timing, m->vc.remote && m->cpus ? m->cpus
-								  : hostload_cpus(), &lim);
+	limits_of(c->job, m, online, &lim);
 	gj = job_guestjob(c->job, k->jk, run_id, online);
 	r = gj && cmdline ? run_seed(c->o, index, m->host.timing, &rec) : -ENOMEM;
 	if (r < 0)
@@ -321,25 +401,17 @@ static int boot_one(struct run_slot *s, struct host *m)
 						  sizeof(why)) < 0)
 		return record_lab_error(c, &rec, why);
 	disk = imgrun_before(&c->img, dir, overlay, why, sizeof(why)); /* a fresh overlay per run */
-	struct boot_params bp = {
-		.run_dir = dir, .name = name, .kernel = k->image, .cmdline = cmdline, .seed = rec.seed,
-		.quantum = m->host.quantum,
-		.emulator = m->host.qemu_binary[0] ? m->host.qemu_binary : NULL,
-		.plugin = plugin[0] ? plugin : NULL,
-		.topo = &c->job->topo, .accel = timing_info(m->host.timing)->accel,
-		.runners_dir = c->runners, .guestjob = gj, .kernel_config = k->build_config,
-		.nr_workloads = c->job->nr_workloads,
-		.channel_max = (size_t)lim.channel_mib << 20,
-		.console_max = (size_t)lim.console_mib << 20,
-		.boot_timeout_s = lim.boot_s, .boot_silence_s = lim.silence_s,
-		.progress_timeout_s = lim.progress_s, .total_timeout_s = lim.total_s,
-		.progress_min_cpu_s = lim.progress_cpu_s,
-		.progress_starved_max_s = lim.progress_starved_s,
-		.interrupt = c->o->env.interrupt,
-		.keep_initrd = c->o->keep_initrd, .disk = disk, .why = why, .why_len = sizeof(why),
-		.pool_dir = m->pool_dir[0] ? m->pool_dir : NULL,
-		.disk_base = c->img.on ? c->img.info.disk : NULL,
-	};
+	struct boot_params bp = boot_params_of(c, m, k, &lim);
+
+	bp.run_dir = dir;
+	bp.name = name;
+	bp.cmdline = cmdline;
+	bp.seed = rec.seed;
+	bp.plugin = plugin[0] ? plugin : NULL;
+	bp.guestjob = gj;
+	bp.disk = disk;
+	bp.why = why;
+	bp.why_len = sizeof(why);
 	/* The host's load is this machine's: a remote host's is not sampled (yet). */
 	if (!m->vc.remote)
 		noise_before(c, index, &noise, &waited, &quiet);
@@ -354,44 +426,15 @@ static int boot_one(struct run_slot *s, struct host *m)
 	if (!m->vc.remote)
 		rec.noise = noise_json = noise_after(c, &noise, r < 0 ? -1 : res.g.cpu_s, waited,
 						     quiet);
-	rec.artifacts = res.artifacts;
-	if (r < 0 && lost && !res.g.error[0])
-		snprintf(res.g.error, sizeof(res.g.error), "%s", why[0] ? why : strerror(-r));
-	if (r < 0 && !lost) {
-		rec.outcome = OUTCOME_INFRA_ERROR;
-		snprintf(rec.reason, sizeof(rec.reason), "lab error: %s", why[0] ? why : strerror(-r));
-	} else {
-		if (lost)
-			res.g.end = GUEST_END_HOST_LOST;
-		snprintf(res.start_error, sizeof(res.start_error), "%s", res.g.error);
-		fill_record(&lim, &res, &rec);
-	}
+	settle(r, lost, why, &lim, &res, &rec);
 	if (lost) {
 		hosts_mark_lost(m, rec.reason);
 		run_ctx_progress(c, "run %u/%u: host %s lost: %s", index + 1, total, m->uri,
 				 rec.reason);
 	}
-	if (c->img.on && rec.outcome != OUTCOME_OK && !(c->o->env.interrupt && *c->o->env.interrupt))
-		run_ctx_progress(c, "run %u/%u: %s; post-mortem of its disk with libguestfs", index + 1,
-			     total, outcome_name(rec.outcome));
-	rec.image_extra = iextra = imgrun_after(&c->img, c->job, rec.outcome,
-						c->o->env.interrupt && *c->o->env.interrupt, dir, rel,
-						overlay);
-	rec.kernel_extra = kextra = krun_report(k, &res.log);
-	pthread_mutex_lock(&c->lock);
-	rec.host.guests_at_once = s->at_once;
-	pthread_mutex_unlock(&c->lock);
-	rj = runreport_run_json(&rec);
+	r = record_boot(s, &rec, &res, dir, overlay, plugin);
 	boot_result_free(&res);
-	if (!rj)
-		return -ENOMEM;
-	if (plugin[0] && lockinsn_after(c, index, dir, rj) < 0) {
-		json_decref(rj);
-		return -ENOMEM;
-	}
-	run_ctx_progress(c, "run %u/%u: %s (%s) boot %.1f s, total %.1f s", index + 1, total,
-		     outcome_name(rec.outcome), rec.reason, rec.boot_s, rec.total_s);
-	return run_ctx_record(c, &rec, rj);
+	return r;
 }
 
 /* The host was lost by an earlier run: this one says so at once instead of waiting for it
