@@ -33,9 +33,9 @@ endif
 PKGS     := jansson libvirt gsl libcurl libcrypto sqlite3 libmicrohttpd
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-# libguestfs (guest disk images, lab/build/image.c; their keys use libcrypto's sha256 too):
+# libguestfs (guest disk images, lab/builder/image.c; their keys use libcrypto's sha256 too):
 # headers only, the library is dlopen'ed: linked, its constructor would initialise libvirt too
-# early (lab/build/guestfs.h).
+# early (lab/builder/guestfs.h).
 PKG_CFLAGS += $(shell pkg-config --cflags libguestfs 2>/dev/null)
 
 # Sanitized objects must not mix with plain ones: they get their own build directory.
@@ -45,7 +45,7 @@ export B
 
 # labd's code is library code too (its tests link it), all but its main (lab/daemon/labd.c).
 LIB_SRC   := $(wildcard lab/util/*.c lab/proto/*.c lab/core/*.c lab/analysis/*.c lab/history/*.c \
-                       lab/virt/*.c lab/build/*.c lab/run/*.c lab/regress/*.c) \
+                       lab/virt/*.c lab/builder/*.c lab/run/*.c lab/regress/*.c) \
              $(filter-out lab/daemon/labd.c,$(wildcard lab/daemon/*.c))
 CLI_SRC   := $(wildcard lab/cli/*.c)
 TEST_SRC  := $(wildcard lab/tests/test_*.c)

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "build/kernel.h"
+#include "builder/kernel.h"
 #include "cli/cli.h"
 #include "cli/runenv.h"
 #include "proto/workload.h"

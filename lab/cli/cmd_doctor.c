@@ -9,7 +9,7 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
-#include "build/initramfs.h"
+#include "builder/initramfs.h"
 #include "cli/cli.h"
 #include "run/accel.h"
 #include "run/engine.h"

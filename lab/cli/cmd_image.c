@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "build/image.h"
-#include "build/initramfs.h"
+#include "builder/image.h"
+#include "builder/initramfs.h"
 #include "cli/cli.h"
 #include "run/accel.h"
 #include "run/engine.h"

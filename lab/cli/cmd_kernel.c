@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "build/kernel.h"
+#include "builder/kernel.h"
 #include "cli/cli.h"
 #include "util/cachedir.h"
 #include "util/cleanup.h"

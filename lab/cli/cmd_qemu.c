@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "build/qemu.h"
+#include "builder/qemu.h"
 #include "cli/cli.h"
 #include "util/cachedir.h"
 

@@ -59,7 +59,8 @@ static const struct cli_opt options[] = {
 	OPT_STRING('o', "out", &a.r.o.out_dir, "DIR", "report directory (default reports/ID)"),
 	OPT_GROUP(cli_runenv_opts),
 	OPT_CALL(0, "pool-dir", NULL, "DIR", opt_pool_dir,
-		 "with a remote --connect: its storage pool's directory there"),
+		 "with a remote --connect: its storage pool's directory there (default "
+		 HOSTS_DEFAULT_POOL_DIR ")"),
 	OPT_CALL(0, "host-class", NULL, "C", opt_host_class,
 		 "a label recorded as each run's host.class"),
 	OPT_CALL(0, "timing", NULL, "M", opt_timing,

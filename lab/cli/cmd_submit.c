@@ -70,7 +70,7 @@ static int refuse_relative(const char *path, const char *ref, const char *from, 
 			 "not share: use %s", ref, from, use);
 }
 
-/* The rule of lab/build/kernel.c and lab/build/image.c: a reference holding '/' or ending
+/* The rule of lab/builder/kernel.c and lab/builder/image.c: a reference holding '/' or ending
  * in .json is a path (relative to the job's directory), anything else a name. */
 static int is_path(const char *ref)
 {

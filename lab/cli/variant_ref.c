@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "build/kernel.h"
+#include "builder/kernel.h"
 #include "cli/cli.h"
 
 int cli_variant_file(const char *ref, const char *base, char *out, size_t len)

@@ -50,7 +50,7 @@ struct job_kernel {
 #define JOB_MAX_COLLECT 32
 #define JOB_MAX_PERF_EVENTS GUESTJOB_MAX_PERF_EVENTS
 
-/* "image": boot from a disk image built from a recipe (images/, lab/build/image.h) instead of
+/* "image": boot from a disk image built from a recipe (images/, lab/builder/image.h) instead of
  * the initramfs (lab/core/job_image.c). */
 struct job_image {
 	char recipe[256];                          /* name or path as written; "" = initramfs */

@@ -1,6 +1,6 @@
 /* The job's "image" section (configs/README.md):
  *   "image": {"recipe": "debian-perf", "collect": ["/etc/motd"], "perf_stat": true}
- * Pure: the recipe itself is read and checked by lab/build/image.c. */
+ * Pure: the recipe itself is read and checked by lab/builder/image.c. */
 #include <stdio.h>
 #include <string.h>
 

@@ -282,7 +282,7 @@ void kvariant_free(struct kvariant *v)
 	v->nr_patches = v->nr_fragments = 0;
 }
 
-/* Both shapes GNU patch 2.7 prints (lab/build/kernel_source.c runs it). */
+/* Both shapes GNU patch 2.7 prints (lab/builder/kernel_source.c runs it). */
 void kpatch_failing_file(const char *out, char *file, size_t len)
 {
 	const char *p = out, *last = NULL;

@@ -52,7 +52,7 @@ static void get_str(char *dst, size_t len, const json_t *o, const char *k1, cons
 	text_clean_copy(dst, len, s ? s : "");
 }
 
-/* The commit of a "git:COMMIT" source identity (lab/build/kernel_source.c), else "". */
+/* The commit of a "git:COMMIT" source identity (lab/builder/kernel_source.c), else "". */
 static void source_commit(char *dst, size_t len, const char *source)
 {
 	const char *c = source + 4;

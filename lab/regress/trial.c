@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "build/kernel.h"
+#include "builder/kernel.h"
 #include "regress/trial.h"
 #include "run/engine.h"
 #include "util/cleanup.h"

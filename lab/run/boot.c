@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "build/initramfs.h"
+#include "builder/initramfs.h"
 #include "core/domain.h"
 #include "core/kvariant.h"
 #include "run/diskboot.h"

@@ -9,9 +9,9 @@
 
 #include "core/runreport.h"
 #include "run/disk.h"
-#include "run/engine.h"
 #include "run/host.h"
 #include "run/kernels.h"
+#include "run/request.h"
 #include "virt/virt.h"
 
 /* One run of the job, possibly beside others (run/engine.c runs up to c->parallel at once). */

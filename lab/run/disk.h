@@ -6,7 +6,7 @@
 #include <jansson.h>
 #include <limits.h>
 
-#include "build/image.h"
+#include "builder/image.h"
 #include "core/job.h"
 #include "core/outcome.h"
 

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "build/image.h"
+#include "builder/image.h"
 #include "core/cpio.h"
 #include "core/diskplan.h"
 #include "util/cleanup.h"

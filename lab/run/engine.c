@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "analysis/precision.h"
-#include "build/initramfs.h"
-#include "build/qemu.h"
+#include "builder/initramfs.h"
+#include "builder/qemu.h"
 #include "core/memplan.h"
 #include "core/runreport.h"
 #include "core/runresume.h"
@@ -29,18 +29,6 @@
 #include "util/fs.h"
 #include "util/jsonio.h"
 #include "util/progress.h"
-
-int run_check_memory(const struct job *job, struct lab_error *err)
-{
-	unsigned long total, avail;
-	struct memplan plan;
-	int r = hostload_memory(&total, &avail);
-
-	if (r < 0)
-		return r;
-	memplan_build(&job->topo, &plan);
-	return memplan_check(&plan, "topology", avail, total, err);
-}
 
 /* After a round of a "precision" job: whether to stop, and c->stop saying why once it does
  * (the precision reached, the time cap, or the most rounds). */

@@ -1,58 +1,10 @@
 /* `lab run`: a parsed job -> guests booted (one after the other, or several at once under the
  * deterministic timing model) -> report.json. */
 #pragma once
-#include <limits.h>
-#include <signal.h>
+#include <stddef.h>
 
 #include "core/job.h"
-#include "core/outcome.h"
-#include "core/timing.h"
-#include "run/env.h"
-#include "util/progress.h"
-
-struct runresume; /* core/runresume.h */
-
-#define RUN_SEED_MAX ((1ULL << 53) - 1) /* exact in any JSON reader (doubles) */
-
-struct run_opts {
-	struct run_env env;       /* where and how the guests run */
-	const char *job_file;
-	const char *out_dir;      /* NULL: reports/<id> */
-	enum timing_model timing; /* TIMING_AUTO: the job's "timing" */
-	unsigned quantum;         /* the contention model's round; 0: the job's "quantum", else
-				   * TIMING_QUANTUM_DEFAULT */
-	int parallel;             /* guests at once: 0 the job's "parallel", -1 auto, N > 0 */
-	int keep_initrd;
-	/* Under icount every boot gets its own seed (QEMU's -seed, recorded as runs[].seed):
-	 * random, or with seed_set run i gets seed + i, so a recorded seed reproduces its boot. */
-	int seed_set;
-	unsigned long long seed;  /* 0..RUN_SEED_MAX */
-	int comparison;           /* the runs are one side of a comparison made elsewhere (a
-				   * bisection step): the timing model is chosen as for an A/B job */
-	/* `lab run --resume`: what becomes of each run (core/runresume.h): the earlier report's
-	 * runs kept as they are and never run again, the ones under way when the lab was stopped
-	 * recorded as interrupted, the others run; its id and created time kept.  NULL: a
-	 * fresh run. */
-	const struct runresume *resume;
-	const char *job_sha256;   /* the report's job.sha256 (runresume_job_sha256); NULL: none */
-};
-
-struct run_summary {
-	char out_dir[PATH_MAX];
-	char report[PATH_MAX];
-	enum outcome status;
-	unsigned runs, ok;
-	unsigned planned;         /* runs the job called for: repeats x kernels, or the rounds a
-				   * "precision" job ran x kernels */
-};
-
-/* The memory plan (core/memplan.h) against this host's MemAvailable: -EINVAL with err naming
- * the JSON path and the numbers when a node is too small for its vCPUs or the whole guest
- * and QEMU do not fit. */
-int run_check_memory(const struct job *job, struct lab_error *err);
-/* Default state directory: $LAB_STATE_DIR, $XDG_STATE_HOME/numalab, ~/.local/state/numalab,
- * else /var/lib/numalab. */
-int run_state_dir(char *buf, size_t len);
+#include "run/request.h"
 
 /* Returns 0 when a report was written (whatever the outcomes; see sum->status), or a
  * negative errno when the lab itself could not proceed; msg then says why. */

@@ -10,8 +10,9 @@
 #include <unistd.h>
 
 #include "core/memfit.h"
+#include "core/memplan.h"
 #include "core/runresume.h"
-#include "run/engine.h"
+#include "run/hostload.h"
 #include "run/jobload.h"
 #include "util/checkout.h"
 #include "util/cleanup.h"
@@ -75,15 +76,21 @@ int jobload_topology(const char *ref, const char *dir, struct topology *t, struc
 	return r < 0 ? r : topology_from_json(j, "topology", t, err);
 }
 
-/* The guest's memory against the host's (memplan), then the workloads' against each node of
- * the guest (memfit): a job that cannot fit is refused before anything boots. */
+/* The guest's memory plan (core/memplan.h) against this host's MemAvailable (-EINVAL naming
+ * the JSON path and the numbers when a node is too small for its vCPUs or the whole guest
+ * and QEMU do not fit), then the workloads' against each node of the guest (memfit): a job
+ * that cannot fit is refused before anything boots. */
 static int check_memory(const struct job *job, struct lab_error *err)
 {
-	int r = run_check_memory(job, err);
+	unsigned long total, avail;
+	struct memplan plan;
+	int r = hostload_memory(&total, &avail);
 
 	if (r < 0)
 		return r;
-	return memfit_check_job(job, err);
+	memplan_build(&job->topo, &plan);
+	r = memplan_check(&plan, "topology", avail, total, err);
+	return r < 0 ? r : memfit_check_job(job, err);
 }
 
 /* A kernel given as a glob with no "name" is labelled by what it resolves to on this host

@@ -5,7 +5,7 @@
 #include <jansson.h>
 #include <limits.h>
 
-#include "build/kernel.h"
+#include "builder/kernel.h"
 #include "core/collect.h"
 #include "core/job.h"
 #include "core/kvariant.h"

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "build/initramfs.h"
-#include "build/qemu.h"
+#include "builder/initramfs.h"
+#include "builder/qemu.h"
 #include "core/memplan.h"
 #include "core/timing.h"
 #include "history/history.h"

@@ -5,7 +5,7 @@
  * wall time from the newest earlier report of the job in the history. */
 #pragma once
 #include "core/job.h"
-#include "run/engine.h"
+#include "run/request.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 

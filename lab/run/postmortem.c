@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "build/image.h"
+#include "builder/image.h"
 #include "core/collect.h"
 #include "util/cleanup.h"
 #include "util/clock.h"

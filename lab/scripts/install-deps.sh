@@ -28,7 +28,7 @@ BASE_PKGS+=(linux-source-6.12 bison flex libelf-dev libssl-dev ccache xz-utils l
             patch git)
 BPO_PKGS=(qemu-system-x86 libvirt-dev libvirt-daemon libvirt-daemon-driver-qemu
           libvirt-daemon-system libvirt-clients)
-# Guest disk images (images/, lab/build/image.c): the libguestfs C API and mmdebstrap;
+# Guest disk images (images/, lab/builder/image.c): the libguestfs C API and mmdebstrap;
 # qemu-img (qemu-utils) from backports to match QEMU 10: libguestfs makes the qcow2s with it.
 BASE_PKGS+=(libguestfs-dev mmdebstrap libssl-dev)
 BPO_PKGS+=(qemu-utils)

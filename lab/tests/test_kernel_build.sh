@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Host test of the kernel build pipeline (lab/build/kernel.c, build/kernel_source.c, build/kernel_make.c) on a fake
+# Host test of the kernel build pipeline (lab/builder/kernel.c, builder/kernel_source.c, builder/kernel_make.c) on a fake
 # kernel tree (lab/tests/data/fakekernel: a Makefile with tinyconfig/olddefconfig/bzImage), so
 # that every path runs in seconds: tarball over file:// with sha256 (libcurl), a local git
 # tree, patches that apply or not, the option check, cache hits and keys, a cached image

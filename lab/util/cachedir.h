@@ -2,7 +2,7 @@
  * /var/cache/numalab/WHAT for root (a shared lab, labd), else the user's XDG cache,
  * $XDG_CACHE_HOME/numalab/WHAT or ~/.cache/numalab/WHAT, so that a plain user needs no
  * root to build or run.  Each cache's own variable ($LAB_KERNEL_CACHE ...) and option come
- * first (lab/build/kernel.c, image.c, qemu.c). */
+ * first (lab/builder/kernel.c, image.c, qemu.c). */
 #pragma once
 #include <stddef.h>
 #include <sys/types.h>

@@ -1,5 +1,5 @@
-/* Downloads checked against a known sha256: kernel sources and patches (build/kernel_source.c), the
- * contention model's QEMU source (build/qemu.c). */
+/* Downloads checked against a known sha256: kernel sources and patches (builder/kernel_source.c), the
+ * contention model's QEMU source (builder/qemu.c). */
 #pragma once
 #include <stddef.h>
 

@@ -1,5 +1,5 @@
-/* The kernel build's context (build/kernel_ctx.h). */
-#include "build/kernel_ctx.h"
+/* The kernel build's context (builder/kernel_ctx.h). */
+#include "builder/kernel_ctx.h"
 
 #include <errno.h>
 #include <stdarg.h>

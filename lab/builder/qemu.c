@@ -1,6 +1,6 @@
 /* Building the contention model's QEMU: find the source through apt, key the build, fetch,
- * patch, configure, build with progress, store by key (build/qemu.h). */
-#include "build/qemu.h"
+ * patch, configure, build with progress, store by key (builder/qemu.h). */
+#include "builder/qemu.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-#include "build/image.h"
+#include "builder/image.h"
 
 #include <dirent.h>
 #include <errno.h>

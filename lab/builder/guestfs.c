@@ -1,5 +1,5 @@
 #define GFS_NO_REDIRECT
-#include "build/guestfs.h"
+#include "builder/guestfs.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* Kernel variants -> cached image: lookup, configure, build, store (kernel.h). */
-#include "build/kernel.h"
+#include "builder/kernel.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -11,10 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "build/kernel_ctx.h"
-#include "build/kernel_git.h"
-#include "build/kernel_make.h"
-#include "build/kernel_source.h"
+#include "builder/kernel_ctx.h"
+#include "builder/kernel_git.h"
+#include "builder/kernel_make.h"
+#include "builder/kernel_source.h"
 #include "util/cachedir.h"
 #include "util/checkout.h"
 #include "util/cleanup.h"

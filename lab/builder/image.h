@@ -17,7 +17,7 @@
 #include <jansson.h>
 #include <limits.h>
 
-#include "build/guestfs.h"
+#include "builder/guestfs.h"
 #include "core/imgrecipe.h"
 #include "util/error.h"
 #include "util/progress.h"

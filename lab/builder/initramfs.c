@@ -1,4 +1,4 @@
-#include "build/initramfs.h"
+#include "builder/initramfs.h"
 
 #include <dirent.h>
 #include <errno.h>

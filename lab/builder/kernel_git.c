@@ -1,5 +1,5 @@
-/* A git source's persistent checkout per variant (build/kernel_git.h). */
-#include "build/kernel_git.h"
+/* A git source's persistent checkout per variant (builder/kernel_git.h). */
+#include "builder/kernel_git.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "build/kernel_source.h"
+#include "builder/kernel_source.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/sha256.h"

@@ -1,7 +1,7 @@
-/* Running the kernel's make (build/kernel_make.c): configuring a variant's O= tree and building it. */
+/* Running the kernel's make (builder/kernel_make.c): configuring a variant's O= tree and building it. */
 #pragma once
 
-#include "build/kernel_ctx.h"
+#include "builder/kernel_ctx.h"
 
 #define KERNEL_LOG_TAIL_LINES 40 /* lines of a failed build's log kept in the artifact */
 

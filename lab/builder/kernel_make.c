@@ -1,6 +1,6 @@
 /* Running the kernel's make: niced, in its own process group, output to a log, progress from
  * Kbuild's "  CC      mm/memory.o" lines; configuring a variant's O= tree. */
-#include "build/kernel_make.h"
+#include "builder/kernel_make.h"
 
 #include <errno.h>
 #include <fcntl.h>

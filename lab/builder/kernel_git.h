@@ -1,4 +1,4 @@
-/* A git source's tree (build/kernel_git.c): one persistent checkout per variant, src/git-<16 hex>/, a
+/* A git source's tree (builder/kernel_git.c): one persistent checkout per variant, src/git-<16 hex>/, a
  * clone that shares the repository's objects (`git clone --shared`: nothing is copied, and the
  * repository gets no worktree entry or anything else), moved to each build's commit.  git
  * rewrites only the files that differ, so the others keep their mtimes and Kbuild rebuilds,
@@ -6,7 +6,7 @@
  * what building one variant at many commits (bisection) needs. */
 #pragma once
 
-#include "build/kernel_ctx.h"
+#include "builder/kernel_ctx.h"
 
 /* c->tree_key: "git-" and the first 16 hex digits of sha256("git-checkout\n" REALPATH "\n"
  * VARIANT), REALPATH the repository's real path. */

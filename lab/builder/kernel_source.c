@@ -1,7 +1,7 @@
 /* Kernel sources: their identity (what the cache key says about them), downloads (libcurl,
  * checked by sha256), patches, and the extracted, patched tree under src/SRCKEY of a Debian or
- * URL tarball (build/kernel_source.h; a git source is a checkout: build/kernel_git.c). */
-#include "build/kernel_source.h"
+ * URL tarball (builder/kernel_source.h; a git source is a checkout: builder/kernel_git.c). */
+#include "builder/kernel_source.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -86,7 +86,7 @@ int ksource_identity(struct kctx *c)
 	case KSRC_GIT:
 		if ((r = git_commit(c, commit)) < 0)
 			return r;
-		/* build/kernel_git.c reads the commit back from here. */
+		/* builder/kernel_git.c reads the commit back from here. */
 		snprintf(c->source_id, sizeof(c->source_id), "git:%s", commit);
 		break;
 	case KSRC_URL:

@@ -1,13 +1,13 @@
 /* The context of one kernel build: the variant, its options, the artifact being filled and
  * what is worked out on the way (keys, paths, patch and fragment hashes), with the one way
  * failures and progress are reported.  kernel.c (orchestration, cache) creates it and hands it
- * to build/kernel_git.c (a git source's checkout), build/kernel_source.c (source trees, patches, downloads) and
- * build/kernel_make.c (configure, make), so the dependency runs one way: kernel.c -> build/kernel_git.c ->
- * build/kernel_source.c, build/kernel_make.c -> build/kernel_ctx.c. */
+ * to kernel_git.c (a git source's checkout), kernel_source.c (source trees, patches,
+ * downloads) and kernel_make.c (configure, make), so the dependency runs one way: kernel.c ->
+ * kernel_git.c -> kernel_source.c, kernel_make.c -> kernel_ctx.c -> kernel_artifact.h. */
 #pragma once
 #include <limits.h>
 
-#include "build/kernel.h"
+#include "builder/kernel_artifact.h"
 #include "core/kvariant.h"
 #include "util/spawn.h"
 
