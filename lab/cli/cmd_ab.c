@@ -20,20 +20,22 @@
 
 /* One command line a process: what the table writes to. */
 static struct {
-	const char *base, *job, *out, *tree;
-	unsigned boots;
-	int dry_run;
+	const char *base, *job, *tree;
+	struct cli_run run; /* what `lab run` is asked: the table writes into it directly */
 } args;
 
 static const struct cli_opt options[] = {
 	OPT_STRING(0, "tree", &args.tree, "DIR", "the git tree of a range (default: here)"),
 	OPT_STRING(0, "base", &args.base, "VARIANT", "the A side (a name in kernels/ or a path)"),
 	OPT_STRING(0, "job", &args.job, "JOB", "another job file; its kernels are replaced"),
-	OPT_UINT(0, "boots", &args.boots, "N", 1, 1000,
+	OPT_UINT(0, "boots", &args.run.repeats, "N", 1, 1000,
 		 "boots of each kernel (default: the job's repeats)"),
-	OPT_STRING('o', "out", &args.out, "DIR", "the report directory (default reports/ab-TIME)"),
+	OPT_STRING('o', "out", &args.run.o.out_dir, "DIR",
+		   "the report directory (default reports/ab-TIME)"),
 	OPT_GROUP(cli_runenv_opts),
-	OPT_FLAG(0, "dry-run", &args.dry_run, "the plan only: what builds, what is cached"),
+	OPT_INT_OR(0, "parallel", &args.run.o.parallel, "N", "auto", -1, 1, JOB_MAX_PARALLEL,
+		   "guests at once under icount and quantum (default: the job's)"),
+	OPT_FLAG(0, "dry-run", &args.run.dry_run, "the plan only: what builds, what is cached"),
 	OPT_END(),
 };
 
@@ -138,8 +140,8 @@ static void out_dir(char *out, size_t len)
 	time_t t = time(NULL);
 	struct tm tm;
 
-	if (args.out) {
-		snprintf(out, len, "%s", args.out);
+	if (args.run.o.out_dir) {
+		snprintf(out, len, "%s", args.run.o.out_dir);
 		return;
 	}
 	gmtime_r(&t, &tm);
@@ -150,7 +152,7 @@ int cmd_ab(int argc, char **argv)
 {
 	char job[4096], base_k[4200], patched[8192], out[4200];
 	char *kernels[2] = { base_k, patched };
-	struct cli_run run = { .kernels = kernels, .nr_kernels = 2 };
+	struct cli_run *run = &args.run;
 	struct run_summary sum = { 0 };
 	int first = parse_args(argc, argv), rc;
 	size_t used;
@@ -177,12 +179,14 @@ int cmd_ab(int argc, char **argv)
 		return EXIT_BAD_INPUT;
 	}
 	out_dir(out, sizeof(out));
-	run.o = (struct run_opts){ .job_file = job, .out_dir = out, .timing = TIMING_AUTO };
-	cli_runenv_get(&run.o.env);
-	run.repeats = args.boots;
-	run.dry_run = args.dry_run;
-	rc = cli_run_job(&run, &sum);
-	if (rc != EXIT_OK || args.dry_run)
+	run->o.job_file = job;
+	run->o.out_dir = out;
+	run->o.timing = TIMING_AUTO;
+	run->kernels = kernels;
+	run->nr_kernels = 2;
+	cli_runenv_get(&run->o.env);
+	rc = cli_run_job(run, &sum);
+	if (rc != EXIT_OK || run->dry_run)
 		return rc;
 	return decision_code(out);
 }
