@@ -99,9 +99,9 @@ static int night_series_get(const struct npolicy *p, size_t key, struct night_se
 				     .vals = calloc(n + 1, sizeof(*ns->vals)), .n = n,
 				     .cfg = { .window = p->cfg->window,
 					      .threshold_pct = p->cfg->threshold_pct,
-					      .higher = g->higher,
-					      .kind = series_unit_is_rate(g->unit) ? STATS_HARMONIC
-										    : STATS_ARITHMETIC } };
+					      .higher = g->higher, .kind = STATS_ARITHMETIC } };
+	if (series_unit_is_rate(g->unit))
+		ns->cfg.kind = STATS_HARMONIC;
 	if (!ns->nights || !ns->vals) {
 		night_series_free(ns);
 		return -ENOMEM;
@@ -273,8 +273,8 @@ void npolicy_confirm_judge(struct npolicy *p, const struct npolicy_confirm *c,
 		key = key_named(s, su->name);
 		if (key == s->nr_keys || ia == (size_t)-1 || ib == (size_t)-1 ||
 		    bclass_diff(s, key, ia, ib, p->cfg->threshold_pct, &su->d, &err) < 0) {
-			snprintf(su->why, sizeof(su->why), "the confirmation measured no %s on both "
-				 "sides", su->id);
+			snprintf(su->why, sizeof(su->why),
+				 "the confirmation measured no %s on both sides", su->id);
 			continue;
 		}
 		su->confirmed = su->d.verdict == VERDICT_REGRESSION ||
@@ -348,7 +348,8 @@ void npolicy_bisect_params(const struct npolicy *p, size_t k, struct bisect_para
 				      .boots = p->cfg->bisect_boots,
 				      .max_tries = p->cfg->bisect_tries,
 				      .check_revert = p->cfg->bisect_revert,
-				      .parallel = p->cfg->parallel, .tasks = p->s->keys[su->key].tasks };
+				      .parallel = p->cfg->parallel,
+				      .tasks = p->s->keys[su->key].tasks };
 	snprintf(bp->good_ref, sizeof(bp->good_ref), "%s", good);
 	snprintf(bp->bad_ref, sizeof(bp->bad_ref), "%s", bad);
 	snprintf(bp->good, sizeof(bp->good), "%s", good);
@@ -360,9 +361,11 @@ void npolicy_bisect_params(const struct npolicy *p, size_t k, struct bisect_para
 
 int npolicy_bisected(struct npolicy *p, json_t *alarm, const struct npolicy_bisection *b)
 {
+	const char *answer = b->r == 0 && b->answer != BISECT_ANSWER_NONE
+			     ? bisect_answer_name(b->answer) : NULL;
+
 	json_object_set_new(alarm, "bisect", json_pack("{s:s, s:s?, s:s?, s:s}", "dir", b->dir,
-		"answer", b->r == 0 && b->answer != BISECT_ANSWER_NONE
-		? bisect_answer_name(b->answer) : NULL, "culprit", b->culprit[0] ? b->culprit : NULL,
+		"answer", answer, "culprit", b->culprit[0] ? b->culprit : NULL,
 		"reason", b->r == 0 ? b->reason : b->error));
 	if (b->r == 0 && b->answer == BISECT_ANSWER_FOUND) {
 		p->counts.bisected++;
@@ -382,13 +385,13 @@ static json_t *nights_json(const struct npolicy *p, const struct night_series *n
 
 	for (size_t k = 0; nights && k < p->n; k++) {
 		const struct nightly_night *ni = &p->ledger->nights[p->idx[k]];
+		const struct cp_night *cn = &ns->nights[k];
 		struct stats_summary sum;
-		int have = ns->nights[k].n &&
-			   stats_summarize(ns->nights[k].v, ns->nights[k].n, ns->cfg.kind, &sum) == 0;
+		int have = cn->n && stats_summarize(cn->v, cn->n, ns->cfg.kind, &sum) == 0;
 
 		json_array_append_new(nights, json_pack("{s:s, s:s, s:o, s:I}", "night", ni->night,
 			"commit", ni->commit, "mean", have ? json_real(sum.mean) : json_null(),
-			"boots", (json_int_t)ns->nights[k].n));
+			"boots", (json_int_t)cn->n));
 	}
 	return nights;
 }

@@ -126,7 +126,8 @@ static int add_nights(struct nctx *c, struct series_set *s, const struct npolicy
 		_cleanup_json_ json_t *rep = NULL;
 		struct lab_error err = { 0 };
 
-		snprintf(path, sizeof(path), "%s/%s", c->o->out, c->ledger.nights[p->idx[k]].report);
+		snprintf(path, sizeof(path), "%s/%s", c->o->out,
+			 p->ledger->nights[p->idx[k]].report);
 		npolicy_night_label(k, label, sizeof(label));
 		if (!(rep = load_report(path)))
 			continue; /* a report removed by hand: that night is left out */
