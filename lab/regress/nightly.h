@@ -9,7 +9,10 @@
  *      they differ) names the culprit in the night's report.
  * OUT/ledger.json holds the nights (lab/core/nightly_cfg.h); OUT/NIGHT/JOB/ holds the night's
  * run (run/), its confirmations (confirm-N/), its bisection (bisect/) and nightly.json, the
- * night's report (schema numalab.nightly/1). */
+ * night's report (schema numalab.nightly/1).
+ * What is decided at each step (which nights, which suspects, what a confirmation says, which
+ * alarm is bisected, the report's series and the counts) is lab/analysis/nightly_policy.h's;
+ * this module builds, boots, bisects and writes. */
 #pragma once
 #include <limits.h>
 
