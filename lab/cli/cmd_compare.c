@@ -1,8 +1,6 @@
 /* lab compare A [B] [--json] [--threshold PCT] [--all-metrics] [--labels BASE,OTHER...]: A/B
  * verdicts on two kernel variants, or on chosen labels of one report set. */
 #include <errno.h>
-#include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,95 +13,25 @@
 #include "util/cleanup.h"
 #include "util/jsonio.h"
 
-/* For CI and nightly jobs: "B is worse", and "cannot tell yet" (never a silent pass). */
-
-void cmd_compare_help(void)
-{
-	printf("usage: lab compare A [B] [-v] [--format text|markdown|csv|json]\n"
-	       "                   [--threshold PCT] [--all-metrics] [--git-bisect]\n"
-	       "                   [--labels BASE,OTHER[,OTHER...]]\n"
-	       "                   [--project-from REPORT --site NAME+ [--project-to N]]\n\n"
-	       "Decides whether kernel B is worse, better or the same as kernel A.  A and B\n"
-	       "are report files or directories (holding report.json, or whose subdirectories\n"
-	       "do, such as reports/); all their runs are pooled per side.  With only A, its\n"
-	       "reports must hold two or more kernel variants (runs[].kernel.label, else\n"
-	       ".variant, else the kernel release): each is compared against the first, or,\n"
-	       "with --labels, each OTHER against BASE (knob sets crossed with kernels:\n"
-	       "--labels base-thp,nosplit-thp compares the kernels under one THP setting).\n\n"
-	       "The boot is the unit: the repetitions of one run are averaged first, and the\n"
-	       "spread between boots drives Welch's test on the per-boot means.  Per workload,\n"
-	       "task count and metric: the means, the %% change (signed so that + is better)\n"
-	       "with its 95%% interval, and a verdict:\n"
-	       "  regression, improvement  q < 0.05 (Welch's p adjusted for the false\n"
-	       "                           discovery rate) and the whole interval lies beyond\n"
-	       "                           the threshold\n"
-	       "  no-change                the interval lies inside +-threshold\n"
-	       "  inconclusive             neither: more boots would decide (-v: how many)\n"
-	       "  insufficient-data        fewer than 2 boots on a side\n"
-	       "  outside-model            the timing model cannot show what the series\n"
-	       "                           depends on (lock contention under icount)\n"
-	       "Only each workload's primary metrics decide (pft faults_per_s, page_fault*\n"
-	       "ops_per_s, memscale's whole run, mmap_contention's fault rate and p99\n"
-	       "latency).  Rates (units ending in /s) use harmonic means, tested on\n"
-	       "reciprocals.  Runs of different timing models (the report's host.timing) are\n"
-	       "never pooled or compared.\n\n"
-	       "The default output fits 80 columns for a mail: the deciding series, only the\n"
-	       "parameters that differ from the workload's defaults, the decision on the last\n"
-	       "line.\n\n"
-	       "  -v, --verbose    every metric, with boots, CVs and q, and every parameter\n"
-	       "  --format F       text (default), markdown (a table for a cover letter),\n"
-	       "                   csv (every series, a header line first) or json\n"
-	       "  --json           --format json (schema numalab.compare/2, keys sorted)\n"
-	       "  --threshold PCT  the minimum effect that matters, in %% (default %g)\n"
-	       "  --all-metrics    let every metric decide, not only the primary ones\n"
-	       "  --labels LIST    with only A: BASE,OTHER,...: the labels to compare (2..16)\n"
-	       "  --git-bisect     exit codes for `git bisect run` (below)\n",
-	       COMPARE_DEFAULT_THRESHOLD_PCT);
-	projopts_help();
-	printf("                    (first in text and markdown; \"projections\" in JSON)\n\n"
-	       "EXAMPLES\n"
-	       "  lab compare reports/ID\n"
-	       "  lab compare reports/base reports/patched --format markdown\n"
-	       "  lab compare reports/ID -v --threshold 2\n"
-	       "  lab compare reports/ID --json --project-from reports/COUNTED \\\n"
-	       "              --site do_huge_pmd_anonymous_page+\n\n"
-	       "Exit status: 0 decided, no regression; 1 a regression (or B had failed runs\n"
-	       "and A none); 2 bad input: unreadable reports, another schema, different\n"
-	       "workloads, topologies, timing models or host classes, or no series in\n"
-	       "common; 3 undecided: no regression seen, but a deciding metric is\n"
-	       "inconclusive, has too little data (run more boots) or is outside the timing\n"
-	       "model; 4 the lab failed.  With --git-bisect, for `git bisect run`: 0 good,\n"
-	       "1 bad (a regression), 125 skip (undecided), 128 stop (bad input, lab\n"
-	       "error).\n");
-}
-
 #define MAX_LABELS 16
+
+enum compare_format { FORMAT_TEXT, FORMAT_MARKDOWN, FORMAT_CSV, FORMAT_JSON };
 
 struct compare_args {
 	const char *a, *b;
 	char *labels[MAX_LABELS]; /* --labels, split in place (pointers into labels_arg) */
 	char labels_arg[1024];
 	size_t nr_labels;
-	int verbose, all_metrics;
-	enum { FORMAT_TEXT, FORMAT_MARKDOWN, FORMAT_CSV, FORMAT_JSON } format;
+	int verbose, all_metrics, json;
+	int format;      /* enum compare_format: the index in format_names */
 	int git_bisect;  /* --git-bisect: exit codes for `git bisect run` */
 	double threshold;
 	struct projopts proj;
 	json_t *projections; /* projseries_json's, or NULL */
 };
 
-static int parse_threshold(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < 0)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
+/* One command line a process: what the table writes to. */
+static struct compare_args args;
 
 /* "BASE,OTHER,...": 2..MAX_LABELS non-empty names, none twice. */
 static int parse_labels(const char *s, struct compare_args *a)
@@ -124,68 +52,93 @@ static int parse_labels(const char *s, struct compare_args *a)
 	return a->nr_labels >= 2 ? 0 : -EINVAL;
 }
 
-static const char *const format_names[] = { "text", "markdown", "csv", "json" };
-
-static int parse_args(int argc, char **argv, struct compare_args *a)
+static int opt_labels(const struct cli_opt *o, const char *arg, struct opt_error *e)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "threshold", required_argument, NULL, 't' },
-		{ "all-metrics", no_argument, NULL, 'A' },
-		{ "labels", required_argument, NULL, 'l' },
-		{ "git-bisect", no_argument, NULL, 'G' },
-		PROJOPTS_LONG,
-		{ 0 },
-	};
-	int c, r;
+	char what[64];
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":v", opts, NULL)) != -1) {
-		if ((r = projopts_option(c, optarg, &a->proj)) < 0)
-			return r;
-		if (r)
-			continue;
-		switch (c) {
-		case 'j': a->format = FORMAT_JSON; break;
-		case 'v': a->verbose = 1; break;
-		case 'f':
-			if ((r = cli_choice(optarg, format_names, 4)) < 0) {
-				cli_err("--format must be text, markdown, csv or json");
-				return -EINVAL;
-			}
-			a->format = r;
-			break;
-		case 'A': a->all_metrics = 1; break;
-		case 'G':
-			a->git_bisect = 1;
-			break;
-		case 'l':
-			if (parse_labels(optarg, a) < 0) {
-				cli_err("--labels takes 2 to %d different labels, BASE,OTHER,...",
-					MAX_LABELS);
-				return -EINVAL;
-			}
-			break;
-		case 't':
-			if (parse_threshold(optarg, &a->threshold) < 0) {
-				cli_err("--threshold must be a non-negative number (percent)");
-				return -EINVAL;
-			}
-			break;
-		default: cli_bad_option(c, argv); return -EINVAL;
-		}
-	}
-	if (argc - optind < 1 || argc - optind > 2) {
+	if (parse_labels(arg, &args) == 0)
+		return 0;
+	snprintf(what, sizeof(what), "2 to %d different labels (BASE,OTHER,...)", MAX_LABELS);
+	return opt_invalid(o, arg, what, e);
+}
+
+/* In enum compare_format's order. */
+static const char *const format_names[] = { "text", "markdown", "csv", "json", NULL };
+
+static const struct cli_opt options[] = {
+	OPT_FLAG('v', "verbose", &args.verbose, "every metric, with boots, CVs and q"),
+	OPT_CHOICE(0, "format", &args.format, "F", format_names,
+		   "text, markdown (a table), csv (every series) or json"),
+	OPT_FLAG(0, "json", &args.json, "--format json (schema numalab.compare/2)"),
+	OPT_DOUBLE(0, "threshold", &args.threshold, "PCT", 0, 0,
+		   "the minimum effect that matters, in %"),
+	OPT_FLAG(0, "all-metrics", &args.all_metrics,
+		 "let every metric decide, not only the primary ones"),
+	OPT_CALL(0, "labels", NULL, "LIST", opt_labels,
+		 "with only A: BASE,OTHER,...: the labels to compare"),
+	OPT_FLAG(0, "git-bisect", &args.git_bisect, "exit codes for `git bisect run`"),
+	OPT_GROUP(projopts_opts),
+	OPT_END(),
+};
+
+/* The defaults, also what --help shows. */
+static void set_defaults(void)
+{
+	memset(&args, 0, sizeof(args));
+	args.threshold = COMPARE_DEFAULT_THRESHOLD_PCT;
+	projopts_init();
+}
+
+/* For CI and nightly jobs: "B is worse", and "cannot tell yet" (never a silent pass). */
+void cmd_compare_help(void)
+{
+	set_defaults();
+	cli_synopsis("compare", "A [B]", options);
+	printf("\nDecides whether kernel B is worse, better or the same as kernel A.  A and B\n"
+	       "are reports or directories of them, all their runs pooled per side; with only\n"
+	       "A, each kernel variant of its reports against the first (or --labels).  Per\n"
+	       "workload, task count and primary metric: Welch's test on the per-boot means,\n"
+	       "the %% change with its 95%% interval, and a verdict: regression, improvement,\n"
+	       "no-change, inconclusive (more boots would decide), insufficient-data or\n"
+	       "outside-model.  The default output fits 80 columns for a mail, the decision\n"
+	       "on the last line.  Each option at length: man lab, \"OPTIONS OF LAB COMPARE\".\n"
+	       "\nOPTIONS\n");
+	opt_print(stdout, options);
+	printf("\nEXAMPLES\n"
+	       "  lab compare reports/ID\n"
+	       "  lab compare reports/base reports/patched --format markdown\n"
+	       "  lab compare reports/ID -v --threshold 2\n"
+	       "  lab compare reports/ID --json --project-from reports/COUNTED \\\n"
+	       "              --site do_huge_pmd_anonymous_page+\n\n"
+	       "Exit status: 0 decided, no regression; 1 a regression (or B had failed runs\n"
+	       "and A none); 2 bad input: unreadable reports, another schema, different\n"
+	       "workloads, topologies, timing models or host classes, or no series in\n"
+	       "common; 3 undecided: no regression seen, but a deciding metric is\n"
+	       "inconclusive, has too little data (run more boots) or is outside the timing\n"
+	       "model; 4 the lab failed.  With --git-bisect, for `git bisect run`: 0 good,\n"
+	       "1 bad (a regression), 125 skip (undecided), 128 stop (bad input, lab\n"
+	       "error).\n");
+}
+
+static int parse_args(int argc, char **argv)
+{
+	int first;
+
+	set_defaults();
+	if ((first = cli_parse(argc, argv, options)) < 0)
+		return -EINVAL;
+	if (args.json)
+		args.format = FORMAT_JSON;
+	if (argc - first < 1 || argc - first > 2) {
 		cli_usage_err("expected A [B]");
 		return -EINVAL;
 	}
-	if (projopts_check(&a->proj) < 0)
+	projopts_get(&args.proj);
+	if (projopts_check(&args.proj) < 0)
 		return -EINVAL;
-	a->a = argv[optind];
-	a->b = argc - optind == 2 ? argv[optind + 1] : NULL;
-	if (a->b && a->nr_labels) {
+	args.a = argv[first];
+	args.b = argc - first == 2 ? argv[first + 1] : NULL;
+	if (args.b && args.nr_labels) {
 		cli_err("--labels picks labels of one report set: give only A");
 		return -EINVAL;
 	}
@@ -345,21 +298,20 @@ static int run_compare(const struct compare_args *a, struct series_set *s,
 
 int cmd_compare(int argc, char **argv)
 {
-	struct compare_args a = { .threshold = COMPARE_DEFAULT_THRESHOLD_PCT };
 	struct report_files f = { 0 };
 	struct series_set s;
 	int rc;
 
-	if (parse_args(argc, argv, &a) < 0)
-		return a.git_bisect ? EXIT_GIT_ABORT : EXIT_BAD_INPUT;
-	if ((rc = projopts_series(&a.proj, &a.projections)) < 0) {
+	if (parse_args(argc, argv) < 0)
+		return args.git_bisect ? EXIT_GIT_ABORT : EXIT_BAD_INPUT;
+	if ((rc = projopts_series(&args.proj, &args.projections)) < 0) {
 		rc = rc == -EINVAL ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
-		return a.git_bisect ? cli_git_bisect(rc, 0) : rc;
+		return args.git_bisect ? cli_git_bisect(rc, 0) : rc;
 	}
 	series_init(&s);
-	rc = run_compare(&a, &s, &f);
-	json_decref(a.projections);
+	rc = run_compare(&args, &s, &f);
+	json_decref(args.projections);
 	series_free(&s);
 	report_files_free(&f);
-	return a.git_bisect ? cli_git_bisect(rc, rc == EXIT_REGRESSION) : rc;
+	return args.git_bisect ? cli_git_bisect(rc, rc == EXIT_REGRESSION) : rc;
 }

@@ -1,7 +1,6 @@
 /* lab export REPORT... --format kcidb|lkp|csv [-o FILE]: a report's figures for other tools
  * (lab/analysis/export.h). */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,28 +14,51 @@
 #include "util/jsonio.h"
 #include "util/strbuf.h"
 
+/* In format_names' order. */
 enum export_format { EXPORT_KCIDB, EXPORT_LKP, EXPORT_CSV };
+
+static const char *const format_names[] = { "kcidb", "lkp", "csv", NULL };
+
+struct export_args {
+	int format; /* enum export_format; -1: no --format given */
+	const char *out;
+};
+
+/* One command line a process: what the table writes to. */
+static struct export_args args;
+
+static const struct cli_opt options[] = {
+	OPT_CHOICE(0, "format", &args.format, "F", format_names,
+		   "needed: kcidb (KernelCI's KCIDB v5.3), lkp or csv"),
+	OPT_STRING('o', "out", &args.out, "FILE",
+		   "write FILE (replaced whole) instead of standard output"),
+	OPT_END(),
+};
+
+/* The options list of --help: --format has no default to show, the table's value (and so
+ * opt_print's "(default ...)") is left out of its line. */
+static void print_options(void)
+{
+	struct cli_opt shown[sizeof(options) / sizeof(options[0])];
+
+	memcpy(shown, options, sizeof(shown));
+	shown[0].value = NULL;
+	opt_print(stdout, shown);
+}
 
 void cmd_export_help(void)
 {
-	printf("usage: lab export REPORT... --format kcidb|lkp|csv [-o FILE]\n"
-	       "       lab export BISECTION-DIR --format kcidb [-o FILE]\n\n"
+	cli_synopsis("export", "REPORT...", options);
+	printf("       lab export BISECTION-DIR --format kcidb [--out FILE]\n\n"
 	       "A report's figures for other tools.  REPORT is a report file or a directory\n"
 	       "holding report.json (or whose subdirectories do, such as reports/).  Every\n"
 	       "figure is a series' mean over its boots, each boot's repetitions averaged first,\n"
-	       "harmonic for rates: the figures `lab compare` tests.\n\n"
-	       "  --format kcidb  KernelCI's KCIDB v5.3 JSON: a checkout a report, a build a\n"
-	       "                  kernel label, a numalab.boot test a run (PASS; FAIL: panic,\n"
-	       "                  hang, boot failure; ERROR: workload failure; MISS: the lab's\n"
-	       "                  own failure), and a DONE test with its number a primary\n"
-	       "                  series and label (path numalab.WORKLOAD.METRIC)\n"
-	       "  --format lkp    LKP-style results: per kernel, parameters and task count,\n"
-	       "                  \"stats\" maps WORKLOAD.METRIC to the per-boot values\n"
-	       "  --format csv    one row a boot of every series, a header line first\n"
-	       "  -o, --out FILE  write FILE (replaced whole) instead of standard output\n\n"
-	       "A bisection directory (lab bisect) exports as KCIDB only: its culprit commit's\n"
-	       "checkout and build, an issue saying which figure changed, and its incident.\n\n"
-	       "EXAMPLES\n"
+	       "harmonic for rates: the figures `lab compare` tests.  A bisection directory\n"
+	       "(lab bisect) exports as KCIDB only: its culprit commit's checkout and build, an\n"
+	       "issue saying which figure changed, and its incident.  Each option at length:\n"
+	       "man lab, \"OPTIONS OF LAB EXPORT\".\n\nOPTIONS\n");
+	print_options();
+	printf("\nEXAMPLES\n"
 	       "  lab export reports/ID --format kcidb -o kcidb.json\n"
 	       "  lab export reports/ --format csv >all.csv\n"
 	       "  lab export reports/ID --format lkp | jq '.results[0].stats'\n"
@@ -45,47 +67,24 @@ void cmd_export_help(void)
 	       "could not be written.\n");
 }
 
-struct export_args {
-	enum export_format format;
-	int have_format;
-	const char *out;
-};
-
-static const char *const format_names[] = { "kcidb", "lkp", "csv" };
-
-static int parse_args(int argc, char **argv, struct export_args *a)
+/* The index of the first report in argv, or -EINVAL (said). */
+static int parse_args(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "out", required_argument, NULL, 'o' },
-		{ 0 },
-	};
-	int c, r;
+	int first;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if ((r = cli_choice(optarg, format_names, 3)) < 0) {
-				cli_usage_err("--format must be kcidb, lkp or csv");
-				return -EINVAL;
-			}
-			a->format = r;
-			a->have_format = 1;
-			break;
-		case 'o': a->out = optarg; break;
-		default: cli_bad_option(c, argv); return -EINVAL;
-		}
-	}
-	if (optind >= argc) {
+	memset(&args, 0, sizeof(args));
+	args.format = -1;
+	if ((first = cli_parse(argc, argv, options)) < 0)
+		return -EINVAL;
+	if (first >= argc) {
 		cli_usage_err("expected one or more report files or directories");
 		return -EINVAL;
 	}
-	if (!a->have_format) {
+	if (args.format < 0) {
 		cli_usage_err("--format is needed: kcidb, lkp or csv");
 		return -EINVAL;
 	}
-	return 0;
+	return first;
 }
 
 /* One report's export appended: KCIDB documents and LKP results go into the arrays of all,
@@ -173,28 +172,27 @@ static int export_bisection(const struct export_args *a, const char *dir, int *r
 
 int cmd_export(int argc, char **argv)
 {
-	struct export_args a = { 0 };
 	struct report_files f = { 0 };
 	struct lab_error err = { 0 };
 	_cleanup_strbuf_ struct strbuf csv = STRBUF_INIT;
 	_cleanup_json_ json_t *all = NULL;
 	_cleanup_free_ char *text = NULL;
-	int r = 0, rc = EXIT_BAD_INPUT;
+	int first, r = 0, rc = EXIT_BAD_INPUT;
 
-	if (parse_args(argc, argv, &a) < 0)
+	if ((first = parse_args(argc, argv)) < 0)
 		return EXIT_BAD_INPUT;
-	if (argc - optind == 1 && export_bisection(&a, argv[optind], &rc))
+	if (argc - first == 1 && export_bisection(&args, argv[first], &rc))
 		return rc;
-	all = a.format == EXPORT_LKP ? json_pack("{s:[]}", "results")
-				     : json_pack("{s:{s:i, s:i}, s:[], s:[], s:[]}", "version",
-						 "major", 5, "minor", 3, "checkouts", "builds",
-						 "tests");
-	for (int i = optind; r == 0 && i < argc; i++)
+	all = args.format == EXPORT_LKP ? json_pack("{s:[]}", "results")
+					: json_pack("{s:{s:i, s:i}, s:[], s:[], s:[]}", "version",
+						    "major", 5, "minor", 3, "checkouts", "builds",
+						    "tests");
+	for (int i = first; r == 0 && i < argc; i++)
 		r = report_files_add(&f, argv[i], &err);
 	if (r == 0)
 		r = report_files_read(&f, &err);
 	for (size_t i = 0; r == 0 && i < f.n; i++)
-		r = export_one(&a, f.doc[i], f.path[i], i, all, &csv, &err);
+		r = export_one(&args, f.doc[i], f.path[i], i, all, &csv, &err);
 	if (r < 0) {
 		char msg[1400];
 
@@ -202,15 +200,15 @@ int cmd_export(int argc, char **argv)
 		cli_err("%s", err.msg[0] ? msg : strerror(-r));
 		goto cleanup;
 	}
-	if (a.format != EXPORT_CSV) {
+	if (args.format != EXPORT_CSV) {
 		_cleanup_free_ char *js = jsonio_dumps(all);
 
 		r = js ? strbuf_appendf(&csv, "%s\n", js) : -ENOMEM;
 	}
 	if (r == 0 && (r = strbuf_take(&csv, &text)) == 0)
-		r = write_out(a.out, text);
+		r = write_out(args.out, text);
 	if (r < 0) {
-		cli_err("cannot write %s: %s", a.out ? a.out : "standard output", strerror(-r));
+		cli_err("cannot write %s: %s", args.out ? args.out : "standard output", strerror(-r));
 		rc = EXIT_LAB_ERROR;
 		goto cleanup;
 	}

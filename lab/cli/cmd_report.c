@@ -1,8 +1,6 @@
 /* lab report DIR|FILE... [-o FILE] [--title TEXT] [--threshold PCT]: the HTML dashboard. */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,42 +28,6 @@ static const char *const asset_files[] = {
 };
 #define NR_ASSETS (sizeof(asset_files) / sizeof(asset_files[0]))
 
-void cmd_report_help(void)
-{
-	printf("usage: lab report DIR|FILE... [-o FILE] [--title TEXT] [--threshold PCT]\n"
-	       "                  [--project-from REPORT --site NAME+ [--project-to N]]\n\n"
-	       "Writes one self-contained HTML dashboard (no network needed to view it) of the\n"
-	       "reports given: report files, directories holding report.json, or directories\n"
-	       "whose subdirectories do (such as reports/).  It shows the reports, an A/B table\n"
-	       "of every kernel variant against the first one that ran the same workloads (as\n"
-	       "'lab compare' computes it, with verdict colours), scaling curves (metric\n"
-	       "against task count, one line per variant, 95%% CI error bars), a trend per\n"
-	       "metric when the reports were created at two or more times, and every run:\n"
-	       "topology requested against observed, knobs, workloads, outcome, and the\n"
-	       "console excerpt of failed runs.  Exactly two arguments are two sides, as in\n"
-	       "'lab compare A B': every run of the first is A's, of the second B's.\n\n"
-	       "A directory of 'lab nightly' (it holds ledger.json) adds its trends: per job\n"
-	       "the latest night's primary series over all nights with their change points,\n"
-	       "and the confirmed regressions with links to their bisections.\n\n"
-	       "  -o, --out FILE   output file (default dashboard.html; --output: the old name)\n"
-	       "  --title TEXT     page title (default \"numalab dashboard\")\n"
-	       "  --threshold PCT  as in 'lab compare': the minimum effect that matters, in %%\n"
-	       "                   (default %g)\n",
-	       COMPARE_DEFAULT_THRESHOLD_PCT);
-	projopts_help();
-	printf("                    (dotted on the scaling charts, and a table)\n\n"
-	       "Variants are runs[].kernel.label, else .variant, else the kernel release.  The\n"
-	       "chart library (Chart.js, chartjs-chart-error-bars) is read from\n"
-	       "lab/report/vendor/ of the lab's checkout ($LAB_ROOT, else beside build/).\n\n"
-	       "EXAMPLES\n"
-	       "  lab report reports/                     # every report under reports/\n"
-	       "  lab report reports/ID -o ab.html --title \"per-VMA lock A/B\"\n"
-	       "  lab report reports/nightly/mm-example --threshold 2\n"
-	       "  lab report reports/ID --project-from reports/COUNTED \\\n"
-	       "             --site do_huge_pmd_anonymous_page+\n\n"
-	       "Exit status: 0 written, 2 bad input (unreadable or invalid report), 4 lab error.\n");
-}
-
 struct report_args {
 	const char *out, *title;
 	double threshold;
@@ -75,51 +37,65 @@ struct report_args {
 	json_t *projections; /* projseries_json's, or NULL */
 };
 
-static int parse_args(int argc, char **argv, struct report_args *a)
-{
-	static const struct option opts[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "title", required_argument, NULL, 'T' },
-		{ "threshold", required_argument, NULL, 't' },
-		PROJOPTS_LONG,
-		{ 0 },
-	};
-	char *end;
-	int c, r;
+/* One command line a process: what the table writes to. */
+static struct report_args args;
 
-	a->out = "dashboard.html";
-	a->title = "numalab dashboard";
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
-		if ((r = projopts_option(c, optarg, &a->proj)) < 0)
-			return r;
-		if (r)
-			continue;
-		switch (c) {
-		case 'o': a->out = optarg; break;
-		case 'T': a->title = optarg; break;
-		case 't':
-			errno = 0;
-			a->threshold = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !isfinite(a->threshold) ||
-			    a->threshold < 0) {
-				cli_err("--threshold must be a non-negative number (percent)");
-				return -EINVAL;
-			}
-			break;
-		default: cli_bad_option(c, argv); return -EINVAL;
-		}
-	}
-	if (optind >= argc) {
+static const struct cli_opt options[] = {
+	OPT_STRING('o', "out", &args.out, "FILE", "the page (also --output)"),
+	OPT_STRING(0, "output", &args.out, "FILE", NULL),
+	OPT_STRING(0, "title", &args.title, "TEXT", "page title"),
+	OPT_DOUBLE(0, "threshold", &args.threshold, "PCT", 0, 0,
+		   "the minimum effect that matters, in %"),
+	OPT_GROUP(projopts_opts),
+	OPT_END(),
+};
+
+/* The defaults, also what --help shows. */
+static void set_defaults(void)
+{
+	memset(&args, 0, sizeof(args));
+	args.out = "dashboard.html";
+	args.title = "numalab dashboard";
+	args.threshold = COMPARE_DEFAULT_THRESHOLD_PCT;
+	projopts_init();
+}
+
+void cmd_report_help(void)
+{
+	set_defaults();
+	cli_synopsis("report", "DIR|FILE...", options);
+	printf("\nWrites one self-contained HTML dashboard (no network needed to view it) of the\n"
+	       "reports given: report files, directories holding report.json, or directories\n"
+	       "whose subdirectories do (such as reports/).  It shows the reports, an A/B table\n"
+	       "of every kernel variant against the first one that ran the same workloads (as\n"
+	       "'lab compare' computes it, with verdict colours), scaling curves, trends and\n"
+	       "every run.  Exactly two arguments are two sides, as in 'lab compare A B'.  A\n"
+	       "directory of 'lab nightly' (it holds ledger.json) adds its trends.  Each\n"
+	       "option at length: man lab, \"OPTIONS OF LAB REPORT\".\n\nOPTIONS\n");
+	opt_print(stdout, options);
+	printf("\nEXAMPLES\n"
+	       "  lab report reports/                     # every report under reports/\n"
+	       "  lab report reports/ID -o ab.html --title \"per-VMA lock A/B\"\n"
+	       "  lab report reports/nightly/mm-example --threshold 2\n"
+	       "  lab report reports/ID --project-from reports/COUNTED \\\n"
+	       "             --site do_huge_pmd_anonymous_page+\n\n"
+	       "Exit status: 0 written, 2 bad input (unreadable or invalid report), 4 lab error.\n");
+}
+
+static int parse_args(int argc, char **argv)
+{
+	set_defaults();
+	if ((args.first = cli_parse(argc, argv, options)) < 0)
+		return -EINVAL;
+	if (args.first >= argc) {
 		cli_usage_err("expected one or more report files or directories");
 		return -EINVAL;
 	}
-	if (projopts_check(&a->proj) < 0)
+	projopts_get(&args.proj);
+	if (projopts_check(&args.proj) < 0)
 		return -EINVAL;
-	a->first = optind;
-	a->argc = argc;
-	a->argv = argv;
+	args.argc = argc;
+	args.argv = argv;
 	return 0;
 }
 
@@ -269,7 +245,6 @@ static int write_page(const struct report_args *a, const struct series_set *s,
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_args a = { .threshold = COMPARE_DEFAULT_THRESHOLD_PCT };
 	struct report_files f = { 0 };
 	_cleanup_strbuf_ struct strbuf note = STRBUF_INIT;
 	struct comparison *c = NULL;
@@ -278,26 +253,26 @@ int cmd_report(int argc, char **argv)
 	size_t nc = 0;
 	int rc;
 
-	if (parse_args(argc, argv, &a) < 0)
+	if (parse_args(argc, argv) < 0)
 		return EXIT_BAD_INPUT;
 	if (!nightly)
 		return EXIT_LAB_ERROR;
-	if ((rc = projopts_series(&a.proj, &a.projections)) < 0)
+	if ((rc = projopts_series(&args.proj, &args.projections)) < 0)
 		return rc == -EINVAL ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
 	series_init(&s);
-	rc = load(&a, &f, &s, nightly);
+	rc = load(&args, &f, &s, nightly);
 	if (rc == EXIT_OK) {
 		c = calloc(s.nr_variants + 1, sizeof(*c));
-		if (!c || compare_all(&s, a.threshold, 0, c, &nc, &note) < 0)
+		if (!c || compare_all(&s, args.threshold, 0, c, &nc, &note) < 0)
 			rc = EXIT_LAB_ERROR;
 	}
 	if (rc == EXIT_OK)
-		rc = write_page(&a, &s, c, nc, note.buf, nightly);
+		rc = write_page(&args, &s, c, nc, note.buf, nightly);
 	for (size_t i = 0; i < nc; i++)
 		compare_free(&c[i]);
 	free(c);
 	series_free(&s);
 	report_files_free(&f);
-	json_decref(a.projections);
+	json_decref(args.projections);
 	return rc;
 }

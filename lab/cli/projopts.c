@@ -18,27 +18,33 @@
 
 #define PRIORS_MAX_SIZE (1u << 20)
 
-int projopts_option(int c, const char *arg, struct projopts *o)
-{
-	char *end;
-	unsigned long v;
+/* One command line a process: the values the group's table writes to. */
+static struct projopts v;
 
-	switch (c) {
-	case PROJOPT_FROM: o->from = arg; return 1;
-	case PROJOPT_SITE: o->site = arg; return 1;
-	case PROJOPT_OUTSIDE: o->outside_from = arg; return 1;
-	case PROJOPT_TO:
-		errno = 0;
-		v = strtoul(arg, &end, 10);
-		if (errno || end == arg || *end || v < 1 || v > PROJ_MAX_CPUS || arg[0] == '-') {
-			cli_usage_err("--project-to must be a CPU count 1..%d, not '%s'",
-				      PROJ_MAX_CPUS, arg);
-			return -EINVAL;
-		}
-		o->to = (unsigned)v;
-		return 1;
-	default: return 0;
-	}
+const struct cli_opt projopts_site_opts[] = {
+	OPT_STRING(0, "site", &v.site, "NAME+", "the lock's call site: a prefix, FUNCTION+"),
+	OPT_STRING(0, "outside-from", &v.outside_from, "REPORT",
+		   "instructions outside the lock: REPORT's 1-task window"),
+	OPT_END(),
+};
+
+const struct cli_opt projopts_opts[] = {
+	OPT_STRING(0, "project-from", &v.from, "REPORT",
+		   "a PROJECTION of REPORT's lock counts, never in a verdict"),
+	OPT_GROUP(projopts_site_opts),
+	OPT_UINT(0, "project-to", &v.to, "N", 1, PROJ_MAX_CPUS,
+		 "project to N CPUs of " PROJOPTS_TOPOLOGY " (default: all)"),
+	OPT_END(),
+};
+
+void projopts_init(void)
+{
+	memset(&v, 0, sizeof(v));
+}
+
+void projopts_get(struct projopts *o)
+{
+	*o = v;
 }
 
 int projopts_check(const struct projopts *o)
@@ -53,18 +59,6 @@ int projopts_check(const struct projopts *o)
 		return -EINVAL;
 	}
 	return 0;
-}
-
-void projopts_help(void)
-{
-	printf("  --project-from R  a PROJECTION beside the measurements, never in a verdict:\n"
-	       "                    from report R of a \"lock_insns\" run, each label's\n"
-	       "                    workloads whose cost is one shared lock at --site NAME+\n"
-	       "                    (lab project --help), to %s's CPUs or --project-to N\n"
-	       "  --outside-from R  the instructions outside the lock from report R's 1-task\n"
-	       "                    window (quantum or icount: each rep iteration counts), not\n"
-	       "                    the counter's lower bound\n",
-	       PROJOPTS_TOPOLOGY);
 }
 
 int projopts_target(const char *topology, unsigned to, const char *opt, struct proj_input *in)

@@ -1,23 +1,15 @@
-/* What lab project, lab compare and lab report share to project: the target's size from a
- * topology, the priors file, and --project-from's projections of a lock-counted report
- * (analysis/projseries.h).  Each function prints its own error (cli_err) and returns
+/* What lab project, lab compare and lab report share to project: their options (one table,
+ * parsed once), the target's size from a topology, the priors file, and --project-from's
+ * projections of a lock-counted report (analysis/projseries.h).  Each function prints its own error (cli_err) and returns
  * -EINVAL for bad input, -ENOMEM. */
 #pragma once
-#include <getopt.h>
 #include <jansson.h>
 
 #include "analysis/projection.h"
+#include "util/parseopt.h"
 
 #define PROJOPTS_PRIORS "configs/projection/priors.json"
 #define PROJOPTS_TOPOLOGY "4s-512c" /* the largest shipped topology: the default target */
-
-/* getopt_long codes of the shared options (outside every command's short options). */
-enum { PROJOPT_FROM = 0x1f01, PROJOPT_SITE, PROJOPT_TO, PROJOPT_OUTSIDE };
-#define PROJOPTS_LONG                                                       \
-	{ "project-from", required_argument, NULL, PROJOPT_FROM },          \
-	{ "site", required_argument, NULL, PROJOPT_SITE },                  \
-	{ "project-to", required_argument, NULL, PROJOPT_TO },              \
-	{ "outside-from", required_argument, NULL, PROJOPT_OUTSIDE }
 
 struct projopts {
 	const char *from, *site; /* --project-from REPORT --site NAME+ */
@@ -25,13 +17,19 @@ struct projopts {
 	const char *outside_from; /* --outside-from REPORT: Z from its 1-task window */
 };
 
-/* 1 when c was one of PROJOPTS_LONG's (arg taken), 0 when not, -EINVAL when its value is bad. */
-int projopts_option(int c, const char *arg, struct projopts *o);
+/* The projection's options, one group (util/parseopt.h) that lab compare and lab report
+ * join: --project-from REPORT, --site NAME+, --outside-from REPORT, --project-to N. */
+extern const struct cli_opt projopts_opts[];
+/* Its --site NAME+ and --outside-from REPORT alone: lab project's, beside its own --from. */
+extern const struct cli_opt projopts_site_opts[];
+
+/* Before cli_parse: none of the group's options given. */
+void projopts_init(void);
+/* After cli_parse: the group's options as given. */
+void projopts_get(struct projopts *o);
 /* After the options: -EINVAL when --site, --project-to or --outside-from comes without
  * --project-from, or --project-from without --site. */
 int projopts_check(const struct projopts *o);
-/* The help lines of the shared options, for a command's --help. */
-void projopts_help(void);
 
 /* sockets, cpus_per_socket and nmax (to, or 0: all) of in from topology (a name or a file);
  * opt: the option that gave to, for the error. */

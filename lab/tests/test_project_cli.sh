@@ -115,7 +115,7 @@ $LAB compare "$A" "$Bf" --json --project-from "$D" --site "$SITE" --outside-from
 ok "$(rc_is $? "$plain")" "compare --outside-from: the exit status without it ($plain)"
 check "... both series' Z from the window, said" jq -e \
 	'[.projections.series[].measured.outside_from | test("1-task window of")] | all and length == 2' "$T/projw.json"
-cbad "compare --project-to 0" "--project-to must be a CPU count 1..1024, not '0'" compare "$A" "$Bf" --project-from "$D" --site x --project-to 0
+cbad "compare --project-to 0" '--project-to must be a number 1..1024, not "0"' compare "$A" "$Bf" --project-from "$D" --site x --project-to 0
 cbad "report --project-to past the target" "--project-to 600: 4s-512c has 512 CPUs" report "$A" -o "$T/d.html" --project-from "$D" --site "$SITE" --project-to 600
 cbad "compare --project-from a report without counts" "no result has lock counts" compare "$A" "$Bf" --project-from "$A" --site "$SITE"
 check "... no page written" test ! -e "$T/d.html"
