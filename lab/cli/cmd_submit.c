@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/hostclass.h"
 #include "cli/labd_cli.h"
 #include "core/job.h"
-#include "core/slurmfmt.h"
 #include "util/checkout.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
@@ -18,39 +18,33 @@
 #include "util/sha256.h"
 #include "util/text.h"
 
+/* One command line a process: what the table writes to. */
+static struct {
+	int wait;
+	const char *klass;
+} args;
+
+static const struct cli_opt options[] = {
+	OPT_FLAG(0, "wait", &args.wait, "follow the job until it ends, as `lab run` shows it"),
+	OPT_CALL(0, "class", &args.klass, "CLASS", hostclass_take,
+		 "run it on a host of this class (labd --backend slurm: a node feature)"),
+	OPT_GROUP(labd_cli_opts),
+	OPT_END(),
+};
+
 void cmd_submit_help(void)
 {
-	printf("usage: lab job submit JOB.json [--wait] [--json] [--class CLASS]\n"
-	       "                  [--socket PATH | --url URL [--token-file F]]\n\n"
-	       "Queues a job file, as `lab run` takes it, in labd, the lab's daemon, and prints\n"
-	       "its ID.  labd runs its jobs one at a time (one measuring guest at a time), each\n"
-	       "as `lab run` would, and keeps its queue on disk: jobs survive a restart of labd\n"
-	       "or of the machine (a run cut short is recorded as interrupted and the job goes\n"
-	       "on with its next run).  labd checks the job as `lab run` does: a job it\n"
-	       "refuses is said with its JSON path and nothing is queued.\n\n"
-	       "Which to use: `lab run` for a one-shot job on your own terminal (no daemon, the\n"
-	       "report where you say, Ctrl-C stops it); `lab job submit` on a machine shared\n"
-	       "with others, for jobs that must wait their turn, outlive your session or a\n"
-	       "restart, or be watched from elsewhere ('lab job list', 'lab job status',\n"
-	       "'lab job logs', 'lab job cancel').\n\n"
-	       "labd resolves the job's references on its side, from its own checkout or\n"
-	       "installation: names (a topology such as \"4s-8c\", kernel variants, image\n"
-	       "recipes) as `lab run` resolves them there, absolute paths as they are (on\n"
-	       "labd's machine).  A relative path (a topology, variant or recipe file beside\n"
-	       "the job, a kernel image) would resolve elsewhere there, so it is refused here\n"
-	       "with its JSON path: use an absolute path or a name.  So is a topology name\n"
-	       "that a file topologies/NAME.json beside the job would give another meaning\n"
-	       "than labd's.\n\n"
-	       "  --wait            follow the job until it ends, its progress on stderr as `lab\n"
-	       "                    run` prints it; then its summary and report path (the report\n"
-	       "                    is on labd's machine).  Ctrl-C stops waiting, not the job\n"
-	       "                    ('lab job cancel ID' stops it)\n"
-	       "  --json            labd's answer, {\"id\", \"state\"}; with --wait instead the\n"
-	       "                    ended job as 'lab job status --json' prints it (keys sorted)\n"
-	       "  --class CLASS     run it on a host of this class: with labd --backend slurm, a\n"
-	       "                    node feature; a class no node has is refused, naming it\n"
-	       LABD_CLI_OPTIONS_HELP "\n"
-	       "EXAMPLES\n"
+	cli_synopsis("job submit", "JOB.json", options);
+	printf("\nQueues a job file, as `lab run` takes it, in labd, the lab's daemon, and prints\n"
+	       "its ID.  labd runs its jobs one at a time, each as `lab run` would, and keeps\n"
+	       "its queue on disk: jobs survive a restart.  labd resolves names (a topology,\n"
+	       "kernel variants, image recipes) on its side; a relative path in the job is\n"
+	       "refused here: use an absolute path or a name.  --json prints labd's answer,\n"
+	       "{\"id\", \"state\"}; with --wait, the ended job as 'lab job status --json'\n"
+	       "prints it.  Each option at length: man lab, \"OPTIONS OF LAB JOB\".\n"
+	       "\nOPTIONS\n");
+	opt_print(stdout, options);
+	printf("\nEXAMPLES\n"
 	       "  lab job submit configs/quick.json\n"
 	       "  lab job submit configs/ab-vma-lock.json --wait    # follow it to its end\n"
 	       "  lab job submit configs/quick.json --json --socket /run/numalab/labd.sock\n"
@@ -281,39 +275,15 @@ static int wait_job(struct labd_cli *l, int64_t id)
 
 /* ---- the command ------------------------------------------------------------------------- */
 
-struct submit_args {
-	int wait;
-	const char *klass;
-};
-
-static int submit_option(void *ud, int opt, const char *arg)
-{
-	struct submit_args *a = ud;
-
-	if (opt == 'w') {
-		a->wait = 1;
-	} else if (opt == 'c') {
-		/* a word: it goes into the request's query string as it is */
-		if (!slurmfmt_feature_ok(arg)) {
-			cli_usage_err("--class: a host class is a word of [A-Za-z0-9_.-], at most %d "
-				      "bytes", SLURM_FEATURE_MAX);
-			return -EINVAL;
-		}
-		a->klass = arg;
-	}
-	return 0;
-}
-
-static int submit(struct labd_cli *l, const char *file, const json_t *job,
-		  const struct submit_args *sa)
+static int submit(struct labd_cli *l, const char *file, const json_t *job)
 {
 	_cleanup_json_ json_t *a = NULL;
 	char path[128];
 	json_int_t id;
-	int wait = sa->wait, rc;
+	int wait = args.wait, rc;
 
-	snprintf(path, sizeof(path), "/v1/jobs%s%s", sa->klass ? "?class=" : "",
-		 sa->klass ? sa->klass : "");
+	snprintf(path, sizeof(path), "/v1/jobs%s%s", args.klass ? "?class=" : "",
+		 args.klass ? args.klass : "");
 	rc = labd_cli_call(l, "POST", path, job, LABD_ANSWER_MAX, LABD_TIMEOUT_S, file, &a);
 
 	if (rc != EXIT_OK)
@@ -334,17 +304,12 @@ static int submit(struct labd_cli *l, const char *file, const json_t *job,
 
 int cmd_submit(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		LABD_CLI_OPTIONS,
-		{ "wait", no_argument, NULL, 'w' },
-		{ "class", required_argument, NULL, 'c' },
-		{ 0 },
-	};
 	struct labd_cli l = { 0 };
-	struct submit_args sa = { 0 };
 	_cleanup_json_ json_t *job = NULL;
-	int first = labd_cli_getopt(&l, argc, argv, opts, submit_option, &sa), rc;
+	int first, rc;
 
+	memset(&args, 0, sizeof(args));
+	first = labd_cli_parse(&l, argc, argv, options);
 	if (first < 0)
 		return EXIT_BAD_INPUT;
 	if (first != argc - 1) {
@@ -353,7 +318,7 @@ int cmd_submit(int argc, char **argv)
 	}
 	if ((rc = load_job(argv[first], &job)) != EXIT_OK || (rc = labd_cli_open(&l)) != EXIT_OK)
 		return rc;
-	rc = submit(&l, argv[first], job, &sa);
+	rc = submit(&l, argv[first], job);
 	labd_cli_close(&l);
 	return rc;
 }
