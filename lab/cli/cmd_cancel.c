@@ -8,16 +8,14 @@
 
 void cmd_cancel_help(void)
 {
-	printf("usage: lab job cancel ID [--json] [--socket PATH | --url URL [--token-file F]]\n\n"
-	       "Cancels a job of labd's queue (see 'lab job submit --help').  A queued job is\n"
-	       "cancelled at once and never runs.  A running one is interrupted as Ctrl-C\n"
-	       "interrupts `lab run`: its guest is destroyed, the run under way is recorded as\n"
-	       "interrupted, and the runs that ended stay in its report;\n"
-	       "'lab job logs ID --follow' shows when it stopped.\n\n"
-	       "  --json            labd's answer: {\"id\", \"state\", \"cancel_requested\"} (keys\n"
-	       "                    sorted)\n"
-	       LABD_CLI_OPTIONS_HELP "\n"
-	       "EXAMPLES\n"
+	cli_synopsis("job cancel", "ID", labd_cli_opts);
+	printf("\nCancels a job of labd's queue: a queued one at once (it never runs), a running\n"
+	       "one as Ctrl-C interrupts `lab run` (the run under way recorded as interrupted,\n"
+	       "the runs that ended kept in its report).  --json prints labd's answer:\n"
+	       "{\"id\", \"state\", \"cancel_requested\"}.  Each option at length: man lab,\n"
+	       "\"OPTIONS OF LAB JOB\".\n\nOPTIONS\n");
+	opt_print(stdout, labd_cli_opts);
+	printf("\nEXAMPLES\n"
 	       "  lab job cancel 7\n"
 	       "  lab job cancel 7 --json\n\n"
 	       "Exit status: 0 cancelled or being stopped; 4 labd is not running or failed;\n"

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/labd_cli.h"
 
 static const struct lab_cmd verbs[] = {
 	LAB_CMD("submit", "queue a job file (--wait: follow it to its end)", cmd_submit),
@@ -17,11 +18,13 @@ static const struct lab_cmd verbs[] = {
 
 void cmd_job_help(void)
 {
-	printf("usage: lab job VERB [ARGS] [--socket PATH | --url URL [--token-file F]]\n\n"
-	       "labd's queue: jobs run one measuring guest at a time on a shared machine and\n"
+	cli_synopsis("job", "VERB [ARGS]", labd_cli_opts);
+	printf("\nlabd's queue: jobs run one measuring guest at a time on a shared machine and\n"
 	       "survive a restart (labd(8)).\n\n");
 	for (size_t i = 0; i < NR_VERBS; i++)
 		printf("  %-7s %s\n", verbs[i].name, verbs[i].summary);
+	printf("\nOPTIONS (every verb; each at length: man lab, \"OPTIONS OF LAB JOB\")\n");
+	opt_print(stdout, labd_cli_opts);
 	printf("\nEXAMPLES\n"
 	       "  lab job submit configs/quick.json --wait\n"
 	       "  lab job list --state running\n"

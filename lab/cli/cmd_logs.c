@@ -6,28 +6,31 @@
 #include "cli/labd_cli.h"
 #include "util/cleanup.h"
 
+/* One command line a process: what the table writes to. */
+static int follow;
+
+static const struct cli_opt options[] = {
+	OPT_FLAG(0, "follow", &follow,
+		 "then wait for more until the job ends (Ctrl-C stops following, not the job)"),
+	OPT_GROUP(labd_cli_opts),
+	OPT_END(),
+};
+
 void cmd_logs_help(void)
 {
-	printf("usage: lab job logs ID [--follow] [--json]\n"
-	       "                [--socket PATH | --url URL [--token-file F]]\n\n"
-	       "The events of a job of labd's queue (see 'lab job submit --help'), oldest\n"
-	       "first, one line each: time, type, what happened.  Types: accepted, started,\n"
-	       "progress (the lines `lab run` prints: kernel builds, run K/N booting, its\n"
-	       "outcome), run-started, run-ended (outcome and reason), cancel, interrupted\n"
-	       "(labd restarted during these runs: recorded as interrupted, not run again),\n"
-	       "done (the job's final state, the exit code of its `lab run`, the error of a\n"
-	       "failed job).\n\n"
-	       "  --follow          then wait for more until the job ends (long polls of %ld s;\n"
-	       "                    Ctrl-C stops following, not the job)\n"
-	       "  --json            each event as labd sends it, one JSON object a line (keys\n"
-	       "                    sorted): {\"data\", \"job\", \"seq\", \"time\", \"type\"}\n"
-	       LABD_CLI_OPTIONS_HELP "\n"
-	       "EXAMPLES\n"
+	cli_synopsis("job logs", "ID", options);
+	printf("\nThe events of a job of labd's queue, oldest first, one line each: time, type\n"
+	       "(accepted, started, progress, run-started, run-ended, cancel, interrupted,\n"
+	       "done), what happened.  --json prints each event as labd sends it, one JSON\n"
+	       "object a line.  Each option at length: man lab, \"OPTIONS OF LAB JOB\".\n"
+	       "\nOPTIONS\n");
+	opt_print(stdout, options);
+	printf("\nEXAMPLES\n"
 	       "  lab job logs 7\n"
 	       "  lab job logs 7 --follow       # until the job ends\n"
 	       "  lab job logs 7 --json\n\n"
 	       "Exit status: 0 ok; 4 labd is not running or failed; 2 bad arguments or no such\n"
-	       "job.\n", LABD_POLL_S);
+	       "job.\n");
 }
 
 static void print_event(void *ud, const json_t *ev)
@@ -53,10 +56,11 @@ int cmd_logs(int argc, char **argv)
 	struct labd_cli l = { 0 };
 	_cleanup_json_ json_t *j = NULL;
 	char path[96];
-	int follow = 0, first, rc;
+	int first, rc;
 	int64_t id;
 
-	first = labd_cli_getopt_flag(&l, argc, argv, "follow", &follow);
+	follow = 0;
+	first = labd_cli_parse(&l, argc, argv, options);
 	if (first < 0)
 		return EXIT_BAD_INPUT;
 	if ((rc = labd_cli_one_id(argc, argv, first, &id)) != EXIT_OK ||

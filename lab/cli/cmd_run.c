@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/hostclass.h"
 #include "cli/runenv.h"
 #include "cli/runjob.h"
-#include "core/slurmfmt.h"
 #include "run/host.h"
 
 /* One command line a process: what the table writes to. */
@@ -32,20 +32,6 @@ static int opt_timing(const struct cli_opt *o, const char *arg, struct opt_error
 	return 0;
 }
 
-/* What labd passes on: a Slurm node feature. */
-static int opt_host_class(const struct cli_opt *o, const char *arg, struct opt_error *e)
-{
-	char what[96];
-
-	if (!slurmfmt_feature_ok(arg)) {
-		snprintf(what, sizeof(what), "a word of [A-Za-z0-9_.-], at most %d bytes",
-			 SLURM_FEATURE_MAX);
-		return opt_invalid(o, arg, what, e);
-	}
-	a.r.o.env.host_class = arg;
-	return 0;
-}
-
 static int opt_pool_dir(const struct cli_opt *o, const char *arg, struct opt_error *e)
 {
 	if (arg[0] != '/' || strlen(arg) >= 512)
@@ -61,7 +47,7 @@ static const struct cli_opt options[] = {
 	OPT_CALL(0, "pool-dir", NULL, "DIR", opt_pool_dir,
 		 "with a remote --connect: its storage pool's directory there (default "
 		 HOSTS_DEFAULT_POOL_DIR ")"),
-	OPT_CALL(0, "host-class", NULL, "C", opt_host_class,
+	OPT_CALL(0, "host-class", &a.r.o.env.host_class, "C", hostclass_take,
 		 "a label recorded as each run's host.class"),
 	OPT_CALL(0, "timing", NULL, "M", opt_timing,
 		 "timing model: auto, kvm, tcg, icount or quantum"),

@@ -9,15 +9,13 @@
 
 void cmd_status_help(void)
 {
-	printf("usage: lab job status ID [--json] [--socket PATH | --url URL [--token-file F]]\n\n"
-	       "One job of labd's queue (see 'lab job submit --help'): its state (queued,\n"
-	       "running, done, failed, cancelled), runs done of planned, when it was created,\n"
-	       "started and ended, where its report is (on labd's machine), the error that\n"
-	       "failed it, and whether a cancel was asked for.\n\n"
-	       "  --json            labd's JSON of the job, the submitted job included (keys\n"
-	       "                    sorted)\n"
-	       LABD_CLI_OPTIONS_HELP "\n"
-	       "EXAMPLES\n"
+	cli_synopsis("job status", "ID", labd_cli_opts);
+	printf("\nOne job of labd's queue: its state, runs done of planned, its times, where its\n"
+	       "report is (on labd's machine), the error that failed it, a cancel asked for.\n"
+	       "--json prints labd's JSON of the job, the submitted job included.  Each option\n"
+	       "at length: man lab, \"OPTIONS OF LAB JOB\".\n\nOPTIONS\n");
+	opt_print(stdout, labd_cli_opts);
+	printf("\nEXAMPLES\n"
 	       "  lab job status 7\n"
 	       "  lab job status 7 --json\n\n"
 	       "Exit status: 0 ok (whatever the job's state); 4 labd is not running or failed;\n"

@@ -1,56 +1,43 @@
 /* lab job submit JOB.json [--wait] [--json]: a job into labd's queue (labd_cli.h); with --wait,
  * followed to its end as `lab run` would show it. */
-#include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/hostclass.h"
 #include "cli/labd_cli.h"
-#include "core/job.h"
-#include "core/slurmfmt.h"
-#include "util/checkout.h"
+#include "cli/labd_job.h"
 #include "util/cleanup.h"
-#include "util/fs.h"
-#include "util/jsonio.h"
-#include "util/jsonpath.h"
-#include "util/sha256.h"
 #include "util/text.h"
+
+/* One command line a process: what the table writes to. */
+static struct {
+	int wait;
+	const char *klass;
+} args;
+
+static const struct cli_opt options[] = {
+	OPT_FLAG(0, "wait", &args.wait, "follow the job until it ends, as `lab run` shows it"),
+	OPT_CALL(0, "class", &args.klass, "CLASS", hostclass_take,
+		 "run it on a host of this class (labd --backend slurm: a node feature)"),
+	OPT_GROUP(labd_cli_opts),
+	OPT_END(),
+};
 
 void cmd_submit_help(void)
 {
-	printf("usage: lab job submit JOB.json [--wait] [--json] [--class CLASS]\n"
-	       "                  [--socket PATH | --url URL [--token-file F]]\n\n"
-	       "Queues a job file, as `lab run` takes it, in labd, the lab's daemon, and prints\n"
-	       "its ID.  labd runs its jobs one at a time (one measuring guest at a time), each\n"
-	       "as `lab run` would, and keeps its queue on disk: jobs survive a restart of labd\n"
-	       "or of the machine (a run cut short is recorded as interrupted and the job goes\n"
-	       "on with its next run).  labd checks the job as `lab run` does: a job it\n"
-	       "refuses is said with its JSON path and nothing is queued.\n\n"
-	       "Which to use: `lab run` for a one-shot job on your own terminal (no daemon, the\n"
-	       "report where you say, Ctrl-C stops it); `lab job submit` on a machine shared\n"
-	       "with others, for jobs that must wait their turn, outlive your session or a\n"
-	       "restart, or be watched from elsewhere ('lab job list', 'lab job status',\n"
-	       "'lab job logs', 'lab job cancel').\n\n"
-	       "labd resolves the job's references on its side, from its own checkout or\n"
-	       "installation: names (a topology such as \"4s-8c\", kernel variants, image\n"
-	       "recipes) as `lab run` resolves them there, absolute paths as they are (on\n"
-	       "labd's machine).  A relative path (a topology, variant or recipe file beside\n"
-	       "the job, a kernel image) would resolve elsewhere there, so it is refused here\n"
-	       "with its JSON path: use an absolute path or a name.  So is a topology name\n"
-	       "that a file topologies/NAME.json beside the job would give another meaning\n"
-	       "than labd's.\n\n"
-	       "  --wait            follow the job until it ends, its progress on stderr as `lab\n"
-	       "                    run` prints it; then its summary and report path (the report\n"
-	       "                    is on labd's machine).  Ctrl-C stops waiting, not the job\n"
-	       "                    ('lab job cancel ID' stops it)\n"
-	       "  --json            labd's answer, {\"id\", \"state\"}; with --wait instead the\n"
-	       "                    ended job as 'lab job status --json' prints it (keys sorted)\n"
-	       "  --class CLASS     run it on a host of this class: with labd --backend slurm, a\n"
-	       "                    node feature; a class no node has is refused, naming it\n"
-	       LABD_CLI_OPTIONS_HELP "\n"
-	       "EXAMPLES\n"
+	cli_synopsis("job submit", "JOB.json", options);
+	printf("\nQueues a job file, as `lab run` takes it, in labd, the lab's daemon, and prints\n"
+	       "its ID.  labd runs its jobs one at a time, each as `lab run` would, and keeps\n"
+	       "its queue on disk: jobs survive a restart.  labd resolves names (a topology,\n"
+	       "kernel variants, image recipes) on its side; a relative path in the job is\n"
+	       "refused here: use an absolute path or a name.  --json prints labd's answer,\n"
+	       "{\"id\", \"state\"}; with --wait, the ended job as 'lab job status --json'\n"
+	       "prints it.  Each option at length: man lab, \"OPTIONS OF LAB JOB\".\n"
+	       "\nOPTIONS\n");
+	opt_print(stdout, options);
+	printf("\nEXAMPLES\n"
 	       "  lab job submit configs/quick.json\n"
 	       "  lab job submit configs/ab-vma-lock.json --wait    # follow it to its end\n"
 	       "  lab job submit configs/quick.json --json --socket /run/numalab/labd.sock\n"
@@ -58,117 +45,6 @@ void cmd_submit_help(void)
 	       "Exit status: 0 queued (with --wait: every run ok); 4 labd is not running or\n"
 	       "failed, or (with --wait) the job failed as a lab error; 2 bad job file (refused\n"
 	       "here or by labd); 3 with --wait, a run failed or the job was cancelled.\n");
-}
-
-/* ---- references labd would resolve elsewhere ----------------------------------------- */
-
-/* labd keeps its own copy of the job and runs it from its own directory. */
-static int refuse_relative(const char *path, const char *ref, const char *from, const char *use,
-			   struct lab_error *err)
-{
-	return error_set(err, path, "\"%.200s\" is a relative path (from %s), which labd does "
-			 "not share: use %s", ref, from, use);
-}
-
-/* The rule of lab/builder/kernel.c and lab/builder/image.c: a reference holding '/' or ending
- * in .json is a path (relative to the job's directory), anything else a name. */
-static int is_path(const char *ref)
-{
-	size_t n = strlen(ref);
-
-	return strchr(ref, '/') || (n > 5 && !strcmp(ref + n - 5, ".json"));
-}
-
-/* A topology name means topologies/NAME.json beside the job first (run/jobload.c); labd
- * has no such file beside the copy it keeps, so it would take its configs/topologies/ one:
- * only when both are the same bytes does the name mean the same there. */
-static int check_topology_name(const char *ref, const char *job_dir, struct lab_error *err)
-{
-	char beside[PATH_MAX + 64], rel[PATH_MAX], found[PATH_MAX + 64], a[65], b[65];
-
-	snprintf(beside, sizeof(beside), "%s/topologies/%s.json", job_dir, ref);
-	if (!fs_exists(beside))
-		return 0;
-	snprintf(rel, sizeof(rel), "configs/topologies/%s.json", ref);
-	if (checkout_find(rel, found, sizeof(found)) == 0 && sha256_file_hex(beside, a) == 0 &&
-	    sha256_file_hex(found, b) == 0 && !strcmp(a, b))
-		return 0;
-	return error_set(err, "topology", "\"%s\" is %s here, beside the job, which labd does "
-			 "not see (it takes its own configs/topologies/%s.json): use the file's "
-			 "absolute path", ref, beside, ref);
-}
-
-static int check_topology(const json_t *j, const char *job_dir, struct lab_error *err)
-{
-	const char *ref = json_string_value(json_object_get(j, "topology"));
-
-	/* An inline topology names nothing; a bad one is labd's to refuse. */
-	if (!ref || !ref[0])
-		return 0;
-	if (strchr(ref, '/') || strstr(ref, ".json")) /* run/jobload.c's rule */
-		return ref[0] == '/' ? 0 : refuse_relative("topology", ref, "the job's directory",
-							   "an absolute path or a name", err);
-	return check_topology_name(ref, job_dir, err);
-}
-
-/* Kernels and the image recipe, as the job's own parser reads them.  A section it refuses
- * is labd's to refuse, in the same words. */
-static int check_kernels_image(const json_t *j, struct lab_error *err)
-{
-	struct lab_error ignored = { 0 };
-	struct job job = { 0 };
-	char p[JSONPATH_LEN];
-	int r = 0;
-
-	if (job_parse_kernels(j, &job, &ignored) == 0)
-		for (unsigned i = 0; r == 0 && i < job.nr_kernels; i++) {
-			const struct job_kernel *k = &job.kernels[i];
-
-			/* `lab run` takes a kernel image from its current directory. */
-			if (k->image[0] && k->image[0] != '/') {
-				jsonpath_key(p, sizeof(p), k->path, "image");
-				r = refuse_relative(p, k->image, "the current directory",
-						    "an absolute path", err);
-			} else if (k->variant[0] && is_path(k->variant) && k->variant[0] != '/') {
-				jsonpath_key(p, sizeof(p), k->path, "variant");
-				r = refuse_relative(p, k->variant, "the job's directory",
-						    "an absolute path or a name", err);
-			}
-		}
-	if (r == 0 && job_parse_image(j, &job, &ignored) == 0 && is_path(job.image.recipe) &&
-	    job.image.recipe[0] != '/')
-		r = refuse_relative("image.recipe", job.image.recipe, "the job's directory",
-				    "an absolute path or a name", err);
-	job_free(&job);
-	return r;
-}
-
-/* The job file, read and checked as far as the client can: JSON, and references that mean
- * the same on labd's side.  EXIT_OK with *out, or the error said as `lab run` says it. */
-static int load_job(const char *file, json_t **out)
-{
-	_cleanup_free_ char *dir = fs_dirname(file);
-	_cleanup_json_ json_t *j = NULL;
-	struct lab_error err = { 0 };
-	char msg[1200];
-	int r = dir ? jsonio_load_file(file, LABD_JOB_MAX, &j, &err) : -ENOMEM;
-
-	if (r == 0 && !json_is_object(j))
-		r = error_set(&err, "", "a job is a JSON object");
-	if (r == 0 && (r = check_topology(j, dir, &err)) == 0)
-		r = check_kernels_image(j, &err);
-	if (r == -ENOMEM) {
-		cli_err("out of memory");
-		return EXIT_LAB_ERROR;
-	}
-	if (r < 0) {
-		error_set_file(&err, file);
-		error_format(&err, msg, sizeof(msg));
-		cli_err("%s", msg);
-		return EXIT_BAD_INPUT;
-	}
-	*out = TAKE_PTR(j);
-	return EXIT_OK;
 }
 
 /* ---- --wait ---------------------------------------------------------------------------- */
@@ -281,39 +157,15 @@ static int wait_job(struct labd_cli *l, int64_t id)
 
 /* ---- the command ------------------------------------------------------------------------- */
 
-struct submit_args {
-	int wait;
-	const char *klass;
-};
-
-static int submit_option(void *ud, int opt, const char *arg)
-{
-	struct submit_args *a = ud;
-
-	if (opt == 'w') {
-		a->wait = 1;
-	} else if (opt == 'c') {
-		/* a word: it goes into the request's query string as it is */
-		if (!slurmfmt_feature_ok(arg)) {
-			cli_usage_err("--class: a host class is a word of [A-Za-z0-9_.-], at most %d "
-				      "bytes", SLURM_FEATURE_MAX);
-			return -EINVAL;
-		}
-		a->klass = arg;
-	}
-	return 0;
-}
-
-static int submit(struct labd_cli *l, const char *file, const json_t *job,
-		  const struct submit_args *sa)
+static int submit(struct labd_cli *l, const char *file, const json_t *job)
 {
 	_cleanup_json_ json_t *a = NULL;
 	char path[128];
 	json_int_t id;
-	int wait = sa->wait, rc;
+	int wait = args.wait, rc;
 
-	snprintf(path, sizeof(path), "/v1/jobs%s%s", sa->klass ? "?class=" : "",
-		 sa->klass ? sa->klass : "");
+	snprintf(path, sizeof(path), "/v1/jobs%s%s", args.klass ? "?class=" : "",
+		 args.klass ? args.klass : "");
 	rc = labd_cli_call(l, "POST", path, job, LABD_ANSWER_MAX, LABD_TIMEOUT_S, file, &a);
 
 	if (rc != EXIT_OK)
@@ -334,26 +186,21 @@ static int submit(struct labd_cli *l, const char *file, const json_t *job,
 
 int cmd_submit(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		LABD_CLI_OPTIONS,
-		{ "wait", no_argument, NULL, 'w' },
-		{ "class", required_argument, NULL, 'c' },
-		{ 0 },
-	};
 	struct labd_cli l = { 0 };
-	struct submit_args sa = { 0 };
 	_cleanup_json_ json_t *job = NULL;
-	int first = labd_cli_getopt(&l, argc, argv, opts, submit_option, &sa), rc;
+	int first, rc;
 
+	memset(&args, 0, sizeof(args));
+	first = labd_cli_parse(&l, argc, argv, options);
 	if (first < 0)
 		return EXIT_BAD_INPUT;
 	if (first != argc - 1) {
 		cli_usage_err("expected exactly one job file");
 		return EXIT_BAD_INPUT;
 	}
-	if ((rc = load_job(argv[first], &job)) != EXIT_OK || (rc = labd_cli_open(&l)) != EXIT_OK)
+	if ((rc = labd_job_load(argv[first], &job)) != EXIT_OK || (rc = labd_cli_open(&l)) != EXIT_OK)
 		return rc;
-	rc = submit(&l, argv[first], job, &sa);
+	rc = submit(&l, argv[first], job);
 	labd_cli_close(&l);
 	return rc;
 }

@@ -13,6 +13,36 @@
 #include "util/jsonio.h"
 #include "util/text.h"
 
+/* One command line a process: what the group's table writes to. */
+static struct {
+	struct labd_target t;
+	int json;
+} where;
+
+const struct cli_opt labd_cli_opts[] = {
+	OPT_FLAG(0, "json", &where.json, "labd's JSON on stdout, keys sorted"),
+	OPT_STRING(0, "socket", &where.t.socket, "PATH",
+		   "labd's unix socket (default $LAB_SOCKET, else " LABD_SOCKET_DEFAULT ")"),
+	OPT_STRING(0, "url", &where.t.url, "URL",
+		   "a labd on TCP instead, http://HOST:PORT (default $LAB_URL)"),
+	OPT_STRING(0, "token-file", &where.t.token_file, "F",
+		   "the bearer token for --url, in a file only you can read (default "
+		   "$LAB_TOKEN_FILE)"),
+	OPT_END(),
+};
+
+int labd_cli_parse(struct labd_cli *l, int argc, char **argv, const struct cli_opt *opts)
+{
+	int first;
+
+	memset(&where, 0, sizeof(where));
+	first = cli_parse(argc, argv, opts);
+	l->t = where.t;
+	l->json = where.json;
+	return first;
+}
+
+/* The old form (labd_cli.h), cmd_queue.c's until its table joins labd_cli_opts. */
 int labd_cli_getopt(struct labd_cli *l, int argc, char **argv, const struct option *opts,
 		    labd_option_fn own, void *ud)
 {
@@ -64,26 +94,6 @@ int labd_cli_open(struct labd_cli *l)
 void labd_cli_close(struct labd_cli *l)
 {
 	labd_client_close(&l->c);
-}
-
-static int set_flag(void *ud, int opt, const char *arg)
-{
-	(void)opt;
-	(void)arg;
-	*(int *)ud = 1;
-	return 0;
-}
-
-int labd_cli_getopt_flag(struct labd_cli *l, int argc, char **argv, const char *name, int *flag)
-{
-	const struct option opts[] = {
-		LABD_CLI_OPTIONS,
-		{ name, no_argument, NULL, 1 },
-		{ 0 },
-	};
-
-	*flag = 0;
-	return labd_cli_getopt(l, argc, argv, opts, set_flag, flag);
 }
 
 int labd_cli_one_id(int argc, char **argv, int first, int64_t *id)
@@ -144,8 +154,7 @@ int labd_cli_call(struct labd_cli *l, const char *method, const char *path, cons
 int labd_cli_job_request(struct labd_cli *l, int argc, char **argv, const char *method,
 			 const char *suffix, json_t **out)
 {
-	static const struct option opts[] = { LABD_CLI_OPTIONS, { 0 } };
-	int first = labd_cli_getopt(l, argc, argv, opts, NULL, NULL), rc;
+	int first = labd_cli_parse(l, argc, argv, labd_cli_opts), rc;
 	char path[96];
 	int64_t id;
 

@@ -6,8 +6,14 @@
 #include <stdint.h>
 
 #include "cli/labd_client.h"
+#include "util/parseopt.h"
 
-/* getopt_long values of the options every client command takes. */
+/* The options every client command takes, one group (util/parseopt.h) that each verb's
+ * table joins: --json, --socket PATH, --url URL, --token-file F. */
+extern const struct cli_opt labd_cli_opts[];
+
+/* The old getopt_long form of the same options, for `lab job list` (cmd_queue.c) until its
+ * table joins labd_cli_opts: remove it then. */
 #define LABD_OPT_SOCKET 0x100
 #define LABD_OPT_URL 0x101
 #define LABD_OPT_TOKEN 0x102
@@ -18,7 +24,7 @@
 	{ "token-file", required_argument, NULL, LABD_OPT_TOKEN },                             \
 	{ "json", no_argument, NULL, LABD_OPT_JSON }
 
-/* Their --help text. */
+/* Their --help text, in the old form. */
 #define LABD_CLI_OPTIONS_HELP                                                                  \
 	"  --socket PATH     labd's unix socket (default $LAB_SOCKET, else\n"                      \
 	"                    " LABD_SOCKET_DEFAULT ")\n"                                           \
@@ -36,8 +42,13 @@ struct labd_cli {
 	struct labd_client c;
 };
 
-/* A command's own option (not one of LABD_CLI_OPTIONS): 0, or -EINVAL when its value is bad
- * (said on stderr). */
+/* cli_parse of opts, a table that joins labd_cli_opts: the group's values cleared first,
+ * then put in l (where labd is, --json).  The index of the first operand, or -EINVAL (said
+ * on stderr: the command exits EXIT_BAD_INPUT). */
+int labd_cli_parse(struct labd_cli *l, int argc, char **argv, const struct cli_opt *opts);
+
+/* The old form, for cmd_queue.c (LABD_CLI_OPTIONS above): a command's own option, 0 or
+ * -EINVAL when its value is bad (said on stderr). */
 typedef int (*labd_option_fn)(void *ud, int opt, const char *arg);
 /* getopt_long over argv with opts (LABD_CLI_OPTIONS, which go into l, and the command's own,
  * which go to own; own may be NULL): the index of the first argument after them, or -EINVAL
@@ -47,9 +58,6 @@ int labd_cli_getopt(struct labd_cli *l, int argc, char **argv, const struct opti
 /* EXIT_OK, or the error printed and EXIT_LAB_ERROR (a bad --url or token file: EXIT_BAD_INPUT). */
 int labd_cli_open(struct labd_cli *l);
 void labd_cli_close(struct labd_cli *l);
-/* labd_cli_getopt for a command whose only option of its own is the flag --NAME: *flag 1
- * when given. */
-int labd_cli_getopt_flag(struct labd_cli *l, int argc, char **argv, const char *name, int *flag);
 /* The arguments from first on must be exactly one job ID, a positive decimal number:
  * EXIT_OK with *id, else said on stderr and EXIT_BAD_INPUT. */
 int labd_cli_one_id(int argc, char **argv, int first, int64_t *id);
@@ -62,9 +70,9 @@ void labd_cli_job_path(char *buf, size_t len, int64_t id, const char *suffix);
  * EXIT_LAB_ERROR for the rest (not running, a refused token, 5xx). */
 int labd_cli_call(struct labd_cli *l, const char *method, const char *path, const json_t *body,
 		  size_t max, long timeout_s, const char *file, json_t **out);
-/* The whole of `lab job status` and `lab job cancel`: the common options, one job ID, one request
- * to the job's path + suffix.  EXIT_OK with *out (labd's answer; --json in l->json), or the
- * error said and its exit code. */
+/* The whole of `lab job status` and `lab job cancel`: labd_cli_opts alone, one job ID, one
+ * request to the job's path + suffix.  EXIT_OK with *out (labd's answer; --json in l->json),
+ * or the error said and its exit code. */
 int labd_cli_job_request(struct labd_cli *l, int argc, char **argv, const char *method,
 			 const char *suffix, json_t **out);
 /* j on stdout, keys sorted, indented, with a newline: EXIT_OK or EXIT_LAB_ERROR. */

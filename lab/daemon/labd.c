@@ -6,7 +6,6 @@
  * journal under systemd); what happened to each job is in the queue's event log. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <grp.h>
 #include <limits.h>
 #include <netdb.h>
@@ -26,6 +25,7 @@
 #include "run/engine.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
+#include "util/parseopt.h"
 #include "util/statedir.h"
 
 #define LABD_VERSION "labd/1"
@@ -42,9 +42,13 @@
 #define LABD_GROUP "numalab"
 #define TOKEN_MAX 4096
 
+/* In backend_words' order. */
+enum { BACKEND_LOCAL, BACKEND_SLURM };
+
 struct labd_args {
 	const char *socket, *listen, *token_file, *lab;
-	const char *backend, *slurm_partition, *slurm_node_state;
+	const char *slurm_partition, *slurm_node_state;
+	int backend;
 	unsigned slurm_time_min, slurm_jobs;
 	double grace_s;
 	char state[PATH_MAX];
@@ -56,132 +60,126 @@ static void labd_log(const char *line)
 	fprintf(stderr, "labd: %s\n", line);
 }
 
-static void usage(FILE *f)
+/* One command line a process: what the table writes to (main copies args into its labd). */
+static struct labd_args args;
+static struct {
+	const char *state;
+	int help, version;
+} cmdline;
+
+static const char *const backend_words[] = { "local", "slurm", NULL };
+
+/* bind() takes the path in a sockaddr_un. */
+static int opt_socket(const struct cli_opt *o, const char *arg, struct opt_error *e)
 {
-	fprintf(f,
-		"usage: labd [--state DIR] [--socket PATH] [--listen HOST:PORT --token-file FILE]\n"
-		"            [--grace S] [--lab PATH]\n"
-		"            [--backend local|slurm [--slurm-partition P] [--slurm-time MIN]\n"
-		"                                   [--slurm-jobs N] [--slurm-node-state DIR]]\n\n"
-		"The numalab daemon: a durable queue of lab jobs, run one at a time, with an\n"
-		"HTTP/JSON API ('lab job submit', 'lab job list', 'lab job status', 'lab job cancel', 'lab job logs').\n\n"
-		"  --state DIR        the lab's state directory (default as 'lab run': $LAB_STATE_DIR,\n"
-		"                     ~/.local/state/numalab, /var/lib/numalab); labd keeps its\n"
-		"                     queue, jobs and reports in DIR/labd/\n"
-		"  --socket PATH      the API's unix socket (default %s), mode 0660,\n"
-		"                     group %s when that group exists\n"
-		"  --listen HOST:PORT also serve TCP; every request then needs\n"
-		"  --token-file FILE  'Authorization: Bearer TOKEN', TOKEN read from FILE (mode 0600)\n"
-		"  --grace S          on SIGTERM, how long the job under way may go on before it is\n"
-		"                     interrupted (default %.0f s; it continues when labd starts again)\n"
-		"  --lab PATH         the lab binary that runs jobs (default: 'lab' beside labd)\n"
-		"  --backend B        where jobs run: local (default: one at a time on this\n"
-		"                     machine) or slurm: each job one sbatch job on a node held\n"
-		"                     exclusively, of the host class a submit asks for (a node\n"
-		"                     feature, passed on as 'lab run --host-class', a label in the\n"
-		"                     report); Slurm requeues a job whose node died, and its lab\n"
-		"                     run --resume keeps the runs already recorded.  The cluster\n"
-		"                     is the one SLURM_CONF names ('lab hosts --slurm')\n"
-		"  --slurm-partition P the partition (default: the cluster's default)\n"
-		"  --slurm-time MIN   a job's time limit when the history has no estimate of it\n"
-		"                     (default %u; with one: twice the estimate and 30 min)\n"
-		"  --slurm-jobs N     jobs handed to Slurm at once (default %u, at most %u); the\n"
-		"                     rest wait in labd's queue, in order\n"
-		"  --slurm-node-state DIR  lab run's state directory on a node (default %s,\n"
-		"                     node-local: its libvirt, KVM verdict and lock; the epilog and\n"
-		"                     health check watch it).  labd's DIR/labd/jobs, where each\n"
-		"                     job's file and report are, must be on a file system every\n"
-		"                     node mounts at the same path\n\n"
-		"Exit status: 0 after SIGTERM/SIGINT, 1 when it cannot start (another labd holds\n"
-		"the state directory, the socket cannot be made), 2 bad arguments.\n",
-		LABD_DEFAULT_SOCKET, LABD_GROUP, LABD_DEFAULT_GRACE_S, LABD_SLURM_TIME_MIN,
-		LABD_SLURM_JOBS, LABD_SLURM_JOBS_MAX, LABD_SLURM_NODE_STATE);
+	size_t max = sizeof(((struct sockaddr_un *)0)->sun_path) - 1;
+	char what[64];
+
+	if (strlen(arg) > max) {
+		snprintf(what, sizeof(what), "a path of at most %zu bytes (a unix socket's)", max);
+		return opt_invalid(o, arg, what, e);
+	}
+	args.socket = arg;
+	return 0;
+}
+
+static const struct cli_opt options[] = {
+	OPT_STRING(0, "state", &cmdline.state, "DIR",
+		   "the lab's state directory, labd's files in DIR/labd/ (default as lab run's: "
+		   "$LAB_STATE_DIR or ~/.local/state/numalab)"),
+	OPT_CALL(0, "socket", NULL, "PATH", opt_socket,
+		 "the API's unix socket (default " LABD_DEFAULT_SOCKET "), mode 0660, group "
+		 LABD_GROUP " when that group exists"),
+	OPT_STRING(0, "listen", &args.listen, "HOST:PORT",
+		   "also serve TCP, every request with the token of --token-file"),
+	OPT_STRING(0, "token-file", &args.token_file, "FILE",
+		   "the bearer token for --listen, in a file of mode 0600"),
+	OPT_DOUBLE(0, "grace", &args.grace_s, "S", 0, 86400,
+		   "on SIGTERM, how long the job under way may go on before it is interrupted"),
+	OPT_STRING(0, "lab", &args.lab, "PATH",
+		   "the lab binary that runs jobs (default: 'lab' beside labd)"),
+	OPT_CHOICE(0, "backend", &args.backend, "local|slurm", backend_words,
+		   "where jobs run: one at a time on this machine, or each one Slurm batch job"),
+	OPT_STRING(0, "slurm-partition", &args.slurm_partition, "P",
+		   "the partition (default: the cluster's default)"),
+	OPT_UINT(0, "slurm-time", &args.slurm_time_min, "MIN", 1, 525600,
+		 "a job's time limit when the history has no estimate of it"),
+	OPT_UINT(0, "slurm-jobs", &args.slurm_jobs, "N", 1, LABD_SLURM_JOBS_MAX,
+		 "jobs handed to Slurm at once; the rest wait in labd's queue"),
+	OPT_STRING(0, "slurm-node-state", &args.slurm_node_state, "DIR",
+		   "lab run's state directory on a node, node-local"),
+	OPT_FLAG('h', "help", &cmdline.help, NULL),
+	OPT_FLAG(0, "version", &cmdline.version, NULL),
+	OPT_END(),
+};
+
+/* The defaults, also what --help shows. */
+static void set_defaults(void)
+{
+	memset(&args, 0, sizeof(args));
+	memset(&cmdline, 0, sizeof(cmdline));
+	args.socket = LABD_DEFAULT_SOCKET;
+	args.grace_s = LABD_DEFAULT_GRACE_S;
+	args.backend = BACKEND_LOCAL;
+	args.slurm_time_min = LABD_SLURM_TIME_MIN;
+	args.slurm_jobs = LABD_SLURM_JOBS;
+	args.slurm_node_state = LABD_SLURM_NODE_STATE;
+}
+
+static void help(void)
+{
+	set_defaults();
+	opt_synopsis(stdout, "labd", NULL, options);
+	printf("\nThe numalab daemon: a durable queue of lab jobs, run one at a time, with an\n"
+	       "HTTP/JSON API ('lab job submit', 'lab job list', 'lab job status', 'lab job\n"
+	       "cancel', 'lab job logs').  Each option at length: man labd.\n\nOPTIONS\n");
+	opt_print(stdout, options);
+	printf("\nExit status: 0 after SIGTERM/SIGINT, 1 when it cannot start (another labd holds\n"
+	       "the state directory, the socket cannot be made), 2 bad arguments.\n");
+}
+
+/* The options against the table, said as labd says its errors: "labd: ...", and a usage
+ * error followed by the usage, as getopt_long's were. */
+static int parse_options(int argc, char **argv)
+{
+	struct opt_error e;
+	int first;
+
+	set_defaults();
+	first = parseopt(argc, argv, options, NULL, &e);
+	if (first < 0) {
+		fprintf(stderr, "labd: %s\n", e.msg);
+		if (e.usage)
+			opt_synopsis(stderr, "labd", NULL, options);
+	}
+	return first;
 }
 
 static int parse_args(int argc, char **argv, struct labd_args *a)
 {
-	static const struct option opts[] = {
-		{ "state", required_argument, NULL, 's' }, { "socket", required_argument, NULL, 'u' },
-		{ "listen", required_argument, NULL, 'l' }, { "token-file", required_argument, NULL, 't' },
-		{ "grace", required_argument, NULL, 'g' }, { "lab", required_argument, NULL, 'b' },
-		{ "help", no_argument, NULL, 'h' },         { "version", no_argument, NULL, 'V' },
-		{ "backend", required_argument, NULL, 'k' },
-		{ "slurm-partition", required_argument, NULL, 'p' },
-		{ "slurm-time", required_argument, NULL, 'T' },
-		{ "slurm-jobs", required_argument, NULL, 'J' },
-		{ "slurm-node-state", required_argument, NULL, 'N' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *state = NULL;
-	char *end;
-	int c;
+	int first = parse_options(argc, argv);
 
-	a->socket = LABD_DEFAULT_SOCKET;
-	a->grace_s = LABD_DEFAULT_GRACE_S;
-	a->backend = "local";
-	a->slurm_time_min = LABD_SLURM_TIME_MIN;
-	a->slurm_jobs = LABD_SLURM_JOBS;
-	a->slurm_node_state = LABD_SLURM_NODE_STATE;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': state = optarg; break;
-		case 'u': a->socket = optarg; break;
-		case 'l': a->listen = optarg; break;
-		case 't': a->token_file = optarg; break;
-		case 'b': a->lab = optarg; break;
-		case 'k': a->backend = optarg; break;
-		case 'p': a->slurm_partition = optarg; break;
-		case 'N': a->slurm_node_state = optarg; break;
-		case 'T': {
-			unsigned long m = strtoul(optarg, &end, 10);
-
-			if (*end || m < 1 || m > 525600) {
-				fprintf(stderr, "labd: --slurm-time: minutes from 1 to 525600\n");
-				return -EINVAL;
-			}
-			a->slurm_time_min = (unsigned)m;
-			break;
-		}
-		case 'J': {
-			unsigned long n = strtoul(optarg, &end, 10);
-
-			if (*end || n < 1 || n > LABD_SLURM_JOBS_MAX) {
-				fprintf(stderr, "labd: --slurm-jobs: from 1 to %u\n", LABD_SLURM_JOBS_MAX);
-				return -EINVAL;
-			}
-			a->slurm_jobs = (unsigned)n;
-			break;
-		}
-		case 'g':
-			a->grace_s = strtod(optarg, &end);
-			if (*end || !(a->grace_s >= 0 && a->grace_s <= 86400)) {
-				fprintf(stderr, "labd: --grace: seconds from 0 to 86400\n");
-				return -EINVAL;
-			}
-			break;
-		case 'h': usage(stdout); exit(0);
-		case 'V': printf("%s\n", LABD_VERSION); exit(0);
-		default: usage(stderr); return -EINVAL;
-		}
+	if (first < 0)
+		return -EINVAL;
+	if (cmdline.help) {
+		help();
+		exit(0);
 	}
-	if (optind < argc) {
-		fprintf(stderr, "labd: unexpected argument '%s'\n", argv[optind]);
+	if (cmdline.version) {
+		printf("%s\n", LABD_VERSION);
+		exit(0);
+	}
+	if (first < argc) {
+		fprintf(stderr, "labd: unexpected argument '%s'\n", argv[first]);
 		return -EINVAL;
 	}
-	if (strcmp(a->backend, "local") && strcmp(a->backend, "slurm")) {
-		fprintf(stderr, "labd: --backend: local or slurm, not '%s'\n", a->backend);
-		return -EINVAL;
-	}
-	if (!!a->listen != !!a->token_file) {
+	if (!!args.listen != !!args.token_file) {
 		fprintf(stderr, "labd: --listen and --token-file go together: TCP only with a token\n");
 		return -EINVAL;
 	}
-	if (strlen(a->socket) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
-		fprintf(stderr, "labd: --socket: the path is too long for a unix socket\n");
-		return -EINVAL;
-	}
-	if (state)
-		snprintf(a->state, sizeof(a->state), "%s", state);
+	*a = args;
+	if (cmdline.state)
+		snprintf(a->state, sizeof(a->state), "%s", cmdline.state);
 	else if (statedir_default(a->state, sizeof(a->state)) < 0)
 		return fprintf(stderr, "labd: no state directory (--state)\n"), -EINVAL;
 	return 0;
@@ -387,7 +385,7 @@ static int labd_start(struct labd *d)
 	if (d->a.listen && (d->tcp_fd = listen_tcp(d->a.listen)) < 0)
 		return fprintf(stderr, "labd: cannot listen on %s: %s\n", d->a.listen,
 			       strerror(-d->tcp_fd)), d->tcp_fd;
-	int slurm = !strcmp(d->a.backend, "slurm");
+	int slurm = d->a.backend == BACKEND_SLURM;
 
 	d->nw = slurm ? d->a.slurm_jobs : 1;
 	for (unsigned i = 0; i < d->nw; i++)

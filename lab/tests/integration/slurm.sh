@@ -58,7 +58,7 @@ check "slurmctld and slurmd listen on 127.0.0.1 only" bash -c \
 	"ss -Htlnp | grep -E 'slurmctld|slurmd' | awk '{print \$4}' | grep -v '^127\.0\.0\.1:' | grep -q . && exit 1 || exit 0"
 "$labd" --state "$state" --socket "$sock" --backend slurm --slurm-jobs 0 2>"$tmp/err"
 ok "$(rc_is $? 2)" "labd --slurm-jobs 0: exit 2"
-has "$tmp/err" "labd: --slurm-jobs: from 1 to 256" "... naming the range"
+has "$tmp/err" 'labd: --slurm-jobs must be a number 1..256, not "0"' "... naming the range"
 start_slurm_labd
 ok $? "labd --backend slurm starts"
 has "$tmp/labd.log" "jobs run as Slurm batch jobs, 16 at once at most" "... 16 jobs in Slurm at once by default"
