@@ -1,21 +1,18 @@
-/* lab history [list|series|rebuild|index] ...: the index of reports (lab/history/history.h). */
+/* lab history [list|series|rebuild|index] ...: the index of reports (lab/history/history.h);
+ * rebuild and index write it in history_write.c. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/cli.h"
-#include "cli/report_files.h"
+#include "cli/history_write.h"
 #include "cli/runenv.h"
 #include "history/history.h"
 #include "run/engine.h"
 #include "util/cleanup.h"
 #include "util/jsonio.h"
-
-/* Where `lab run` writes reports unless told otherwise (lab/run/engine.c). */
-#define DEFAULT_REPORTS "reports"
 
 enum verb { LIST, SERIES, REBUILD, INDEX };
 
@@ -261,127 +258,11 @@ static int query(const struct hargs *a)
 	return rc;
 }
 
-/* ---- rebuild and index ---------------------------------------------------------------- */
-
-static int is_dir(const char *p)
-{
-	struct stat st;
-
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* The report files the arguments name.  A directory without any is said, not refused: an
- * empty history is a history. */
-static int collect(const struct hargs *a, struct report_files *f)
-{
-	char *def[] = { DEFAULT_REPORTS };
-	char **paths = a->nr_files ? a->files : def;
-	int n = a->nr_files ? a->nr_files : 1;
-
-	for (int i = 0; i < n; i++) {
-		struct lab_error err = { 0 };
-		int r = report_files_add(f, paths[i], &err);
-
-		if (r == -ENOENT && is_dir(paths[i])) {
-			print_error("", &err);
-			continue;
-		}
-		if (r < 0) {
-			print_error("", &err);
-			return r == -ENOMEM ? EXIT_LAB_ERROR : EXIT_BAD_INPUT;
-		}
-	}
-	return EXIT_OK;
-}
-
-/* Every file into the index; count[what] per file.  A report skipped is said on stderr; a
- * negative errno (err set) only when the index failed. */
-static int index_files(struct history *h, const struct report_files *f, unsigned *count,
-		       struct lab_error *err)
-{
-	for (size_t i = 0; i < f->n; i++) {
-		enum history_indexed w;
-		int e;
-
-		memset(err, 0, sizeof(*err));
-		if ((e = history_index_file(h, f->path[i], &w, err)) < 0)
-			return e;
-		count[w]++;
-		if (w == HISTORY_SKIPPED)
-			print_error("skipped ", err);
-	}
-	return 0;
-}
-
-/* One transaction: a rebuild that fails (or is interrupted) leaves the old index. */
-static int fill(struct history *h, const struct hargs *a, const struct report_files *f,
-		unsigned *count, struct lab_error *err)
-{
-	int e = history_begin(h, err);
-
-	if (e == 0 && a->verb == REBUILD)
-		e = history_reset(h, err);
-	if (e == 0)
-		e = index_files(h, f, count, err);
-	if (e < 0) {
-		history_rollback(h);
-		return e;
-	}
-	return history_commit(h, err);
-}
-
-static int write_index(const struct hargs *a)
-{
-	struct report_files f = { 0 };
-	struct lab_error err = { 0 };
-	struct history *h = NULL;
-	unsigned count[HISTORY_SKIPPED + 1] = { 0 };
-	int rc = collect(a, &f), e = 0;
-
-	if (rc == EXIT_OK && (e = history_open(a->db, 1, &h, &err)) == 0)
-		e = fill(h, a, &f, count, &err);
-	history_close(h);
-	report_files_free(&f);
-	if (rc != EXIT_OK)
-		return rc;
-	if (e < 0) {
-		print_error("", &err);
-		return EXIT_LAB_ERROR;
-	}
-	if (a->verb == REBUILD)
-		printf("%s: rebuilt, %u report%s indexed, %u skipped\n", a->db, count[HISTORY_ADDED],
-		       count[HISTORY_ADDED] == 1 ? "" : "s", count[HISTORY_SKIPPED]);
-	else
-		printf("%s: %u added, %u replaced, %u unchanged, %u skipped\n", a->db,
-		       count[HISTORY_ADDED], count[HISTORY_REPLACED], count[HISTORY_UNCHANGED],
-		       count[HISTORY_SKIPPED]);
-	return EXIT_OK;
-}
-
-void cli_history_add(const char *state_dir, const char *report)
-{
-	struct lab_error err = { 0 };
-	struct history *h = NULL;
-	enum history_indexed w = HISTORY_SKIPPED;
-	char db[PATH_MAX], msg[1400];
-	int e;
-
-	snprintf(db, sizeof(db), "%s/%s", state_dir, HISTORY_DB_NAME);
-	e = history_open(db, 1, &h, &err);
-	if (e == 0)
-		e = history_index_file(h, report, &w, &err);
-	history_close(h);
-	if (e == 0 && w != HISTORY_SKIPPED)
-		return;
-	error_format(&err, msg, sizeof(msg));
-	cli_err("warning: the report is not in the history index %s: %s", db, msg);
-}
-
 int cmd_history(int argc, char **argv)
 {
 	if (parse(argc, argv) < 0)
 		return EXIT_BAD_INPUT;
 	if (args.verb == LIST || args.verb == SERIES)
 		return query(&args);
-	return write_index(&args);
+	return cli_history_write(args.db, args.verb == REBUILD, args.files, args.nr_files);
 }
