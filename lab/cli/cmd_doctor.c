@@ -1,4 +1,4 @@
-/* lab doctor [--probe] [--state DIR]: check the host, say how to fix each problem. */
+/* lab doctor [--probe] [--state DIR] [--json]: check the host, say how to fix each problem. */
 #include <errno.h>
 #include <stdarg.h>
 #include <pwd.h>
@@ -11,6 +11,7 @@
 
 #include "builder/initramfs.h"
 #include "cli/cli.h"
+#include "cli/runenv.h"
 #include "run/accel.h"
 #include "run/engine.h"
 #include "util/cleanup.h"
@@ -18,7 +19,6 @@
 #include "util/hostkernel.h"
 #include "util/jsonio.h"
 #include "util/spawn.h"
-#include "util/statedir.h"
 #include "virt/virt.h"
 
 #define FIX_DEPS "run 'make deps' (installs Debian packages, QEMU/libvirt from bookworm-backports)"
@@ -32,21 +32,32 @@ static const char *const packages[] = {
 struct doctor {
 	int problems;
 	json_t *checks;  /* --json: the checks, printed at the end; NULL: lines as they come */
-	char state[4096];
+	const char *state;
 	int probe;
+};
+
+/* One command line a process: what the table writes to (--state: the run environment's). */
+static struct {
+	int probe, json;
+} args;
+
+static const struct cli_opt options[] = {
+	OPT_FLAG(0, "probe", &args.probe, "boot the KVM probe guest now, not the cached verdict"),
+	OPT_GROUP(cli_state_opts),
+	OPT_FLAG(0, "json", &args.json, "the checks as JSON, at the end"),
+	OPT_END(),
 };
 
 void cmd_doctor_help(void)
 {
-	printf("usage: lab doctor [--probe] [--state DIR] [--json]\n\n"
-	       "Checks QEMU and libvirt versions, the vCPU limits, what KVM the host offers and\n"
+	memset(&args, 0, sizeof(args));
+	cli_synopsis("doctor", NULL, options);
+	printf("\nChecks QEMU and libvirt versions, the vCPU limits, what KVM the host offers and\n"
 	       "what a guest kernel needs for it, the KVM verdict, the guest kernel, the\n"
 	       "runners, disk space, memory and packages, with a fix for each problem.\n"
-	       "--probe boots the KVM probe guest now instead of reporting the cached verdict;\n"
-	       "where KVM cannot run the lab's kernels (no /dev/kvm; kvm-pvm, for PVM guests\n"
-	       "only) there is nothing to probe and it boots none.  --json prints the checks\n"
-	       "as JSON at the end: {\"checks\": [{\"check\", \"ok\", \"says\", \"fix\"}], \"ok\"}.\n\n"
-	       "EXAMPLES\n"
+	       "Each option at length: man lab, \"OPTIONS OF LAB DOCTOR\".\n\nOPTIONS\n");
+	opt_print(stdout, options);
+	printf("\nEXAMPLES\n"
 	       "  lab doctor\n"
 	       "  lab doctor --probe\n"
 	       "  lab doctor --state /var/lib/numalab    # with labd's state (lab/systemd/)\n\n"
@@ -217,25 +228,37 @@ static void check_resources(struct doctor *d)
 		   (unsigned long long)si.totalram * si.mem_unit >> 20, get_nprocs());
 }
 
+static int parse_args(int argc, char **argv)
+{
+	int first;
+
+	memset(&args, 0, sizeof(args));
+	first = cli_parse(argc, argv, options);
+	if (first >= 0 && first < argc)
+		cli_usage_err("unexpected argument '%s'", argv[first]);
+	return first == argc ? 0 : -EINVAL;
+}
+
+static void print_json(const struct doctor *d)
+{
+	_cleanup_json_ json_t *j = json_pack("{s:O, s:b}", "checks", d->checks, "ok", !d->problems);
+	_cleanup_free_ char *text = j ? jsonio_dumps(j) : NULL;
+
+	if (text)
+		printf("%s\n", text);
+}
+
 int cmd_doctor(int argc, char **argv)
 {
 	struct doctor d = { 0 };
 	struct virt_conn vc;
 	int r;
 
-	statedir_default(d.state, sizeof(d.state));
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--probe"))
-			d.probe = 1;
-		else if (!strcmp(argv[i], "--json") && !d.checks)
-			d.checks = json_array();
-		else if (!strcmp(argv[i], "--state") && i + 1 < argc)
-			snprintf(d.state, sizeof(d.state), "%s", argv[++i]);
-		else {
-			cli_usage_err("unknown option '%s'", argv[i]);
-			return EXIT_BAD_INPUT;
-		}
-	}
+	if (parse_args(argc, argv) < 0)
+		return EXIT_BAD_INPUT;
+	d.state = cli_runenv_state();
+	d.probe = args.probe;
+	d.checks = args.json ? json_array() : NULL;
 	check_packages(&d);
 	fs_mkdir_p(d.state, 0755);
 	check_resources(&d);
@@ -249,12 +272,8 @@ int cmd_doctor(int argc, char **argv)
 		virt_close(&vc);
 	}
 	if (d.checks) {
-		_cleanup_json_ json_t *j = json_pack("{s:o, s:b}", "checks", d.checks, "ok",
-						     !d.problems);
-		_cleanup_free_ char *text = j ? jsonio_dumps(j) : NULL;
-
-		if (text)
-			printf("%s\n", text);
+		print_json(&d);
+		json_decref(d.checks);
 	} else {
 		printf("%s\n", d.problems ? "problems found" : "all checks passed");
 	}

@@ -3,43 +3,48 @@
  * there.  lab hosts --slurm: the nodes of the Slurm cluster labd
  * --backend slurm hands its jobs to, as sinfo sees them. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/runenv.h"
 #include "daemon/slurm.h"
 #include "run/engine.h"
 #include "run/host.h"
 #include "util/cleanup.h"
 #include "util/jsonio.h"
-#include "util/statedir.h"
 #include "util/text.h"
+
+/* One command line a process: what the table writes to (--state: the run environment's). */
+static struct {
+	const char *uri;
+	int json, slurm;
+} args;
+
+/* --connect as `lab run` takes it, without the rest of the run environment's group (hosts
+ * has no --accel or --quiet-wait). */
+static const struct cli_opt options[] = {
+	OPT_STRING(0, "connect", &args.uri, "URI",
+		   "the libvirt host (default: the embedded driver under STATE)"),
+	OPT_FLAG(0, "slurm", &args.slurm, "the nodes of the Slurm cluster labd runs jobs on"),
+	OPT_FLAG(0, "json", &args.json, "{\"hosts\": [...]} with keys sorted"),
+	OPT_GROUP(cli_state_opts),
+	OPT_END(),
+};
 
 void cmd_hosts_help(void)
 {
-	printf("usage: lab hosts [--connect URI] [--json] [--state DIR]\n"
-	       "       lab hosts --slurm [--json]\n\n"
-	       "The host `lab run` (and labd's local backend) runs guests on, the same one\n"
-	       "`lab run --connect URI` would use: this machine's embedded driver, or a libvirt\n"
-	       "URI, local or remote.  It is opened and shown with its state (up, down and why,\n"
-	       "or in-use: this machine's embedded driver held by a running lab or labd),\n"
-	       "capacity (CPUs, memory available now), QEMU version, the timing models its\n"
-	       "cached KVM verdict allows (none before a first run there), and the lab's guests\n"
-	       "running there.  A remote host needs libvirtd (or virtqemud) with QEMU and\n"
-	       "virtlogd, nothing of numalab ('lab run --help', --connect).  Many hosts are a\n"
-	       "Slurm cluster's nodes (labd --backend slurm): --slurm lists them.\n\n"
-	       "  --connect URI the libvirt host (default: the embedded driver under STATE)\n"
-	       "  --slurm      the nodes of the Slurm cluster (SLURM_CONF, else Slurm's own\n"
-	       "               configuration) that labd --backend slurm runs jobs on: state\n"
-	       "               (Slurm's, its flags after a +: idle+drain), features (the host\n"
-	       "               classes --class takes), CPUs allocated of all, memory, and why\n"
-	       "               a node is drained or down\n"
-	       "  --json       {\"hosts\": [...]} with keys sorted\n"
-	       "  --state DIR  state directory (default $LAB_STATE_DIR or\n"
-	       "               ~/.local/state/numalab)\n\n"
-	       "EXAMPLES\n"
+	memset(&args, 0, sizeof(args));
+	cli_synopsis("hosts", NULL, options);
+	printf("\nThe host `lab run` (and labd's local backend) runs guests on, the same one\n"
+	       "`lab run --connect URI` would use, shown with its state (up, down and why, or\n"
+	       "in-use), capacity, QEMU version, the timing models its KVM verdict allows and\n"
+	       "the lab's guests running there.  --slurm: the nodes of labd's Slurm cluster\n"
+	       "instead.  Each option at length: man lab, \"OPTIONS OF LAB HOSTS\".\n\n"
+	       "OPTIONS\n");
+	opt_print(stdout, options);
+	printf("\nEXAMPLES\n"
 	       "  lab hosts\n"
 	       "  lab hosts --json\n"
 	       "  lab hosts --state /var/lib/numalab    # labd's (lab/systemd/)\n"
@@ -148,50 +153,43 @@ static int hosts_slurm(int json)
 	return bad ? EXIT_RUN_FAILED : EXIT_OK;
 }
 
+static int parse_args(int argc, char **argv)
+{
+	int first;
+
+	memset(&args, 0, sizeof(args));
+	first = cli_parse(argc, argv, options);
+	if (first < 0)
+		return -EINVAL;
+	if (first != argc) {
+		cli_usage_err("no arguments besides the options");
+		return -EINVAL;
+	}
+	if (args.slurm && args.uri) {
+		cli_usage_err("--slurm and --connect: Slurm's nodes or one libvirt host, not both");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int cmd_hosts(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "connect", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "state", required_argument, NULL, 's' },
-		{ "slurm", no_argument, NULL, 'S' },
-		{ 0 },
-	};
 	_cleanup_json_ json_t *j = NULL;
-	const char *uri = NULL;
-	char state[4096];
-	int json = 0, c, slurm = 0, up;
 	struct host h;
+	int up;
 
-	statedir_default(state, sizeof(state));
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c': uri = optarg; break;
-		case 'j': json = 1; break;
-		case 's': snprintf(state, sizeof(state), "%s", optarg); break;
-		case 'S': slurm = 1; break;
-		default: cli_bad_option(c, argv); return EXIT_BAD_INPUT;
-		}
-	}
-	if (optind != argc) {
-		cli_usage_err("no arguments besides the options");
+	if (parse_args(argc, argv) < 0)
 		return EXIT_BAD_INPUT;
-	}
-	if (slurm && uri) {
-		cli_usage_err("--slurm and --connect: Slurm's nodes or one libvirt host, not both");
-		return EXIT_BAD_INPUT;
-	}
-	if (slurm)
-		return hosts_slurm(json);
-	if (hosts_init(&h, uri, NULL, NULL) < 0)
+	if (args.slurm)
+		return hosts_slurm(args.json);
+	if (hosts_init(&h, args.uri, NULL, NULL) < 0)
 		return EXIT_LAB_ERROR;
-	j = hosts_survey(&h, state);
+	j = hosts_survey(&h, cli_runenv_state());
 	hosts_free(&h);
 	if (!j)
 		return EXIT_LAB_ERROR;
 	up = !strcmp(json_string_value(json_object_get(j, "state")), "up");
-	if (json) {
+	if (args.json) {
 		_cleanup_json_ json_t *doc = json_pack("{s:[O]}", "hosts", j);
 		_cleanup_free_ char *text = doc ? jsonio_dumps(doc) : NULL;
 

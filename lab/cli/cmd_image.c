@@ -1,7 +1,7 @@
-/* lab image build RECIPE [--rebuild] [--accel auto|tcg|kvm] [--cache DIR] [--state DIR]
+/* lab image build RECIPE [--rebuild] [--accel MODE] [--cache DIR] [--state DIR]
  * lab image list [--json] [--cache DIR] */
 #include <errno.h>
-#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,42 +10,13 @@
 #include "builder/image.h"
 #include "builder/initramfs.h"
 #include "cli/cli.h"
+#include "cli/runenv.h"
 #include "run/accel.h"
 #include "run/engine.h"
 #include "util/cachedir.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/hostkernel.h"
-#include "util/statedir.h"
-
-void cmd_image_help(void)
-{
-	char cache[4096];
-
-	cachedir_default("images", geteuid(), cache, sizeof(cache));
-	printf("usage: lab image build RECIPE [--rebuild] [--accel auto|tcg|kvm] [--cache DIR]\n"
-	       "                              [--state DIR]\n"
-	       "       lab image list [--json] [--cache DIR]\n\n"
-	       "Guest disk images from recipes (images/NAME.json, see images/README.md).\n\n"
-	       "build  makes the image unless the cache has it: mmdebstrap builds the root file\n"
-	       "       system from Debian's archive, libguestfs puts it on a qcow2 with the\n"
-	       "       agent as init.  RECIPE is a name (images/NAME.json) or a path.  Prints\n"
-	       "       the image.\n"
-	       "list   the cached images.\n\n"
-	       "  --rebuild     build even when cached (replaces the entry)\n"
-	       "  --accel MODE  how libguestfs runs its appliance: auto (the host's KVM verdict,\n"
-	       "                probed once per host like 'lab run'), tcg or kvm\n"
-	       "  --cache DIR   image cache (default $LAB_IMAGE_CACHE or\n"
-	       "                %s)\n"
-	       "  --state DIR   state directory for the KVM verdict (as 'lab run')\n"
-	       "  --json        list as JSON\n\n"
-	       "EXAMPLES\n"
-	       "  lab image build debian-perf\n"
-	       "  lab image build images/debian-kbuild-full.json --accel tcg\n"
-	       "  lab image list --json\n\n"
-	       "Exit status: 0 ok, 2 bad recipe (the error names the JSON path), 4 lab error.\n",
-	       cache);
-}
 
 static void print_progress(void *ud, const char *msg)
 {
@@ -53,61 +24,90 @@ static void print_progress(void *ud, const char *msg)
 	fprintf(stderr, "lab: %s\n", msg);
 }
 
-struct image_args {
-	const char *recipe, *cache, *accel;
-	int rebuild, json;
-	char state[4096];
+/* In enum accel_mode's order.  --accel is image's own, not the run environment's: it says
+ * how libguestfs runs its appliance here, and image takes no --connect or --quiet-wait. */
+static const char *const accel_words[] = { "auto", "tcg", "kvm", NULL };
+
+/* One command line a process: what the tables write to. */
+static struct {
+	const char *recipe, *cache;
+	int rebuild, json, accel;
+} args;
+/* --help's default of --cache: the variable, else this user's directory. */
+static char cache_shown[PATH_MAX + 32];
+
+static const struct cli_opt cache_opts[] = {
+	OPT_STRING(0, "cache", &args.cache, "DIR", "the image cache"),
+	OPT_END(),
 };
 
-static int parse_args(int argc, char **argv, struct image_args *a)
-{
-	static const struct option opts[] = {
-		{ "rebuild", no_argument, NULL, 'r' },
-		{ "accel", required_argument, NULL, 'a' },
-		{ "cache", required_argument, NULL, 'c' },
-		{ "state", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ 0 },
-	};
-	int c;
+static const struct cli_opt build_opts[] = {
+	OPT_FLAG(0, "rebuild", &args.rebuild, "build even when cached (replaces the entry)"),
+	OPT_CHOICE(0, "accel", &args.accel, "MODE", accel_words,
+		   "how libguestfs runs its appliance: auto (the KVM verdict), tcg or kvm"),
+	OPT_GROUP(cache_opts),
+	OPT_GROUP(cli_state_opts),
+	OPT_END(),
+};
 
-	a->accel = "auto";
-	statedir_default(a->state, sizeof(a->state));
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r': a->rebuild = 1; break;
-		case 'a': a->accel = optarg; break;
-		case 'c': a->cache = optarg; break;
-		case 's': snprintf(a->state, sizeof(a->state), "%s", optarg); break;
-		case 'j': a->json = 1; break;
-		default: cli_bad_option(c, argv); return -EINVAL;
-		}
-	}
-	return optind;
+static const struct cli_opt json_opts[] = {
+	OPT_FLAG(0, "json", &args.json, "list as JSON"),
+	OPT_END(),
+};
+
+/* The synopsis of list; both verbs take every option. */
+static const struct cli_opt list_opts[] = {
+	OPT_GROUP(json_opts),
+	OPT_GROUP(cache_opts),
+	OPT_END(),
+};
+
+static const struct cli_opt options[] = {
+	OPT_GROUP(build_opts),
+	OPT_GROUP(json_opts),
+	OPT_END(),
+};
+
+void cmd_image_help(void)
+{
+	char cache[PATH_MAX];
+
+	memset(&args, 0, sizeof(args));
+	cachedir_default("images", geteuid(), cache, sizeof(cache));
+	snprintf(cache_shown, sizeof(cache_shown), "$LAB_IMAGE_CACHE or %s", cache);
+	args.cache = cache_shown;
+	cli_synopsis("image build", "RECIPE", build_opts);
+	cli_synopsis("image list", NULL, list_opts);
+	printf("\nGuest disk images from recipes (images/NAME.json, see images/README.md).\n"
+	       "  build   makes the image unless the cache has it (mmdebstrap, libguestfs);\n"
+	       "          RECIPE is a name (images/NAME.json) or a path.  Prints the image.\n"
+	       "  list    the cached images\n"
+	       "Each option at length: man lab, \"OPTIONS OF LAB IMAGE\".\n\nOPTIONS\n");
+	opt_print(stdout, options);
+	printf("\nEXAMPLES\n"
+	       "  lab image build debian-perf\n"
+	       "  lab image build images/debian-kbuild-full.json --accel tcg\n"
+	       "  lab image list --json\n\n"
+	       "Exit status: 0 ok, 2 bad recipe (the error names the JSON path), 4 lab error.\n");
 }
 
 /* The host's KVM verdict, as `lab run` decides it (probing once per host). */
-static int kvm_verdict(const struct image_args *a, int *kvm)
+static int kvm_verdict(int *kvm)
 {
 	_cleanup_free_ char *runners = initramfs_runners_dir();
+	const char *state = cli_runenv_state();
 	struct accel_verdict v;
 	struct virt_conn vc;
-	enum accel_mode mode;
 	char kernel[4096] = "";
 	int r;
 
-	if (accel_mode_parse(a->accel, &mode) < 0) {
-		cli_err("--accel must be auto, tcg or kvm");
-		return -EINVAL;
-	}
-	*kvm = mode == ACCEL_FORCE_KVM;
-	if (mode != ACCEL_AUTO)
+	*kvm = args.accel == ACCEL_FORCE_KVM;
+	if (args.accel != ACCEL_AUTO)
 		return 0;
 	hostkernel_pick(HOSTKERNEL_GLOB, kernel, sizeof(kernel)); /* none: "" */
-	r = virt_open(&vc, NULL, a->state);
+	r = virt_open(&vc, NULL, state);
 	if (r == 0)
-		r = accel_decide(&vc, a->state, kernel, runners, ACCEL_AUTO, NULL, &v);
+		r = accel_decide(&vc, state, kernel, runners, ACCEL_AUTO, NULL, &v);
 	virt_close(&vc);
 	if (r < 0) {
 		/* TCG always works; KVM is only taken on the host's proven word. */
@@ -119,11 +119,11 @@ static int kvm_verdict(const struct image_args *a, int *kvm)
 	return 0;
 }
 
-static int image_build(const struct image_args *a)
+static int image_build(void)
 {
 	_cleanup_free_ char *runners = initramfs_runners_dir();
-	struct image_opts o = { .cache_dir = a->cache, .runners_dir = runners,
-				.rebuild = a->rebuild, .progress = print_progress };
+	struct image_opts o = { .cache_dir = args.cache, .runners_dir = runners,
+				.rebuild = args.rebuild, .progress = print_progress };
 	struct lab_error err = { 0 };
 	struct image_info info;
 	char path[4096], msg[1200];
@@ -131,11 +131,11 @@ static int image_build(const struct image_args *a)
 
 	if (!runners)
 		return EXIT_LAB_ERROR;
-	r = image_recipe_path(a->recipe, NULL, path, sizeof(path), &err);
+	r = image_recipe_path(args.recipe, NULL, path, sizeof(path), &err);
 	if (r == 0)
 		r = image_precheck(path, &o, &info, &err);
-	if (r == 0 && (a->rebuild || !info.dir[0] || !fs_exists(info.disk)))
-		r = kvm_verdict(a, &o.kvm);
+	if (r == 0 && (args.rebuild || !info.dir[0] || !fs_exists(info.disk)))
+		r = kvm_verdict(&o.kvm);
 	if (r == 0)
 		r = image_ensure(path, &o, &info, &err);
 	if (r < 0) {
@@ -150,20 +150,20 @@ static int image_build(const struct image_args *a)
 	return EXIT_OK;
 }
 
-static int image_list_cmd(const struct image_args *a)
+static int image_list_cmd(void)
 {
 	_cleanup_json_ json_t *list = NULL;
 	char cache[4096];
 	size_t i;
 	json_t *m;
 
-	if (a->cache)
-		snprintf(cache, sizeof(cache), "%s", a->cache);
+	if (args.cache)
+		snprintf(cache, sizeof(cache), "%s", args.cache);
 	else
 		image_cache_dir(cache, sizeof(cache));
 	if (image_list(cache, &list) < 0)
 		return EXIT_LAB_ERROR;
-	if (a->json) {
+	if (args.json) {
 		_cleanup_free_ char *s = json_dumps(list, JSON_SORT_KEYS | JSON_INDENT(2));
 
 		printf("%s\n", s ? s : "[]");
@@ -186,24 +186,22 @@ static int image_list_cmd(const struct image_args *a)
 
 int cmd_image(int argc, char **argv)
 {
-	struct image_args a = { 0 };
-	const char *verb;
 	int first;
 
+	memset(&args, 0, sizeof(args));
 	if (argc < 2) {
 		cli_usage_err("expected 'build RECIPE' or 'list'");
 		return EXIT_BAD_INPUT;
 	}
-	verb = argv[1];
-	first = parse_args(argc - 1, argv + 1, &a);
+	first = cli_parse(argc - 1, argv + 1, options);
 	if (first < 0)
 		return EXIT_BAD_INPUT;
-	if (!strcmp(verb, "build") && first == argc - 2) {
-		a.recipe = argv[first + 1];
-		return image_build(&a);
+	if (!strcmp(argv[1], "build") && first == argc - 2) {
+		args.recipe = argv[first + 1];
+		return image_build();
 	}
-	if (!strcmp(verb, "list") && first == argc - 1)
-		return image_list_cmd(&a);
+	if (!strcmp(argv[1], "list") && first == argc - 1)
+		return image_list_cmd();
 	cli_usage_err("expected 'build RECIPE' or 'list'");
 	return EXIT_BAD_INPUT;
 }

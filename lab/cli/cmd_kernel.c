@@ -1,7 +1,7 @@
 /* lab kernel build VARIANT... | list | path VARIANT   (kernels/README.md) */
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,80 +22,84 @@ static void on_signal(int sig)
 	interrupted = 1;
 }
 
-void cmd_kernel_help(void)
-{
-	char cache[4096];
-
-	cachedir_default("kernels", geteuid(), cache, sizeof(cache));
-	printf("usage: lab kernel build VARIANT... [--cache DIR] [--force] [-j N]\n"
-	       "       lab kernel list [--cache DIR] [--json]\n"
-	       "       lab kernel path VARIANT [--cache DIR]\n\n"
-	       "Kernel variants are kernels/NAME.json (or a path to such a file): a source, a\n"
-	       "patch series and config fragments on a lean base config; see kernels/README.md.\n\n"
-	       "  build   configure and build each variant unless the cache has it; prints the\n"
-	       "          image path.  Progress (percent, ETA) on stderr, niced, ccache'd.\n"
-	       "  list    the variants in kernels/ and whether the cache has each\n"
-	       "  path    print the cached image of a variant: vmlinux for a build with the PVH\n"
-	       "          entry point (the lab's base config), else bzImage (exit 4 when not\n"
-	       "          built)\n\n"
-	       "  --cache DIR  artifact cache (default $LAB_KERNEL_CACHE or\n"
-	       "               %s)\n"
-	       "  --force      configure and build even when the cache has it\n"
-	       "  -j N         parallel make jobs (default: the number of CPUs)\n"
-	       "  --json       list: a JSON array, one object a variant (name, state,\n"
-	       "               description, image and key when built, error)\n\n"
-	       "EXAMPLES\n"
-	       "  lab kernel list\n"
-	       "  lab kernel build baseline no-per-vma-lock -j 8\n"
-	       "  lab kernel path baseline\n\n"
-	       "Exit status: 0 ok, 2 bad variant (its file, its source, a patch that does not\n"
-	       "apply, an option that did not stick), 3 the build failed (log kept), 4 lab\n"
-	       "error.\n",
-	       cache);
-}
-
 static void print_progress(void *ud, const char *msg)
 {
 	(void)ud;
 	fprintf(stderr, "lab: %s\n", msg);
 }
 
-struct kargs {
-	const char *cache;
-	int force, json;
-	unsigned jobs;
+/* One command line a process: what the tables write to. */
+static struct {
+	struct kernel_build_opts o;
+	int json;
+} args;
+/* --help's default of --cache: the variable, else this user's directory. */
+static char cache_shown[PATH_MAX + 32];
+
+static const struct cli_opt cache_opts[] = {
+	OPT_STRING('c', "cache", &args.o.cache_dir, "DIR", "the artifact cache"),
+	OPT_END(),
 };
 
-static int parse(int argc, char **argv, struct kargs *a)
+static const struct cli_opt build_opts[] = {
+	OPT_GROUP(cache_opts),
+	OPT_FLAG('f', "force", &args.o.force, "configure and build even when the cache has it"),
+	OPT_UINT('j', "jobs", &args.o.jobs, "N", 1, 1024,
+		 "parallel make jobs (default: the number of CPUs)"),
+	OPT_END(),
+};
+
+static const struct cli_opt json_opts[] = {
+	OPT_FLAG(0, "json", &args.json, "list: a JSON array, one object a variant"),
+	OPT_END(),
+};
+
+/* The synopsis of list; every verb takes every option. */
+static const struct cli_opt list_opts[] = {
+	OPT_GROUP(cache_opts),
+	OPT_GROUP(json_opts),
+	OPT_END(),
+};
+
+static const struct cli_opt options[] = {
+	OPT_GROUP(build_opts),
+	OPT_GROUP(json_opts),
+	OPT_END(),
+};
+
+static void set_defaults(void)
 {
-	static const struct option opts[] = {
-		{ "cache", required_argument, NULL, 'c' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "json", no_argument, NULL, 'J' },
-		{ 0 },
-	};
-	int c;
+	memset(&args, 0, sizeof(args));
+	args.o.interrupt = &interrupted;
+	args.o.progress = print_progress;
+}
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":c:fj:", opts, NULL)) != -1) {
-		char *end;
+void cmd_kernel_help(void)
+{
+	char cache[PATH_MAX];
 
-		switch (c) {
-		case 'c': a->cache = optarg; break;
-		case 'f': a->force = 1; break;
-		case 'J': a->json = 1; break;
-		case 'j':
-			a->jobs = (unsigned)strtoul(optarg, &end, 10);
-			if (*end || a->jobs < 1 || a->jobs > 1024) {
-				cli_err("-j must be 1..1024");
-				return -EINVAL;
-			}
-			break;
-		default: cli_bad_option(c, argv); return -EINVAL;
-		}
-	}
-	return 0;
+	set_defaults();
+	cachedir_default("kernels", geteuid(), cache, sizeof(cache));
+	snprintf(cache_shown, sizeof(cache_shown), "$LAB_KERNEL_CACHE or %s", cache);
+	args.o.cache_dir = cache_shown;
+	cli_synopsis("kernel build", "VARIANT...", build_opts);
+	cli_synopsis("kernel list", NULL, list_opts);
+	cli_synopsis("kernel path", "VARIANT", cache_opts);
+	printf("\nKernel variants are kernels/NAME.json (or a path to such a file): a source, a\n"
+	       "patch series and config fragments on a lean base config; see kernels/README.md.\n"
+	       "  build   configure and build each variant unless the cache has it; prints the\n"
+	       "          image path (progress on stderr)\n"
+	       "  list    the variants in kernels/ and whether the cache has each\n"
+	       "  path    print the cached image of a variant (exit 4 when not built)\n"
+	       "Each option at length: man lab, \"OPTIONS OF LAB KERNEL\".\n\nOPTIONS\n");
+	opt_print(stdout, options);
+	printf("\nEXAMPLES\n"
+	       "  lab kernel list\n"
+	       "  lab kernel build baseline no-per-vma-lock -j 8\n"
+	       "  lab kernel path baseline\n\n"
+	       "Exit status: 0 ok, 2 bad variant (its file, its source, a patch that does not\n"
+	       "apply, an option that did not stick), 3 the build failed (log kept), 4 lab\n"
+	       "error.\n");
 }
 
 static int load(const char *ref, struct kvariant *v)
@@ -233,41 +237,43 @@ static int path(const char *ref, const struct kernel_build_opts *o)
 	return hit > 0 ? EXIT_OK : EXIT_LAB_ERROR;
 }
 
-int cmd_kernel(int argc, char **argv)
+/* The verb and its operands, once the options are read: argv[first..argc) the operands. */
+static int parse_args(int argc, char **argv, int *first)
 {
-	struct kargs a = { 0 };
-	struct kernel_build_opts o = { 0 };
-	struct sigaction sa = { .sa_handler = on_signal };
-	const char *verb;
-	int rc = EXIT_OK;
-
 	if (argc < 2) {
 		cli_usage_err("expected build, list or path");
-		return EXIT_BAD_INPUT;
+		return -EINVAL;
 	}
-	verb = argv[1];
-	if (parse(argc - 1, argv + 1, &a) < 0)
+	set_defaults();
+	*first = cli_parse(argc - 1, argv + 1, options);
+	if (*first < 0)
+		return -EINVAL;
+	(*first)++;
+	if ((!strcmp(argv[1], "list") && *first == argc) ||
+	    (!strcmp(argv[1], "path") && *first == argc - 1) ||
+	    (!strcmp(argv[1], "build") && *first < argc))
+		return 0;
+	cli_usage_err("expected 'build VARIANT...', 'list' or 'path VARIANT'");
+	return -EINVAL;
+}
+
+int cmd_kernel(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	int first, rc = EXIT_OK;
+
+	if (parse_args(argc, argv, &first) < 0)
 		return EXIT_BAD_INPUT;
-	o.cache_dir = a.cache;
-	o.force = a.force;
-	o.jobs = a.jobs;
-	o.interrupt = &interrupted;
-	o.progress = print_progress;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	argc--, argv++;
-	if (!strcmp(verb, "list") && optind == argc)
-		return list(&o, a.json);
-	if (!strcmp(verb, "path") && optind == argc - 1)
-		return path(argv[optind], &o);
-	if (!strcmp(verb, "build") && optind < argc) {
-		for (int i = optind; i < argc && !interrupted; i++) {
-			int r = build_one(argv[i], &o);
+	if (!strcmp(argv[1], "list"))
+		return list(&args.o, args.json);
+	if (!strcmp(argv[1], "path"))
+		return path(argv[first], &args.o);
+	for (int i = first; i < argc && !interrupted; i++) {
+		int r = build_one(argv[i], &args.o);
 
-			rc = r > rc ? r : rc;
-		}
-		return rc;
+		rc = r > rc ? r : rc;
 	}
-	cli_usage_err("expected 'build VARIANT...', 'list' or 'path VARIANT'");
-	return EXIT_BAD_INPUT;
+	return rc;
 }

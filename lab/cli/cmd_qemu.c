@@ -1,6 +1,6 @@
 /* lab qemu build | path: the contention model's QEMU (images/qemu/README.md) */
 #include <errno.h>
-#include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,89 +19,88 @@ static void on_signal(int sig)
 	interrupted = 1;
 }
 
-void cmd_qemu_help(void)
-{
-	char cache[4096];
-
-	cachedir_default("qemu", geteuid(), cache, sizeof(cache));
-	printf("usage: lab qemu build [--cache DIR] [--force] [-j N]\n"
-	       "       lab qemu path [--cache DIR]\n\n"
-	       "The QEMU of the contention timing model: Debian's source of the QEMU the lab\n"
-	       "runs (apt's deb-src index, SHA256 checked) with the patches in images/qemu/,\n"
-	       "x86_64-softmmu only, cached by the content of all that (images/qemu/README.md).\n"
-	       "Run by hand: $(lab qemu path) -icount shift=0,sleep=off,quantum=1000 ...\n\n"
-	       "  build        build it unless the cache has it; prints the binary's path.\n"
-	       "               Progress (percent, ETA) on stderr, niced\n"
-	       "  path         print the cached binary (exit 4 when not built)\n"
-	       "  --cache DIR  cache (default $LAB_QEMU_CACHE or %s)\n"
-	       "  --force      build even when the cache has it\n"
-	       "  -j N         parallel build jobs (default: the host's CPUs)\n\n"
-	       "EXAMPLES\n"
-	       "  lab qemu build             # about 20 minutes on 2 cores the first time\n"
-	       "  lab qemu build --force -j 8\n"
-	       "  lab qemu path\n\n"
-	       "Exit status: 0 ok, 4 not built (path) or the build failed, 2 bad usage.\n",
-	       cache);
-}
-
 static void print_progress(void *ud, const char *msg)
 {
 	(void)ud;
 	fprintf(stderr, "lab: %s\n", msg);
 }
 
-static int parse(int argc, char **argv, struct qemu_build_opts *o)
+/* One command line a process: what the tables write to. */
+static struct qemu_build_opts o;
+/* --help's default of --cache: the variable, else this user's directory. */
+static char cache_shown[PATH_MAX + 32];
+
+static const struct cli_opt path_opts[] = {
+	OPT_STRING(0, "cache", &o.cache, "DIR", "the cache"),
+	OPT_END(),
+};
+
+static const struct cli_opt options[] = {
+	OPT_GROUP(path_opts),
+	OPT_FLAG(0, "force", &o.force, "build even when the cache has it"),
+	OPT_UINT('j', NULL, &o.jobs, "N", 1, 256, "parallel build jobs (default: the host's CPUs)"),
+	OPT_END(),
+};
+
+static void set_defaults(void)
 {
-	static const struct option opts[] = {
-		{ "cache", required_argument, NULL, 'c' },
-		{ "force", no_argument, NULL, 'f' },
-		{ 0 },
-	};
-	int c;
+	memset(&o, 0, sizeof(o));
+	o.interrupt = &interrupted;
+	o.progress = print_progress;
+}
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c': o->cache = optarg; break;
-		case 'f': o->force = 1; break;
-		case 'j': {
-			char *end;
-			long n;
+void cmd_qemu_help(void)
+{
+	char cache[PATH_MAX];
 
-			errno = 0;
-			n = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || n < 1 || n > 256) {
-				cli_err("-j must be a number 1..256");
-				return -EINVAL;
-			}
-			o->jobs = (unsigned)n;
-			break;
-		}
-		default: cli_bad_option(c, argv); return -EINVAL;
-		}
-	}
-	if (optind != argc) {
-		cli_usage_err("unexpected argument '%s'", argv[optind]);
+	set_defaults();
+	cachedir_default("qemu", geteuid(), cache, sizeof(cache));
+	snprintf(cache_shown, sizeof(cache_shown), "$LAB_QEMU_CACHE or %s", cache);
+	o.cache = cache_shown;
+	cli_synopsis("qemu build", NULL, options);
+	cli_synopsis("qemu path", NULL, path_opts);
+	printf("\nThe QEMU of the contention timing model: Debian's source of the QEMU the lab\n"
+	       "runs with the patches in images/qemu/, x86_64-softmmu only, cached by content.\n"
+	       "  build   build it unless the cache has it; prints the binary's path\n"
+	       "  path    print the cached binary (exit 4 when not built)\n"
+	       "Each option at length: man lab, \"OPTIONS OF LAB QEMU\".\n\nOPTIONS\n");
+	opt_print(stdout, options);
+	printf("\nEXAMPLES\n"
+	       "  lab qemu build             # about 20 minutes on 2 cores the first time\n"
+	       "  lab qemu build --force -j 8\n"
+	       "  lab qemu path\n\n"
+	       "Exit status: 0 ok, 4 not built (path) or the build failed, 2 bad usage.\n");
+}
+
+static int parse_args(int argc, char **argv)
+{
+	int first;
+
+	if (argc < 2 || (strcmp(argv[1], "build") && strcmp(argv[1], "path"))) {
+		cli_usage_err("expected build or path");
 		return -EINVAL;
 	}
+	set_defaults();
+	first = cli_parse(argc - 1, argv + 1, options);
+	if (first < 0)
+		return -EINVAL;
+	if (first != argc - 1) {
+		cli_usage_err("unexpected argument '%s'", argv[1 + first]);
+		return -EINVAL;
+	}
+	o.offline = !strcmp(argv[1], "path");
 	return 0;
 }
 
 int cmd_qemu(int argc, char **argv)
 {
-	struct qemu_build_opts o = { .interrupt = &interrupted, .progress = print_progress };
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct qemu_build b;
 	char why[1024];
 	int r;
 
-	if (argc < 2 || (strcmp(argv[1], "build") && strcmp(argv[1], "path"))) {
-		cli_usage_err("expected build or path");
+	if (parse_args(argc, argv) < 0)
 		return EXIT_BAD_INPUT;
-	}
-	if (parse(argc - 1, argv + 1, &o) < 0)
-		return EXIT_BAD_INPUT;
-	o.offline = !strcmp(argv[1], "path");
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	r = qemu_build_ensure(&o, &b, why, sizeof(why));
