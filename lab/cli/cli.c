@@ -1,7 +1,6 @@
 /* What the commands share: the one error shape, the help texts' printing, the exit codes'
  * mapping for `git bisect run`. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,21 +43,6 @@ void cli_usage_err(const char *fmt, ...)
 	va_start(ap, fmt);
 	verr(fmt, ap, 1);
 	va_end(ap);
-}
-
-void cli_bad_option(int c, char *const *argv)
-{
-	const char *arg = optind > 0 ? argv[optind - 1] : "";
-	int len = (int)strcspn(arg, "=");
-
-	if (c == '?' && !strncmp(arg, "--", 2) && arg[len] == '=' && optopt)
-		cli_usage_err("option '%.*s' takes no value", len, arg);
-	else if (strncmp(arg, "--", 2) && optopt)
-		cli_usage_err(c == ':' ? "option '-%c' needs a value" : "unknown option '-%c'",
-			      optopt);
-	else
-		cli_usage_err(c == ':' ? "option '%.*s' needs a value" : "unknown option '%.*s'",
-			      len, arg);
 }
 
 int cli_parse_with(int argc, char **argv, const struct cli_opt *opts,
@@ -149,12 +133,4 @@ int cli_help(void (*help)(void), const char *arg)
 	help();
 	fputs("\n" EXIT_TABLE_HELP, stdout);
 	return EXIT_OK;
-}
-
-int cli_choice(const char *s, const char *const *names, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(s, names[i]))
-			return (int)i;
-	return -EINVAL;
 }

@@ -94,15 +94,9 @@ void cli_set_name(const char *name);
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A usage error: cli_err's line ending "(see 'lab CMD --help')". */
 void cli_usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* getopt_long returned c ('?' an unknown option, ':' a missing value; the option string
- * starts with ':'): said as a usage error naming the option. */
-void cli_bad_option(int c, char *const *argv);
 /* A command's help: arg "--help" the whole text and the exit-code table, "-h" its usage and
  * EXAMPLES only.  EXIT_OK. */
 int cli_help(void (*help)(void), const char *arg);
-/* The index of s in names[0..n) (an option's value that is one of a list of words), or
- * -EINVAL. */
-int cli_choice(const char *s, const char *const *names, size_t n);
 /* parseopt() (util/parseopt.h) with its error said in lab's one shape, a usage error
  * pointing to --help: the index of the first operand, or -EINVAL (the command exits 2). */
 int cli_parse(int argc, char **argv, const struct cli_opt *opts);

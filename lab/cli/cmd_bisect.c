@@ -1,7 +1,6 @@
 /* lab bisect start|resume|log: the kernel commit that changed a job's figure
  * (lab/regress/bisect.h, lab/core/bisect.h). */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,7 +14,6 @@
 #include "proto/workload.h"
 #include "regress/bisect.h"
 #include "regress/git.h"
-#include "run/engine.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"

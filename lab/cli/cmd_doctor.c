@@ -13,7 +13,6 @@
 #include "cli/cli.h"
 #include "cli/runenv.h"
 #include "run/accel.h"
-#include "run/engine.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/hostkernel.h"

@@ -10,7 +10,6 @@
 #include "cli/history_write.h"
 #include "cli/runenv.h"
 #include "history/history.h"
-#include "run/engine.h"
 #include "util/cleanup.h"
 #include "util/jsonio.h"
 

@@ -10,7 +10,6 @@
 #include "cli/cli.h"
 #include "cli/runenv.h"
 #include "daemon/slurm.h"
-#include "run/engine.h"
 #include "run/host.h"
 #include "util/cleanup.h"
 #include "util/jsonio.h"

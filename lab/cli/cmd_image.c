@@ -12,7 +12,6 @@
 #include "cli/cli.h"
 #include "cli/runenv.h"
 #include "run/accel.h"
-#include "run/engine.h"
 #include "util/cachedir.h"
 #include "util/cleanup.h"
 #include "util/fs.h"

@@ -1,7 +1,6 @@
 /* lab nightly CONFIG: the tracked branch's head measured, checked against history, regressions
  * confirmed and bisected (lab/regress/nightly.h). */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,7 +11,6 @@
 #include "cli/runenv.h"
 #include "core/nightly_cfg.h"
 #include "regress/nightly.h"
-#include "run/engine.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"

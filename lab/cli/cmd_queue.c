@@ -16,28 +16,13 @@ static struct {
 	unsigned limit;
 } args;
 
-/* Where labd is and --json, as every job verb takes them (LABD_CLI_OPTIONS, labd_cli.h): the
- * job verbs' shared group, labd_cli_opts, comes with their conversion (another branch, not
- * this one's base); once both are in, this table goes and options[] joins that group. */
-static const struct cli_opt labd_opts[] = {
-	OPT_FLAG(0, "json", &args.l.json, "labd's JSON, {\"jobs\": [...]} (keys sorted)"),
-	OPT_STRING(0, "socket", &args.l.t.socket, "PATH",
-		   "labd's unix socket (default $LAB_SOCKET, else " LABD_SOCKET_DEFAULT ")"),
-	OPT_STRING(0, "url", &args.l.t.url, "URL",
-		   "a labd on TCP instead, http://HOST:PORT (default $LAB_URL)"),
-	OPT_STRING(0, "token-file", &args.l.t.token_file, "F",
-		   "the bearer token for --url, in a file only you can read (default "
-		   "$LAB_TOKEN_FILE)"),
-	OPT_END(),
-};
-
 /* --state is a job's state, not the state directory of the run environment's group.  labd
  * says whether it is one; --limit's bound is labd's. */
 static const struct cli_opt options[] = {
 	OPT_STRING(0, "state", &args.state, "S",
 		   "only jobs in this state: queued, running, done, failed or cancelled"),
 	OPT_UINT(0, "limit", &args.limit, "N", 1, 100000, "at most N jobs (labd's default: 1000)"),
-	OPT_GROUP(labd_opts),
+	OPT_GROUP(labd_cli_opts),
 	OPT_END(),
 };
 
@@ -113,7 +98,7 @@ int cmd_queue(int argc, char **argv)
 	int first, rc;
 
 	memset(&args, 0, sizeof(args));
-	if ((first = cli_parse(argc, argv, options)) < 0)
+	if ((first = labd_cli_parse(&args.l, argc, argv, options)) < 0)
 		return EXIT_BAD_INPUT;
 	if (first != argc) {
 		cli_usage_err("unexpected argument '%s'", argv[first]);

@@ -42,29 +42,6 @@ int labd_cli_parse(struct labd_cli *l, int argc, char **argv, const struct cli_o
 	return first;
 }
 
-/* The old form (labd_cli.h), cmd_queue.c's until its table joins labd_cli_opts. */
-int labd_cli_getopt(struct labd_cli *l, int argc, char **argv, const struct option *opts,
-		    labd_option_fn own, void *ud)
-{
-	int c;
-
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		switch (c) {
-		case LABD_OPT_SOCKET: l->t.socket = optarg; break;
-		case LABD_OPT_URL: l->t.url = optarg; break;
-		case LABD_OPT_TOKEN: l->t.token_file = optarg; break;
-		case LABD_OPT_JSON: l->json = 1; break;
-		case '?':
-		case ':': cli_bad_option(c, argv); return -EINVAL;
-		default:
-			if (!own || own(ud, c, optarg) < 0)
-				return -EINVAL;
-		}
-	}
-	return optind;
-}
-
 static void print_error(const struct lab_error *err)
 {
 	char msg[1200];

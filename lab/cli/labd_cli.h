@@ -2,7 +2,6 @@
  * that say where labd is, one call with its errors printed and its exit code, labd's JSON on
  * stdout, and a job's events, read once or followed until the job ends. */
 #pragma once
-#include <getopt.h>
 #include <stdint.h>
 
 #include "cli/labd_client.h"
@@ -11,27 +10,6 @@
 /* The options every client command takes, one group (util/parseopt.h) that each verb's
  * table joins: --json, --socket PATH, --url URL, --token-file F. */
 extern const struct cli_opt labd_cli_opts[];
-
-/* The old getopt_long form of the same options, for `lab job list` (cmd_queue.c) until its
- * table joins labd_cli_opts: remove it then. */
-#define LABD_OPT_SOCKET 0x100
-#define LABD_OPT_URL 0x101
-#define LABD_OPT_TOKEN 0x102
-#define LABD_OPT_JSON 0x103
-#define LABD_CLI_OPTIONS                                                                       \
-	{ "socket", required_argument, NULL, LABD_OPT_SOCKET },                                \
-	{ "url", required_argument, NULL, LABD_OPT_URL },                                      \
-	{ "token-file", required_argument, NULL, LABD_OPT_TOKEN },                             \
-	{ "json", no_argument, NULL, LABD_OPT_JSON }
-
-/* Their --help text, in the old form. */
-#define LABD_CLI_OPTIONS_HELP                                                                  \
-	"  --socket PATH     labd's unix socket (default $LAB_SOCKET, else\n"                      \
-	"                    " LABD_SOCKET_DEFAULT ")\n"                                           \
-	"  --url URL         a labd on TCP instead, http://HOST:PORT (default $LAB_URL);\n"         \
-	"                    paths in a job are then that machine's\n"                             \
-	"  --token-file F    the bearer token for --url, in a file only you can read\n"            \
-	"                    (default $LAB_TOKEN_FILE)\n"
 
 /* The long poll of a follow: labd answers within this many seconds (it allows up to 60). */
 #define LABD_POLL_S 30L
@@ -47,14 +25,6 @@ struct labd_cli {
  * on stderr: the command exits EXIT_BAD_INPUT). */
 int labd_cli_parse(struct labd_cli *l, int argc, char **argv, const struct cli_opt *opts);
 
-/* The old form, for cmd_queue.c (LABD_CLI_OPTIONS above): a command's own option, 0 or
- * -EINVAL when its value is bad (said on stderr). */
-typedef int (*labd_option_fn)(void *ud, int opt, const char *arg);
-/* getopt_long over argv with opts (LABD_CLI_OPTIONS, which go into l, and the command's own,
- * which go to own; own may be NULL): the index of the first argument after them, or -EINVAL
- * for an unknown option or a bad value (said on stderr). */
-int labd_cli_getopt(struct labd_cli *l, int argc, char **argv, const struct option *opts,
-		    labd_option_fn own, void *ud);
 /* EXIT_OK, or the error printed and EXIT_LAB_ERROR (a bad --url or token file: EXIT_BAD_INPUT). */
 int labd_cli_open(struct labd_cli *l);
 void labd_cli_close(struct labd_cli *l);

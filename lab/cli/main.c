@@ -1,6 +1,5 @@
 /* lab: the numalab command line.  Subcommands live in one table, git-style; the job group's
  * verbs in cmd_job.c's. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -166,8 +165,6 @@ int main(int argc, char **argv)
 {
 	const struct lab_cmd *c;
 
-	/* Option errors are said by cli_bad_option, in the one shape, not by getopt. */
-	opterr = 0;
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_BAD_INPUT;

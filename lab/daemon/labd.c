@@ -22,7 +22,6 @@
 #include "daemon/api.h"
 #include "daemon/queue.h"
 #include "daemon/worker.h"
-#include "run/engine.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/parseopt.h"

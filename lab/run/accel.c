@@ -14,19 +14,6 @@
 #include "util/jsonio.h"
 #include "util/sha256.h"
 
-int accel_mode_parse(const char *s, enum accel_mode *m)
-{
-	if (!strcmp(s, "auto"))
-		*m = ACCEL_AUTO;
-	else if (!strcmp(s, "tcg"))
-		*m = ACCEL_FORCE_TCG;
-	else if (!strcmp(s, "kvm"))
-		*m = ACCEL_FORCE_KVM;
-	else
-		return -EINVAL;
-	return 0;
-}
-
 static void cpu_model(char *buf, size_t len)
 {
 	_cleanup_fclose_ FILE *f = fopen("/proc/cpuinfo", "re");

@@ -18,7 +18,6 @@ struct accel_verdict {
 
 #define ACCEL_PROBE_TIMEOUT_S 12.0
 
-int accel_mode_parse(const char *s, enum accel_mode *m);
 int accel_decide(struct virt_conn *vc, const char *state_dir, const char *kernel,
 		 const char *runners_dir, enum accel_mode mode, volatile sig_atomic_t *interrupt,
 		 struct accel_verdict *v);

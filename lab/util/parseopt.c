@@ -219,6 +219,8 @@ int parseopt(int argc, char **argv, const struct cli_opt *opts,
 		}
 	}
 	so[ns] = '\0';
+	/* errors are said in the table's wording (e), never by getopt on stderr */
+	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, so, lo, &idx)) != -1) {
 		const struct cli_opt *o = NULL;
