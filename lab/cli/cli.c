@@ -1,6 +1,7 @@
 /* What the commands share: the one error shape, the help texts' printing, the exit codes'
  * mapping for `git bisect run`. */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,29 @@
 
 /* The command line's name for messages, "compare" or "job status" (cli_set_name). */
 static char cmd_name[64] = "";
+
+volatile sig_atomic_t cli_interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	cli_interrupted = 1;
+}
+
+void cli_catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+void cli_progress(void *ud, const char *msg)
+{
+	(void)ud;
+	fprintf(stderr, "lab: %s\n", msg);
+}
 
 void cli_set_name(const char *name)
 {

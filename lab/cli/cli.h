@@ -1,6 +1,7 @@
 /* The `lab` command table: one entry per subcommand, each in its own file. */
 #pragma once
 #include <jansson.h>
+#include <signal.h>
 #include <stddef.h>
 
 #include "util/error.h"
@@ -86,6 +87,14 @@ int cmd_bisect(int argc, char **argv);
 int cmd_nightly(int argc, char **argv);
 void cmd_nightly_help(void);
 void cmd_bisect_help(void);
+
+/* Set by SIGINT, SIGTERM and SIGHUP once cli_catch_signals() ran: the engines see it (their
+ * options' interrupt), destroy their guests, keep what finished and stop, where a signal's
+ * default would kill the lab with guests and half-written files behind it. */
+extern volatile sig_atomic_t cli_interrupted;
+void cli_catch_signals(void);
+/* The progress printer every command hands its engine: "lab: MSG" on stderr. */
+void cli_progress(void *ud, const char *msg);
 
 /* Errors have one shape, "lab CMD: message", CMD the command line's name (cli_set_name:
  * "compare", "job status"; main sets it before a command runs). */

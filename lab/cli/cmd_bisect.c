@@ -20,20 +20,6 @@
 #include "util/sha256.h"
 #include "util/statedir.h"
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
-static void print_progress(void *ud, const char *msg)
-{
-	(void)ud;
-	fprintf(stderr, "lab: %s\n", msg);
-}
-
 struct bargs {
 	const char *job, *good, *bad, *variant, *metric, *out, *timing;
 	double threshold;
@@ -353,7 +339,6 @@ int cmd_bisect(int argc, char **argv)
 	struct job job = { 0 };
 	struct bisect_run_opts o = { 0 };
 	struct bisect_run_summary sum;
-	struct sigaction sa = { .sa_handler = on_signal };
 	char dir[PATH_MAX], msg[1600];
 	int start, r;
 
@@ -385,11 +370,9 @@ int cmd_bisect(int argc, char **argv)
 	}
 	o = (struct bisect_run_opts){ .p = &p, .job = &job, .dir = dir, .resume = !start };
 	cli_runenv_get(&o.env);
-	o.env.interrupt = &interrupted;
-	o.env.progress = print_progress;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	o.env.interrupt = &cli_interrupted;
+	o.env.progress = cli_progress;
+	cli_catch_signals();
 	r = bisect_run(&o, &sum, msg, sizeof(msg));
 	job_free(&job);
 	if (r < 0 && r != -EINTR) {

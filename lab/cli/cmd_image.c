@@ -17,12 +17,6 @@
 #include "util/fs.h"
 #include "util/hostkernel.h"
 
-static void print_progress(void *ud, const char *msg)
-{
-	(void)ud;
-	fprintf(stderr, "lab: %s\n", msg);
-}
-
 /* In enum accel_mode's order.  --accel is image's own, not the run environment's: it says
  * how libguestfs runs its appliance here, and image takes no --connect or --quiet-wait. */
 static const char *const accel_words[] = { "auto", "tcg", "kvm", NULL };
@@ -122,7 +116,7 @@ static int image_build(void)
 {
 	_cleanup_free_ char *runners = initramfs_runners_dir();
 	struct image_opts o = { .cache_dir = args.cache, .runners_dir = runners,
-				.rebuild = args.rebuild, .progress = print_progress };
+				.rebuild = args.rebuild, .progress = cli_progress };
 	struct lab_error err = { 0 };
 	struct image_info info;
 	char path[4096], msg[1200];

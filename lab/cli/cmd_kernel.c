@@ -14,20 +14,6 @@
 #include "util/cleanup.h"
 #include "util/jsonio.h"
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
-static void print_progress(void *ud, const char *msg)
-{
-	(void)ud;
-	fprintf(stderr, "lab: %s\n", msg);
-}
-
 /* One command line a process: what the tables write to. */
 static struct {
 	struct kernel_build_opts o;
@@ -70,8 +56,8 @@ static const struct cli_opt options[] = {
 static void set_defaults(void)
 {
 	memset(&args, 0, sizeof(args));
-	args.o.interrupt = &interrupted;
-	args.o.progress = print_progress;
+	args.o.interrupt = &cli_interrupted;
+	args.o.progress = cli_progress;
 }
 
 void cmd_kernel_help(void)
@@ -259,18 +245,16 @@ static int parse_args(int argc, char **argv, int *first)
 
 int cmd_kernel(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	int first, rc = EXIT_OK;
 
 	if (parse_args(argc, argv, &first) < 0)
 		return EXIT_BAD_INPUT;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	cli_catch_signals();
 	if (!strcmp(argv[1], "list"))
 		return list(&args.o, args.json);
 	if (!strcmp(argv[1], "path"))
 		return path(argv[first], &args.o);
-	for (int i = first; i < argc && !interrupted; i++) {
+	for (int i = first; i < argc && !cli_interrupted; i++) {
 		int r = build_one(argv[i], &args.o);
 
 		rc = r > rc ? r : rc;

@@ -18,20 +18,6 @@
 
 #define CFG_MAX_SIZE (1u << 20)
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
-static void print_progress(void *ud, const char *msg)
-{
-	(void)ud;
-	fprintf(stderr, "lab: %s\n", msg);
-}
-
 static void index_report(void *ud, const char *report)
 {
 	cli_history_add(ud, report);
@@ -164,7 +150,6 @@ int cmd_nightly(int argc, char **argv)
 	_cleanup_free_ char *dir = NULL;
 	struct nightly_opts o = { 0 };
 	struct nightly_summary sum;
-	struct sigaction sa = { .sa_handler = on_signal };
 	char out[PATH_MAX * 2], msg[1600];
 	unsigned loaded = 0;
 	int r;
@@ -182,12 +167,10 @@ int cmd_nightly(int argc, char **argv)
 		o = (struct nightly_opts){ .cfg = cfg, .targets = t, .out = out, .at = args.at,
 					   .night = args.night, .on_report = index_report };
 		cli_runenv_get(&o.env);
-		o.env.interrupt = &interrupted;
-		o.env.progress = print_progress;
+		o.env.interrupt = &cli_interrupted;
+		o.env.progress = cli_progress;
 		o.report_ud = (void *)o.env.state_dir;
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
+		cli_catch_signals();
 		r = nightly_run(&o, &sum, msg, sizeof(msg));
 	} else {
 		r = -EINVAL;

@@ -11,20 +11,6 @@
 #include "cli/cli.h"
 #include "util/cachedir.h"
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
-static void print_progress(void *ud, const char *msg)
-{
-	(void)ud;
-	fprintf(stderr, "lab: %s\n", msg);
-}
-
 /* One command line a process: what the tables write to. */
 static struct qemu_build_opts o;
 /* --help's default of --cache: the variable, else this user's directory. */
@@ -45,8 +31,8 @@ static const struct cli_opt options[] = {
 static void set_defaults(void)
 {
 	memset(&o, 0, sizeof(o));
-	o.interrupt = &interrupted;
-	o.progress = print_progress;
+	o.interrupt = &cli_interrupted;
+	o.progress = cli_progress;
 }
 
 void cmd_qemu_help(void)
@@ -94,15 +80,13 @@ static int parse_args(int argc, char **argv)
 
 int cmd_qemu(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct qemu_build b;
 	char why[1024];
 	int r;
 
 	if (parse_args(argc, argv) < 0)
 		return EXIT_BAD_INPUT;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	cli_catch_signals();
 	r = qemu_build_ensure(&o, &b, why, sizeof(why));
 	if (r < 0) {
 		cli_err("%s", why[0] ? why : strerror(-r));

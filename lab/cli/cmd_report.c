@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "analysis/dashboard.h"
-#include "core/nightly_cfg.h"
 #include "cli/cli.h"
 #include "cli/projopts.h"
 #include "cli/report_files.h"
+#include "core/nightly_cfg.h"
 #include "util/checkout.h"
 #include "util/cleanup.h"
 #include "util/fs.h"

@@ -17,20 +17,6 @@
 #include "util/fs.h"
 #include "util/jsonio.h"
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
-static void print_progress(void *ud, const char *msg)
-{
-	(void)ud;
-	fprintf(stderr, "lab: %s\n", msg);
-}
-
 /* The job, its kernels replaced when kernels is not NULL; sha256: its identity for --resume
  * (runresume_job_sha256), or NULL.  An error is printed. */
 static int load_job(const char *file, const json_t *kernels, struct job *job, char sha256[65])
@@ -200,14 +186,11 @@ static int prepare(struct cli_run *a, struct job *job, char sha256[65])
 
 static int run(struct cli_run *a, struct job *job, struct run_summary *sum)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	char msg[1024];
 	int r;
 
 	/* The guest is destroyed on the way out, so a signal must not kill us outright. */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	cli_catch_signals();
 	r = run_job(&a->o, job, sum, msg, sizeof(msg));
 	if (r < 0) {
 		cli_err("%s", msg[0] ? msg : strerror(-r));
@@ -233,8 +216,8 @@ int cli_run_job(struct cli_run *a, struct run_summary *sum)
 	if (rc == EXIT_OK) {
 		a->o.resume = a->resume ? &res : NULL;
 		a->o.job_sha256 = sha256;
-		a->o.env.interrupt = &interrupted;
-		a->o.env.progress = print_progress;
+		a->o.env.interrupt = &cli_interrupted;
+		a->o.env.progress = cli_progress;
 		rc = a->dry_run ? dry_run(&a->o, &job) : run(a, &job, sum);
 		a->o.resume = NULL;
 	}
