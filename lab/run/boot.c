@@ -10,7 +10,6 @@
 #include "core/domain.h"
 #include "core/kvariant.h"
 #include "run/diskboot.h"
-#include "run/kernel_params.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/spawn.h"
@@ -18,6 +17,78 @@
 
 /* A console log larger than this is read from its end: panics are near the end. */
 #define CONSOLE_READ_MAX (16u << 20)
+
+/* ---- loops_per_jiffy, derived from the host and the guest kernel ---------------------- */
+
+#define CONFIG_MAX (4u << 20)
+
+/* "config" beside a lab-built image (vmlinux or bzImage), or /boot/config-VER for
+ * /boot/vmlinuz-VER. */
+static char *config_path(const char *image)
+{
+	const char *base = strrchr(image, '/');
+	_cleanup_free_ char *dir = fs_dirname(image);
+	char *p = NULL;
+
+	base = base ? base + 1 : image;
+	if (!dir)
+		return NULL;
+	if (!strncmp(base, "vmlinuz-", 8)) {
+		if (asprintf(&p, "%s/config-%s", dir, base + 8) < 0)
+			return NULL;
+	} else {
+		p = fs_join(dir, "config");
+	}
+	return p;
+}
+
+/* lpj from a TSC rate in kHz and HZ; 0 when either is 0. */
+static unsigned long lpj_from(unsigned long tsc_khz, unsigned long hz)
+{
+	return hz ? tsc_khz * 1000 / hz : 0;
+}
+
+static unsigned long host_tsc_khz(void)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/cpuinfo", "re");
+	char line[256];
+	double mhz;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "cpu MHz : %lf", &mhz) == 1 && mhz > 0)
+			return (unsigned long)(mhz * 1000.0);
+	return 0;
+}
+
+/* loops_per_jiffy for `lpj=`: the host's TSC rate over the guest kernel's CONFIG_HZ, read
+ * from the config beside the image (a lab build's `config`, or Debian's /boot/config-VER for
+ * /boot/vmlinuz-VER).  -ENOENT when either is unknown: then no lpj= is passed.
+ *
+ * Why: under TCG every secondary CPU fails calibrate_delay() ("Consider using lpj=") and
+ * retries, which made 64-vCPU boots 5x slower: measured with a tinyconfig-based 6.12 kernel
+ * (NO_HZ_IDLE, HZ=100; TCG on 2 host cores, busybox init), 98 s to power-off without lpj=,
+ * 18 s with it.  The value only scales udelay() busy-waits; page-fault paths do not use it. */
+static int lpj_of(const char *kernel_image, unsigned long *lpj)
+{
+	_cleanup_free_ char *path = config_path(kernel_image);
+	_cleanup_free_ char *text = NULL;
+	struct kconfig kc = { 0 };
+	struct lab_error err;
+	const char *hz;
+	unsigned long v = 0;
+
+	if (!path)
+		return -ENOMEM;
+	if (fs_read_file(path, CONFIG_MAX, &text, NULL) < 0)
+		return -ENOENT;
+	if (kconfig_parse(text, 0, &kc, &err) == 0 && (hz = kconfig_get(&kc, "HZ")))
+		v = lpj_from(host_tsc_khz(), strtoul(hz, NULL, 10));
+	kconfig_free(&kc);
+	if (!v)
+		return -ENOENT;
+	*lpj = v;
+	return 0;
+}
 
 int boot_online_after(int kvm, unsigned vcpus, const char *extra)
 {
@@ -38,7 +109,7 @@ char *boot_cmdline(const char *kernel_image, int kvm, int online_after, const ch
 	unsigned long v;
 	char *s;
 
-	if (kernel_image && !(extra && strstr(extra, "lpj=")) && kparams_lpj(kernel_image, &v) == 0)
+	if (kernel_image && !(extra && strstr(extra, "lpj=")) && lpj_of(kernel_image, &v) == 0)
 		snprintf(lpj, sizeof(lpj), " lpj=%lu", v);
 	/* Under TCG every vCPU's TSC is the host's (QEMU adds one offset to the host counter),
 	 * so it is synchronized, but with qemu64's vendor and no constant_tsc flag the kernel

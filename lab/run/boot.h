@@ -68,7 +68,8 @@ void boot_result_free(struct boot_result *res);
 int boot_online_after(int kvm, unsigned vcpus, const char *extra);
 
 /* The kernel command line the lab always uses for kernel_image (lpj= when it can be derived,
- * see run/kernel_params.h; under TCG, kvm == 0: tsc=reliable, no boot-time RCU stall dumps, serial CPU
- * bring-up; maxcpus=BOOT_EARLY_CPUS when online_after, boot_online_after()'s answer), plus
+ * see lpj_of() in run/boot.c; under TCG, kvm == 0: tsc=reliable, no boot-time RCU stall
+ * dumps, serial CPU bring-up; maxcpus=BOOT_EARLY_CPUS when online_after,
+ * boot_online_after()'s answer), plus
  * extra (may be NULL; a user's own lpj=, tsc= or cpuhp.parallel= wins). Caller frees. */
 char *boot_cmdline(const char *kernel_image, int kvm, int online_after, const char *extra);
