@@ -1,21 +1,25 @@
-/* The NUMA cost model (core/numacost.c).
+/* The NUMA cost model (core/numacost.c) and its presets (core/numapreset.c).
  *
  * Scripted traces (vCPU, op, line, clock) against exact charges on hand-made models: one vCPU,
  * ping-pong within a node and across two, padded and packed counters, clock forwarding,
- * invalidation fan-out, all latencies 0, a full directory, the same trace twice.  A golden file
- * (UPDATE_GOLDEN=1 rewrites it): the SRAT address map of 4-node topologies
- * (numacost/srat-4s.txt). */
+ * invalidation fan-out, all latencies 0, a full directory, the same trace twice.  Golden files
+ * (UPDATE_GOLDEN=1 rewrites them): the SRAT address map of 4-node topologies
+ * (numacost/srat-4s.txt) and the canonical form of every configs/numa/NAME.json
+ * (numapreset/NAME.txt).  Then a table of bad presets and misfits, each refused with the
+ * message users see. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/numacost.h"
-#include "core/topology.h"
+#include "core/numapreset.h"
 #include "tap.h"
 #include "testutil.h"
 #include "util/cleanup.h"
+#include "util/sha256.h"
 #include "util/strbuf.h"
 
 #define LINE(n) ((uint64_t)(n) << NUMACOST_LINE_SHIFT)
@@ -407,6 +411,332 @@ static void test_srat(void)
 	testutil_golden("numacost/srat-4s.txt", strbuf_take(&sb, &text) == 0 ? text : NULL);
 }
 
+/* A 64-node topology, one vCPU a node, in the shape of configs/numa/uv-64s.json: node n is
+ * socket n, n/2 its blade, n/16 its IRU.  dist gives the SLIT of local, blade, IRU, rack. */
+static json_t *uv_topology(const char *name, const unsigned dist[4])
+{
+	json_t *t = json_pack("{s:s,s:i,s:i,s:i,s:[]}", "name", name, "sockets", 64, "cores", 1,
+			      "node_memory_mib", 64, "distances");
+	json_t *rows = json_object_get(t, "distances");
+
+	for (unsigned a = 0; t && a < 64; a++) {
+		json_t *row = json_array();
+
+		for (unsigned b = 0; b < 64; b++) {
+			unsigned k = a == b ? 0 : a / 2 == b / 2 ? 1 : a / 16 == b / 16 ? 2 : 3;
+
+			json_array_append_new(row, json_integer(dist[k]));
+		}
+		json_array_append_new(rows, row);
+	}
+	return t;
+}
+
+static const unsigned uv_hops[4] = {10, 16, 32, 48}, uv_flat[4] = {10, 20, 20, 20},
+		      uv_reversed[4] = {10, 40, 30, 20};
+
+static int load_preset(const char *rel, struct numa_preset *p, struct lab_error *err)
+{
+	_cleanup_json_ json_t *j = testutil_load(rel);
+
+	return j ? numapreset_from_json(j, "preset", p, err) : -EINVAL;
+}
+
+/* A shipped preset: loads, is named after its file, its canonical form is the golden one and
+ * its sha256 that form's. */
+static void preset_golden(const char *name)
+{
+	_cleanup_free_ char *rel = fs_join("configs/numa", name), *golden = NULL, *text = NULL;
+	struct lab_error err = {0};
+	struct numa_preset p;
+	char sha[65], want[65];
+
+	if (!tap_ok(rel && load_preset(rel, &p, &err) == 0, "%s loads%s%s", name,
+		    err.msg[0] ? ": " : "", err.msg))
+		return;
+	tap_ok(strlen(name) == strlen(p.name) + 5 && !strncmp(name, p.name, strlen(p.name)),
+	       "%s: named \"%s\"", name, p.name);
+	text = numapreset_canonical(&p);
+	if (asprintf(&golden, "numapreset/%.*s.txt", (int)strlen(name) - 5, name) > 0)
+		testutil_golden(golden, text);
+	tap_ok(text && numapreset_sha256(&p, sha) == 0 &&
+		       sha256_hex(text, strlen(text), want) == 0 && !strcmp(sha, want),
+	       "%s: sha256 of the canonical form %.16s...", name, sha);
+	numapreset_free(&p);
+}
+
+static void test_presets_shipped(void)
+{
+	_cleanup_json_dir_ struct testutil_json_dir d;
+
+	testutil_json_dir_open(&d, "configs/numa");
+	tap_ok(d.n >= 3, "configs/numa has the shipped presets (%d)", d.n);
+	for (int i = 0; i < d.n; i++)
+		preset_golden(d.ents[i]->d_name);
+}
+
+static const struct numa_path *path_named(const struct numa_preset *p, const char *name)
+{
+	static const struct numa_path none = {.c2c = {.estimate = -1}, .mem = {.estimate = -1}};
+
+	for (unsigned i = 0; i < p->nr_paths; i++)
+		if (!strcmp(p->paths[i].name, name))
+			return &p->paths[i];
+	return &none;
+}
+
+/* Which figures are measured: the Cascade Lake ones all, Westmere-EX's DRAM, none of UV's. */
+static void test_preset_estimates(void)
+{
+	struct numa_preset clx, wsm, uv;
+	struct lab_error err = {0};
+	int uv_all = 1;
+
+	if (!tap_ok(load_preset("configs/numa/clx-2s.json", &clx, &err) == 0 &&
+			    load_preset("configs/numa/wsm-ex-4s.json", &wsm, &err) == 0 &&
+			    load_preset("configs/numa/uv-64s.json", &uv, &err) == 0,
+		    "clx-2s, wsm-ex-4s, uv-64s load"))
+		return;
+	for (unsigned i = 0; i < uv.nr_paths; i++)
+		uv_all &= uv.paths[i].c2c.estimate && uv.paths[i].mem.estimate;
+	tap_ok(uv_all && uv.ipns.estimate && numapreset_is_estimate(&uv),
+	       "uv-64s: every figure an estimate");
+	tap_ok(clx.nr_paths == 2 && !path_named(&clx, "local")->c2c.estimate &&
+		       !path_named(&clx, "local")->mem.estimate &&
+		       !path_named(&clx, "remote")->c2c.estimate &&
+		       !path_named(&clx, "remote")->mem.estimate,
+	       "clx-2s: every latency measured (ipns an estimate)");
+	tap_ok(wsm.nr_paths == 2 && !path_named(&wsm, "local")->mem.estimate &&
+		       path_named(&wsm, "local")->c2c.estimate == 1 &&
+		       !path_named(&wsm, "remote")->mem.estimate &&
+		       path_named(&wsm, "remote")->c2c.estimate == 1,
+	       "wsm-ex-4s: DRAM measured, c2c estimated");
+	numapreset_free(&clx);
+	numapreset_free(&wsm);
+	numapreset_free(&uv);
+}
+
+/* The JSON text s (any value) with ' for ": the tables below stay readable. */
+static json_t *json_quoted(const char *s)
+{
+	_cleanup_free_ char *t = strdup(s);
+	json_error_t e;
+	json_t *j;
+
+	if (!t)
+		return NULL;
+	for (char *c = t; *c; c++)
+		if (*c == '\'')
+			*c = '"';
+	j = json_loads(t, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &e);
+	if (!j)
+		printf("# bad JSON in the test: %s: %s\n", e.text, s);
+	return j;
+}
+
+/* clx-2s through numapreset_model_new: the ping-pong's ratio is the preset's. */
+static void test_preset_model(void)
+{
+	_cleanup_json_ json_t *tj = json_quoted(
+		"{'name':'2s-4c','sockets':2,'cores':2,'node_memory_mib':512}");
+	struct numacost *m1 = NULL, *m2 = NULL, *w = NULL;
+	struct numa_preset clx, wsm;
+	struct lab_error err = {0};
+	struct topology t, t4;
+	uint64_t local, remote, cl, cr;
+
+	if (!tap_ok(tj && topology_from_json(tj, "topology", &t, &err) == 0 &&
+			    load_topology("configs/topologies/4s-8c.json", &t4) == 0 &&
+			    load_preset("configs/numa/clx-2s.json", &clx, &err) == 0 &&
+			    load_preset("configs/numa/wsm-ex-4s.json", &wsm, &err) == 0,
+		    "presets and topologies load"))
+		return;
+	tap_ok(numapreset_model_new(&clx, "preset", &t, 2048ull << 20, 0, &m1, &err) == 0 &&
+		       numapreset_model_new(&clx, "preset", &t, 2048ull << 20, 0, &m2, &err) == 0,
+	       "clx-2s makes a model for 2s-4c");
+	cl = numacost_c2c(m1, 0, 0);
+	cr = numacost_c2c(m1, 0, 1);
+	local = ping_pong(m1, 0, 1, 1000, 4, 0, "clx-2s ping-pong within a socket");
+	remote = ping_pong(m2, 1, 2, 1000, 4, 1, "clx-2s ping-pong across sockets");
+	tap_ok(cl == 123 && cr == 284 && remote * cl == local * cr &&
+		       fabs((double)remote / (double)local / (113.5 / 49.3) - 1) < 0.01,
+	       "clx-2s: ping-pong charges %" PRIu64 "/%" PRIu64 " = c2c %" PRIu64 "/%" PRIu64
+	       " instruction-times (113.5/49.3 ns x ipns 2.5, rounded)",
+	       remote, local, cr, cl);
+	tap_ok(numapreset_model_new(&wsm, "preset", &t4, 2048ull << 20, 0, &w, &err) == 0 &&
+		       numacost_c2c(w, 0, 0) == 120 && numacost_c2c(w, 3, 1) == 360 &&
+		       numacost_mem(w, 2, 2) == 324 && numacost_mem(w, 0, 1) == 475 &&
+		       numacost_vcpu_node(w, 5) == 2 && numacost_pa_node(w, 1536ull << 20) == 3,
+	       "wsm-ex-4s on 4s-8c: c2c 120/360, mem 324/475 instruction-times; vCPU 5 and the "
+	       "last 512 MiB on their nodes");
+	numacost_free(m1);
+	numacost_free(m2);
+	numacost_free(w);
+	numapreset_free(&clx);
+	numapreset_free(&wsm);
+	topology_free(&t);
+	topology_free(&t4);
+}
+
+/* A 2-node preset the cases below change one key of. */
+static const char base_preset[] =
+	"{'name':'t2','machine':'a test machine','nodes':2,"
+	"'ipns':{'value':2,'estimate':true,'source':'test'},"
+	"'paths':{'local':{'c2c':{'ns':50,'estimate':false,'source':'test'},"
+	"'mem':{'ns':80,'estimate':false,'source':'test'}},"
+	"'remote':{'c2c':{'ns':150,'estimate':false,'source':'test'},"
+	"'mem':{'ns':140,'estimate':false,'source':'test'}}},"
+	"'matrix':[['local','remote'],['remote','local']]}";
+static const char topo_2s[] = "{'name':'2s-2c','sockets':2,'cores':1,'node_memory_mib':256}";
+static const char topo_8s[] = "{'name':'8s-8c','sockets':8,'cores':1,'node_memory_mib':256}";
+static const char far_path[] = "{'c2c':{'ns':300,'estimate':true,'source':'x'},"
+			       "'mem':{'ns':300,'estimate':true,'source':'x'}}";
+
+static const struct preset_case {
+	const char *preset;   /* a file below the repo root; NULL for base_preset */
+	const char *object;   /* dotted path of the object to change ("" the top); NULL: none */
+	const char *key;
+	const char *value;    /* JSON with ' for "; NULL deletes the key */
+	const char *topology; /* NULL: none; "uv:NAME": uv_topology(); a file; inline JSON */
+	const char *want;     /* "PATH: REASON", or NULL when it must load and fit */
+} preset_cases[] = {
+	{NULL, NULL, NULL, NULL, topo_2s, NULL},
+	{NULL, "", "speed", "1", NULL, "preset.speed: unknown key"},
+	{NULL, "", "matrx", "1", NULL, "preset.matrx: unknown key (did you mean \"matrix\"?)"},
+	{NULL, "", "name", NULL, NULL, "preset.name: required"},
+	{NULL, "", "nodes", "0", NULL, "preset.nodes: must be an integer 1..64"},
+	{NULL, "paths.remote.c2c", "ns", "-1", NULL,
+	 "preset.paths.remote.c2c.ns: must be a latency in ns, 0..100000"},
+	{NULL, "paths.local.mem", "ns", "'fast'", NULL,
+	 "preset.paths.local.mem.ns: must be a latency in ns, 0..100000"},
+	{NULL, "paths.local.c2c", "source", NULL, NULL, "preset.paths.local.c2c.source: required"},
+	{NULL, "paths.local", "mem", NULL, NULL, "preset.paths.local.mem: required"},
+	{NULL, "ipns", "estimate", "'no'", NULL, "preset.ipns.estimate: must be true or false"},
+	{NULL, "ipns", "value", "1000", NULL,
+	 "preset.ipns.value: must be instruction-times per ns, 0..100"},
+	{NULL, "", "matrix", "[['local','remote']]", NULL,
+	 "preset.matrix: must be a 2x2 matrix of path names (nodes is 2)"},
+	{NULL, "", "matrix", "[['local','remote'],['remote']]", NULL,
+	 "preset.matrix: must be a 2x2 matrix of path names (nodes is 2)"},
+	{NULL, "", "matrix", "[['local','remot'],['remote','local']]", NULL,
+	 "preset.matrix[0][1]: unknown path \"remot\" (did you mean \"remote\"?)"},
+	{NULL, "", "matrix", "[['local',1],['remote','local']]", NULL,
+	 "preset.matrix[0][1]: must be the name of one of paths"},
+	{NULL, "paths", "far", far_path, NULL, "preset.paths.far: no cell of matrix names it"},
+	{NULL, "paths", "Far", far_path, NULL,
+	 "preset.paths.Far: a path's name must match [a-z0-9_]{1,31}"},
+	{"configs/numa/wsm-ex-4s.json", NULL, NULL, NULL, topo_8s,
+	 "preset.nodes: preset wsm-ex-4s is for 4 nodes, topology 8s-8c has 8"},
+	{"configs/numa/wsm-ex-4s.json", NULL, NULL, NULL, "configs/topologies/4s-8c.json", NULL},
+	{"configs/numa/clx-2s.json", NULL, NULL, NULL, "configs/topologies/4s-8c.json",
+	 "preset.nodes: preset clx-2s is for 2 nodes, topology 4s-8c has 4"},
+	{NULL, "", "matrix", "[['local','remote'],['local','local']]", topo_2s,
+	 "preset.matrix[1][0]: does not fit topology 2s-2c: its distances[1][0] and [0][1] are "
+	 "both 20, but preset t2's c2c latency is 50 ns here and 150 ns there"},
+	{"configs/numa/uv-64s.json", NULL, NULL, NULL, "uv:uv-hops", NULL},
+	{"configs/numa/uv-64s.json", NULL, NULL, NULL, "uv:uv-flat",
+	 "preset.matrix[0][2]: does not fit topology uv-flat: its distances[0][2] and [0][1] are "
+	 "both 20, but preset uv-64s's c2c latency is 500 ns here and 150 ns there"},
+	{"configs/numa/uv-64s.json", NULL, NULL, NULL, "uv:uv-reversed",
+	 "preset.matrix[0][1]: does not fit topology uv-reversed: its distances[0][1] = 40 is "
+	 "more than [0][2] = 30, but preset uv-64s's c2c latency is 150 ns here, less than "
+	 "500 ns there"},
+};
+
+/* The case's preset JSON, changed as it says. */
+static json_t *case_preset(const struct preset_case *c)
+{
+	json_t *j = c->preset ? testutil_load(c->preset) : json_quoted(base_preset), *o = j;
+	char buf[128], *save = NULL;
+
+	if (!j || !c->object)
+		return j;
+	snprintf(buf, sizeof(buf), "%s", c->object);
+	for (char *k = strtok_r(buf, ".", &save); k && o; k = strtok_r(NULL, ".", &save))
+		o = json_object_get(o, k);
+	if (o && c->value)
+		json_object_set_new(o, c->key, json_quoted(c->value));
+	else if (o)
+		json_object_del(o, c->key);
+	return j;
+}
+
+static json_t *case_topology(const char *spec)
+{
+	if (!strcmp(spec, "uv:uv-hops"))
+		return uv_topology("uv-hops", uv_hops);
+	if (!strcmp(spec, "uv:uv-flat"))
+		return uv_topology("uv-flat", uv_flat);
+	if (!strcmp(spec, "uv:uv-reversed"))
+		return uv_topology("uv-reversed", uv_reversed);
+	return spec[0] == '{' ? json_quoted(spec) : testutil_load(spec);
+}
+
+static void run_preset_case(size_t i, const struct preset_case *c)
+{
+	_cleanup_json_ json_t *pj = case_preset(c);
+	_cleanup_json_ json_t *tj = c->topology ? case_topology(c->topology) : NULL;
+	struct lab_error err = {0};
+	struct numa_preset p;
+	struct topology t = {0};
+	char got[1024];
+	int r, loaded;
+
+	r = pj ? numapreset_from_json(pj, "preset", &p, &err) : -ENOENT;
+	loaded = r == 0;
+	if (r == 0 && c->topology) {
+		r = tj ? topology_from_json(tj, "topology", &t, &err) : -ENOENT;
+		if (r == 0)
+			r = numapreset_check_topology(&p, "preset", &t, &err);
+		topology_free(&t);
+	}
+	snprintf(got, sizeof(got), "%s%s%s", err.path, err.path[0] ? ": " : "", err.msg);
+	if (c->want) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "preset case %zu", i);
+		testutil_check_error(name, r, got, c->want);
+	} else {
+		tap_ok(r == 0, "preset case %zu: %s fits %s%s%s", i, c->preset ? c->preset : "t2",
+		       c->topology[0] == '{' ? "an inline topology" : c->topology, r ? ": " : "",
+		       r ? got : "");
+	}
+	if (loaded)
+		numapreset_free(&p);
+}
+
+static void test_preset_cases(void)
+{
+	for (size_t i = 0; i < sizeof(preset_cases) / sizeof(preset_cases[0]); i++)
+		run_preset_case(i, &preset_cases[i]);
+}
+
+/* More vCPUs than the directory's sharer sets hold. */
+static void test_preset_too_many_vcpus(void)
+{
+	_cleanup_json_ json_t *pj = json_quoted(base_preset);
+	_cleanup_json_ json_t *tj = json_quoted(
+		"{'name':'2s-1024c','sockets':2,'cores':512,'node_memory_mib':256}");
+	struct lab_error err = {0};
+	struct numacost *m = NULL;
+	struct numa_preset p;
+	struct topology t;
+	char got[1024];
+	int r;
+
+	if (!tap_ok(numapreset_from_json(pj, "preset", &p, &err) == 0 &&
+			    topology_from_json(tj, "topology", &t, &err) == 0,
+		    "t2 and 2s-1024c load"))
+		return;
+	r = numapreset_model_new(&p, "preset", &t, 2048ull << 20, 0, &m, &err);
+	snprintf(got, sizeof(got), "%s: %s", err.path, err.msg);
+	testutil_check_error("1024 vCPUs", r, got,
+			     "preset: the NUMA cost model takes at most 512 vCPUs, topology "
+			     "2s-1024c has 1024");
+	numapreset_free(&p);
+	topology_free(&t);
+}
+
 int main(void)
 {
 	test_one_vcpu();
@@ -419,5 +749,10 @@ int main(void)
 	test_limits();
 	test_determinism();
 	test_srat();
+	test_presets_shipped();
+	test_preset_estimates();
+	test_preset_model();
+	test_preset_cases();
+	test_preset_too_many_vcpus();
 	return tap_done();
 }
