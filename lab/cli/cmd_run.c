@@ -123,7 +123,7 @@ static int check_args(int argc, char **argv, int first)
 int cmd_run(int argc, char **argv)
 {
 	struct run_summary sum = { 0 };
-	int rc;
+	int first, rc;
 
 	memset(&a, 0, sizeof(a));
 	a.r.o.timing = TIMING_AUTO;
@@ -131,12 +131,14 @@ int cmd_run(int argc, char **argv)
 	a.r.kernels = a.kernels;
 	if (cli_runenv_init() < 0)
 		return EXIT_BAD_INPUT;
-	rc = check_args(argc, argv, cli_parse(argc, argv, options));
+	first = cli_parse(argc, argv, options);
+	/* the group's values (--connect above all) before the checks that pair them */
+	cli_runenv_get(&a.r.o.env);
+	rc = check_args(argc, argv, first);
 	if (rc == 0) {
 		a.r.o.seed_set = a.r.o.seed != ~0ULL;
 		if (!a.r.o.seed_set)
 			a.r.o.seed = 0;
-		cli_runenv_get(&a.r.o.env);
 		rc = cli_run_job(&a.r, &sum);
 	} else {
 		rc = EXIT_BAD_INPUT;

@@ -80,6 +80,10 @@ has "$T/out" "kernel no-per-vma-lock: variant no-per-vma-lock, " "... each kerne
 has "$T/out" "timing model " "... the timing model"
 grep -q "^estimate: " "$T/out"; ok $? "... an estimate, or says there is none"
 [ ! -e "$T/never" ] && [ ! -e "$LAB_STATE_DIR/libvirt" ]; ok $? "... wrote no report and opened no libvirt"
+# Options that pair with another read in the same table: --pool-dir goes with a remote
+# --connect, in whichever order they come (the plan connects to nothing).
+expect 0 "lab run --pool-dir DIR --connect REMOTE --dry-run" "$LAB" run configs/quick.json \
+	--pool-dir /srv/pool --connect qemu+tcp://127.0.0.1:9/system --dry-run --out "$T/never"
 # LAB_QUIET_WAIT: --quiet-wait's default (the test suite sets it to 0); a bad one is bad input.
 expect 2 "LAB_QUIET_WAIT=soon lab run" env LAB_QUIET_WAIT=soon "$LAB" run configs/quick.json \
 	--dry-run --out "$T/never"
