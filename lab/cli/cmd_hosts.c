@@ -15,17 +15,14 @@
 #include "util/jsonio.h"
 #include "util/text.h"
 
-/* One command line a process: what the table writes to (--state: the run environment's). */
+/* One command line a process: what the table writes to (--connect and --state: the run
+ * environment's, without its --accel and --quiet-wait). */
 static struct {
-	const char *uri;
 	int json, slurm;
 } args;
 
-/* --connect as `lab run` takes it, without the rest of the run environment's group (hosts
- * has no --accel or --quiet-wait). */
 static const struct cli_opt options[] = {
-	OPT_STRING(0, "connect", &args.uri, "URI",
-		   "the libvirt host (default: the embedded driver under STATE)"),
+	OPT_GROUP(cli_connect_opts),
 	OPT_FLAG(0, "slurm", &args.slurm, "the nodes of the Slurm cluster labd runs jobs on"),
 	OPT_FLAG(0, "json", &args.json, "{\"hosts\": [...]} with keys sorted"),
 	OPT_GROUP(cli_state_opts),
@@ -164,7 +161,7 @@ static int parse_args(int argc, char **argv)
 		cli_usage_err("no arguments besides the options");
 		return -EINVAL;
 	}
-	if (args.slurm && args.uri) {
+	if (args.slurm && cli_runenv_uri()) {
 		cli_usage_err("--slurm and --connect: Slurm's nodes or one libvirt host, not both");
 		return -EINVAL;
 	}
@@ -181,7 +178,7 @@ int cmd_hosts(int argc, char **argv)
 		return EXIT_BAD_INPUT;
 	if (args.slurm)
 		return hosts_slurm(args.json);
-	if (hosts_init(&h, args.uri, NULL, NULL) < 0)
+	if (hosts_init(&h, cli_runenv_uri(), NULL, NULL) < 0)
 		return EXIT_LAB_ERROR;
 	j = hosts_survey(&h, cli_runenv_state());
 	hosts_free(&h);

@@ -17,10 +17,6 @@
 #include "util/fs.h"
 #include "util/hostkernel.h"
 
-/* In enum accel_mode's order.  --accel is image's own, not the run environment's: it says
- * how libguestfs runs its appliance here, and image takes no --connect or --quiet-wait. */
-static const char *const accel_words[] = { "auto", "tcg", "kvm", NULL };
-
 /* One command line a process: what the tables write to. */
 static struct {
 	const char *recipe, *cache;
@@ -36,7 +32,9 @@ static const struct cli_opt cache_opts[] = {
 
 static const struct cli_opt build_opts[] = {
 	OPT_FLAG(0, "rebuild", &args.rebuild, "build even when cached (replaces the entry)"),
-	OPT_CHOICE(0, "accel", &args.accel, "MODE", accel_words,
+	/* image's own --accel (the run environment's words): how libguestfs runs its
+	 * appliance here, not where guests run */
+	OPT_CHOICE(0, "accel", &args.accel, "MODE", cli_accel_words,
 		   "how libguestfs runs its appliance: auto (the KVM verdict), tcg or kvm"),
 	OPT_GROUP(cache_opts),
 	OPT_GROUP(cli_state_opts),

@@ -10,13 +10,12 @@
 /* One command line a process: the values the group's table writes to. */
 static struct {
 	const char *uri, *state;
-	int accel; /* enum accel_mode: the index in accel_words */
+	int accel; /* enum accel_mode: the index in cli_accel_words */
 	double quiet_wait_s;
 	char state_buf[PATH_MAX];
 } v;
 
-/* In enum accel_mode's order. */
-static const char *const accel_words[] = { "auto", "tcg", "kvm", NULL };
+const char *const cli_accel_words[] = { "auto", "tcg", "kvm", NULL };
 
 const struct cli_opt cli_state_opts[] = {
 	OPT_STRING(0, "state", &v.state, "DIR",
@@ -24,10 +23,15 @@ const struct cli_opt cli_state_opts[] = {
 	OPT_END(),
 };
 
-const struct cli_opt cli_runenv_opts[] = {
+const struct cli_opt cli_connect_opts[] = {
 	OPT_STRING(0, "connect", &v.uri, "URI",
 		   "the libvirt host the guests run on (default: this machine)"),
-	OPT_CHOICE(0, "accel", &v.accel, "MODE", accel_words,
+	OPT_END(),
+};
+
+const struct cli_opt cli_runenv_opts[] = {
+	OPT_GROUP(cli_connect_opts),
+	OPT_CHOICE(0, "accel", &v.accel, "MODE", cli_accel_words,
 		   "auto (probe KVM once per host), tcg or kvm"),
 	OPT_GROUP(cli_state_opts),
 	OPT_DOUBLE(0, "quiet-wait", &v.quiet_wait_s, "S", 0, 3600,
@@ -56,6 +60,11 @@ const char *cli_runenv_state(void)
 		return v.state;
 	statedir_default(v.state_buf, sizeof(v.state_buf));
 	return v.state_buf;
+}
+
+const char *cli_runenv_uri(void)
+{
+	return v.uri;
 }
 
 void cli_runenv_get(struct run_env *env)

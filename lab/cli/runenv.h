@@ -8,6 +8,10 @@
 extern const struct cli_opt cli_runenv_opts[];
 /* The group's --state DIR alone (lab image, lab hosts, lab history). */
 extern const struct cli_opt cli_state_opts[];
+/* The group's --connect URI alone (lab hosts); its value: cli_runenv_uri(). */
+extern const struct cli_opt cli_connect_opts[];
+/* --accel's words, in enum accel_mode's order (an OPT_CHOICE's index is the mode). */
+extern const char *const cli_accel_words[];
 
 /* Before cli_parse: the defaults, --quiet-wait's from $LAB_QUIET_WAIT (a value that is not
  * 0..3600 seconds is said and -EINVAL). */
@@ -17,3 +21,5 @@ int cli_runenv_init(void);
 void cli_runenv_get(struct run_env *env);
 /* The state directory alone, as cli_runenv_get would give it. */
 const char *cli_runenv_state(void);
+/* --connect's URI as given, NULL when none. */
+const char *cli_runenv_uri(void);
