@@ -46,7 +46,8 @@ static const struct cli_opt start_opts[] = {
 		 "measurements of an inconclusive commit before a skip"),
 	OPT_FLAG(0, "no-revert", &args.no_revert, "do not check the culprit by reverting it"),
 	OPT_STRING('o', "out", &args.out, "DIR", "the bisection's directory"),
-	OPT_STRING(0, "timing", &args.timing, "M", "auto, kvm, tcg, icount or quantum"),
+	OPT_CALL(0, "timing", &args.timing, "M", cli_timing_take,
+		 "auto, kvm, tcg, icount or quantum"),
 	OPT_INT_OR(0, "parallel", &args.parallel, "N", "auto", -1, 1, JOB_MAX_PARALLEL,
 		   "guests at once under icount (as for 'lab run')"),
 	OPT_END(),
@@ -216,13 +217,8 @@ static int abs_path(const char *in, char *out, size_t len)
 static int prepare_start(struct bargs *a, struct job *job, struct bisect_params *p, char *dir,
 			 size_t len)
 {
-	enum timing_model tm;
 	int r;
 
-	if (timing_parse(a->timing, &tm) < 0) {
-		cli_err("--timing must be auto, kvm, tcg, icount or quantum, not \"%.40s\"", a->timing);
-		return -EINVAL;
-	}
 	snprintf(p->timing, sizeof(p->timing), "%s", a->timing);
 	if ((r = variant_file(a, job, p->variant_file, sizeof(p->variant_file))) < 0 ||
 	    (r = cli_variant_git(p->variant_file, p->variant, sizeof(p->variant), p->repo)) < 0 || (r = check_metric(a, job, p)) < 0 ||

@@ -14,6 +14,7 @@ static struct {
 	struct cli_run r;
 	char *kernels[16];
 	int git_bisect;
+	const char *timing; /* --timing, checked when read */
 } a;
 
 static int opt_kernel(const struct cli_opt *o, const char *arg, struct opt_error *e)
@@ -22,13 +23,6 @@ static int opt_kernel(const struct cli_opt *o, const char *arg, struct opt_error
 	if (a.r.nr_kernels == sizeof(a.kernels) / sizeof(a.kernels[0]))
 		return opt_error_set(e, "--kernel: at most %zu", a.r.nr_kernels);
 	a.kernels[a.r.nr_kernels++] = (char *)arg;
-	return 0;
-}
-
-static int opt_timing(const struct cli_opt *o, const char *arg, struct opt_error *e)
-{
-	if (timing_parse(arg, &a.r.o.timing) < 0)
-		return opt_invalid(o, arg, "auto, kvm, tcg, icount or quantum", e);
 	return 0;
 }
 
@@ -49,7 +43,7 @@ static const struct cli_opt options[] = {
 		 HOSTS_DEFAULT_POOL_DIR ")"),
 	OPT_CALL(0, "host-class", &a.r.o.env.host_class, "C", hostclass_take,
 		 "a label recorded as each run's host.class"),
-	OPT_CALL(0, "timing", NULL, "M", opt_timing,
+	OPT_CALL(0, "timing", &a.timing, "M", cli_timing_take,
 		 "timing model: auto, kvm, tcg, icount or quantum"),
 	OPT_UINT(0, "quantum", &a.r.o.quantum, "Q", 1, DOMAIN_QUANTUM_MAX,
 		 "the contention model's round, instructions per vCPU"),
@@ -126,7 +120,7 @@ int cmd_run(int argc, char **argv)
 	int first, rc;
 
 	memset(&a, 0, sizeof(a));
-	a.r.o.timing = TIMING_AUTO;
+	a.timing = "auto";
 	a.r.o.seed = ~0ULL;
 	a.r.kernels = a.kernels;
 	if (cli_runenv_init() < 0)
@@ -134,6 +128,7 @@ int cmd_run(int argc, char **argv)
 	first = cli_parse(argc, argv, options);
 	/* the group's values (--connect above all) before the checks that pair them */
 	cli_runenv_get(&a.r.o.env);
+	timing_parse(a.timing, &a.r.o.timing); /* a word cli_timing_take let through */
 	rc = check_args(argc, argv, first);
 	if (rc == 0) {
 		a.r.o.seed_set = a.r.o.seed != ~0ULL;

@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "cli/runenv.h"
+#include "core/timing.h"
 #include "util/statedir.h"
 
 /* One command line a process: the values the group's table writes to. */
@@ -38,6 +39,16 @@ const struct cli_opt cli_runenv_opts[] = {
 		   "under kvm or tcg, wait up to S s for a quiet host"),
 	OPT_END(),
 };
+
+int cli_timing_take(const struct cli_opt *o, const char *arg, struct opt_error *e)
+{
+	enum timing_model m;
+
+	if (timing_parse(arg, &m) < 0)
+		return opt_invalid(o, arg, "auto, kvm, tcg, icount or quantum", e);
+	*(const char **)o->value = arg;
+	return 0;
+}
 
 int cli_runenv_init(void)
 {

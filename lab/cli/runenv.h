@@ -13,6 +13,10 @@ extern const struct cli_opt cli_connect_opts[];
 /* --accel's words, in enum accel_mode's order (an OPT_CHOICE's index is the mode). */
 extern const char *const cli_accel_words[];
 
+/* An OPT_CALL for --timing M: M must be a timing model's name or "auto" (core/timing.h),
+ * said in the parser's wording otherwise; the word is stored in *(const char **)o->value. */
+int cli_timing_take(const struct cli_opt *o, const char *arg, struct opt_error *e);
+
 /* Before cli_parse: the defaults, --quiet-wait's from $LAB_QUIET_WAIT (a value that is not
  * 0..3600 seconds is said and -EINVAL). */
 int cli_runenv_init(void);
