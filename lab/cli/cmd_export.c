@@ -35,17 +35,6 @@ static const struct cli_opt options[] = {
 	OPT_END(),
 };
 
-/* The options list of --help: --format has no default to show, the table's value (and so
- * opt_print's "(default ...)") is left out of its line. */
-static void print_options(void)
-{
-	struct cli_opt shown[sizeof(options) / sizeof(options[0])];
-
-	memcpy(shown, options, sizeof(shown));
-	shown[0].value = NULL;
-	opt_print(stdout, shown);
-}
-
 void cmd_export_help(void)
 {
 	cli_synopsis("export", "REPORT...", options);
@@ -57,7 +46,8 @@ void cmd_export_help(void)
 	       "(lab bisect) exports as KCIDB only: its culprit commit's checkout and build, an\n"
 	       "issue saying which figure changed, and its incident.  Each option at length:\n"
 	       "man lab, \"OPTIONS OF LAB EXPORT\".\n\nOPTIONS\n");
-	print_options();
+	args.format = -1; /* no default: --format must be given */
+	opt_print(stdout, options);
 	printf("\nEXAMPLES\n"
 	       "  lab export reports/ID --format kcidb -o kcidb.json\n"
 	       "  lab export reports/ --format csv >all.csv\n"

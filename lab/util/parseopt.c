@@ -264,7 +264,8 @@ static void default_words(const struct cli_opt *o, char *buf, size_t len)
 			snprintf(buf, len, " (default %g)", *(double *)o->value);
 		break;
 	case CLI_OPT_CHOICE:
-		snprintf(buf, len, " (default %s)", o->choices[*(int *)o->value]);
+		if (*(int *)o->value >= 0) /* negative: none chosen, the option must be given */
+			snprintf(buf, len, " (default %s)", o->choices[*(int *)o->value]);
 		break;
 	default:
 		break;

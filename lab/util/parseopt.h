@@ -112,5 +112,5 @@ void opt_synopsis(FILE *f, const char *prog, const char *operands, const struct 
 
 /* The table's options list for --help, one "  --name VALUE   help (default D)" entry each,
  * wrapped at 80 columns, in table order, groups where they are joined; D is the option's value
- * now (set the defaults before), left out when 0 or NULL. */
+ * now (set the defaults before), left out when 0 or NULL (a choice: when negative). */
 void opt_print(FILE *f, const struct cli_opt *opts);
