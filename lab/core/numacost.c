@@ -245,6 +245,16 @@ static long line_slot(struct numacost *m, uint64_t line)
 	return (long)i;
 }
 
+int numacost_tracked(const struct numacost *m, uint64_t pa)
+{
+	uint64_t line = pa >> NUMACOST_LINE_SHIFT;
+	uint64_t mask = (1ull << m->bits) - 1, i = (line * HASH_MUL) >> (64 - m->bits);
+
+	while (m->lines[i].tag && m->lines[i].tag != line + 1)
+		i = (i + 1) & mask;
+	return m->lines[i].tag != 0;
+}
+
 static int bit_test(const uint64_t *set, unsigned v)
 {
 	return (set[v / 64] >> (v % 64)) & 1;

@@ -105,6 +105,10 @@ void numacost_free(struct numacost *m);
 int64_t numacost_access(struct numacost *m, unsigned vcpu, enum numacost_op op, uint64_t pa,
 			uint64_t clock);
 
+/* Whether pa's line is in the directory (1) or not (0): a caller that acts only on lines
+ * something else brought in (a byte store of 0 is a release only on a lock's line). */
+int numacost_tracked(const struct numacost *m, uint64_t pa);
+
 /* The node whose memory holds pa, or -ENOENT (a hole, beyond the RAM). */
 int numacost_pa_node(const struct numacost *m, uint64_t pa);
 /* The node of a vCPU, or -EINVAL. */

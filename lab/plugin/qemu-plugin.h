@@ -728,6 +728,34 @@ const void *qemu_plugin_request_time_control(void);
 QEMU_PLUGIN_API
 void qemu_plugin_update_ns(const void *handle, int64_t time);
 
+/**
+ * qemu_plugin_vcpu_stall() - charge time to the running vCPU
+ * @insns: instruction-times to charge
+ *
+ * Under -icount the running vCPU's turn ends @insns instructions earlier;
+ * what does not fit in its turn is paid from its next turns.  This is how a
+ * timing model makes a vCPU wait (for a cache line, say) without changing
+ * what it executes.  Call it from a callback on the vCPU's thread.
+ *
+ * Returns: false when there is no running vCPU or icount is off.
+ */
+QEMU_PLUGIN_API
+bool qemu_plugin_vcpu_stall(uint64_t insns);
+
+/**
+ * qemu_plugin_vcpu_clock() - the running vCPU's clock
+ *
+ * Under -icount, the instructions counted so far plus what the running vCPU
+ * used of its turn, charges included: readable mid-block, unlike the
+ * virtual clock.  Under -icount quantum=Q every vCPU's clock starts a round
+ * at the same value.
+ *
+ * Returns: the clock in instruction-times, or -1 when there is no running
+ * vCPU or icount is off.
+ */
+QEMU_PLUGIN_API
+int64_t qemu_plugin_vcpu_clock(void);
+
 typedef void
 (*qemu_plugin_vcpu_syscall_cb_t)(qemu_plugin_id_t id, unsigned int vcpu_index,
                                  int64_t num, uint64_t a1, uint64_t a2,

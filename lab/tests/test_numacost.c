@@ -104,6 +104,10 @@ static void test_one_vcpu(void)
 	tap_ok(t.accesses == 8 && t.transfers_local + t.transfers_remote == 0 && t.charged == 0,
 	       "one vCPU: 8 accesses, no transfer, nothing charged");
 	tap_ok(numacost_lines(m) == 3, "one vCPU: 3 lines tracked");
+	tap_ok(numacost_tracked(m, LINE(1)) && numacost_tracked(m, LINE(1) + 63) &&
+		       numacost_tracked(m, LINE(3)) && !numacost_tracked(m, LINE(4)) &&
+		       !numacost_tracked(m, LINE(0) + 63) && numacost_lines(m) == 3,
+	       "one vCPU: tracked says which lines are in, and adds none");
 	numacost_free(m);
 }
 
