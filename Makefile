@@ -71,7 +71,8 @@ DEPS_FIRST := $(if $(filter $(INSTALL_GOALS),$(MAKECMDGOALS)),$(DEPS_STAMP),$(DE
 
 .PHONY: FORCE all deps run check check-fresh unit integration bench clean doctor install uninstall fuzz \
 	fuzz-build fuzz-bins
-all: $(B)/lab $(B)/labd $(RUN_BINS) $(TEST_BIN) $(B)/plugin/lockinsn.so $(B)/plugin/numacost.so $(B)/tests/synthlock.elf
+all: $(B)/lab $(B)/labd $(RUN_BINS) $(TEST_BIN) $(B)/plugin/lockinsn.so $(B)/plugin/numacost.so \
+	$(B)/tests/synthlock.elf $(B)/tests/synthnuma.elf
 
 # `make deps` always asks; run/check only call the installer when a probe says something is missing.
 deps:
@@ -149,6 +150,11 @@ $(B)/tests/synthlock.elf: lab/tests/synthlock.S
 	@mkdir -p $(dir $@)
 	$(CC) -m32 -c -o $(B)/tests/synthlock.o $<
 	ld -m elf_i386 -Ttext=0x100000 --build-id=none -o $@ $(B)/tests/synthlock.o
+# A 4-vCPU guest whose cache-line traffic is known (lab/tests/synthnuma.S), for a cost plugin.
+$(B)/tests/synthnuma.elf: lab/tests/synthnuma.S
+	@mkdir -p $(dir $@)
+	$(CC) -m32 -c -o $(B)/tests/synthnuma.o $<
+	ld -m elf_i386 -Ttext=0x100000 --build-id=none -o $@ $(B)/tests/synthnuma.o
 
 run: all
 	$(B)/lab run configs/first.json
