@@ -73,7 +73,7 @@ struct vcpu {
 
 struct window {
 	uint32_t id;
-	uint64_t tasks, charged, local, remote, clock;
+	uint64_t tasks, charged, forwarded, local, remote, clock;
 };
 
 static struct numacost *model;
@@ -412,6 +412,7 @@ static void window_stop(struct vcpu *v, unsigned cpu)
 	numacost_stats(model, cpu, &s);
 	w->tasks++;
 	w->charged += s.charged - v->at_start.charged;
+	w->forwarded += s.forwarded - v->at_start.forwarded;
 	w->local += s.transfers_local - v->at_start.transfers_local;
 	w->remote += s.transfers_remote - v->at_start.transfers_remote;
 	if (clock >= v->clock_start)
@@ -569,10 +570,11 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
 	for (int i = 0; i < nr_windows; i++) {
 		const struct window *w = &windows[i];
 
-		fprintf(f, "%s\n  {\"charged\": %" PRIu64 ", \"clock\": %" PRIu64 ", \"id\": %u"
-			", \"tasks\": %" PRIu64 ", \"transfers_local\": %" PRIu64
-			", \"transfers_remote\": %" PRIu64 "}", i ? "," : "", w->charged, w->clock,
-			w->id, w->tasks, w->local, w->remote);
+		fprintf(f, "%s\n  {\"charged\": %" PRIu64 ", \"clock\": %" PRIu64
+			", \"forwarded\": %" PRIu64 ", \"id\": %u, \"tasks\": %" PRIu64
+			", \"transfers_local\": %" PRIu64 ", \"transfers_remote\": %" PRIu64 "}",
+			i ? "," : "", w->charged, w->clock, w->forwarded, w->id, w->tasks, w->local,
+			w->remote);
 	}
 	fprintf(f, "]}\n");
 	fclose(f);
