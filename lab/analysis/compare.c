@@ -8,6 +8,7 @@
 
 #include "analysis/modelfit.h"
 #include "analysis/scalefit.h"
+#include "core/timing.h"
 #include "proto/workload.h"
 #include "util/cleanup.h"
 #include "util/strbuf.h"
@@ -76,6 +77,18 @@ static int check_workloads(const struct series_set *s, size_t va, size_t vb,
 			 only_b ? only_b : "");
 }
 
+/* Two timing keys of one model and quantum that differ only in the NUMA cost model's preset
+ * (core/timing.h). */
+static int numa_only(const char *a, const char *b)
+{
+	char na[TIMING_NUMA_HEX + 1], nb[TIMING_NUMA_HEX + 1];
+	enum timing_model ma, mb;
+	unsigned qa, qb;
+
+	return timing_parse_key(a, &ma, &qa, na) == 0 && timing_parse_key(b, &mb, &qb, nb) == 0 &&
+	       ma == mb && qa == qb && strcmp(na, nb);
+}
+
 /* Both sides ran under one and the same timing model: figures of different models measure
  * different things (lab/core/timing.h), and pooling them hides that. */
 static int check_timing(const struct series_set *s, size_t va, size_t vb, const char **timing,
@@ -94,6 +107,12 @@ static int check_timing(const struct series_set *s, size_t va, size_t vb, const 
 						  "cannot be pooled; compare runs of one model",
 					 i ? "B" : "A", v[i]->label, mix ? mix : "?");
 	}
+	if (strcmp(t[0], t[1]) && numa_only(t[0], t[1]))
+		return error_set(err, "", "A (%s) ran under %s and B (%s) under %s: the NUMA cost "
+					  "model's charges differ (another preset, or charges on one "
+					  "side only), so their figures cannot be compared; run both "
+					  "sides with one \"numa_cost\"",
+				 v[0]->label, t[0], v[1]->label, t[1]);
 	if (strcmp(t[0], t[1]))
 		return error_set(err, "", "A (%s) ran under the %s timing model and B (%s) under %s: "
 					  "figures of different timing models measure different "

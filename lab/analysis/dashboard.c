@@ -183,14 +183,18 @@ static void ab_timing(struct strbuf *sb, const struct comparison *c)
 {
 	enum timing_model m;
 	unsigned q;
+	char numa[TIMING_NUMA_HEX + 1];
 	const struct timing_info *t =
-		c->timing && timing_parse_key(c->timing, &m, &q) == 0 ? timing_info(m) : NULL;
+		c->timing && timing_parse_key(c->timing, &m, &q, numa) == 0 ? timing_info(m) : NULL;
 
 	strbuf_append(sb, "<p class=\"timing\">Timing model: <strong>");
 	esc(sb, t ? t->title : (c->timing ? c->timing : "unknown"));
 	strbuf_append(sb, "</strong>");
 	if (t && t->rounds)
 		strbuf_appendf(sb, ", quantum %u instructions", q);
+	/* hex digits only: nothing to escape */
+	if (t && numa[0])
+		strbuf_appendf(sb, ", with the NUMA cost model's charges (preset key %s)", numa);
 	if (t) {
 		strbuf_append(sb, ". It measures ");
 		esc(sb, t->measures);

@@ -25,7 +25,7 @@ enum modelfit modelfit_series(const char *timing_key, unsigned host_cpus, const 
 
 	if (len)
 		why[0] = '\0';
-	if (!needs || timing_parse_key(timing_key, &m, &q) < 0)
+	if (!needs || timing_parse_key(timing_key, &m, &q, NULL) < 0)
 		return MODELFIT_INSIDE;
 	t = timing_info(m);
 	threads = w && w->threads ? w->threads(params, tasks) : tasks;
@@ -60,7 +60,7 @@ const char *modelfit_blind(const char *timing_key)
 	enum timing_model m;
 	unsigned q;
 
-	return timing_parse_key(timing_key, &m, &q) < 0 || !timing_info(m)->blind
+	return timing_parse_key(timing_key, &m, &q, NULL) < 0 || !timing_info(m)->blind
 		       ? "" : timing_info(m)->blind;
 }
 
@@ -71,7 +71,7 @@ int modelfit_size_bound(const char *timing_key, const char *workload, const json
 	unsigned q;
 	int only;
 
-	if (timing_parse_key(timing_key, &m, &q) < 0 || !timing_info(m)->rounds)
+	if (timing_parse_key(timing_key, &m, &q, NULL) < 0 || !timing_info(m)->rounds)
 		return 0;
 	return !!(workload_mechs(workload, metric, params, tasks, &only) & WORKLOAD_MECH_CONTENTION);
 }

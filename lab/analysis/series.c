@@ -600,8 +600,8 @@ const char *series_run_timing(const json_t *run)
 	if (!m)
 		m = json_string_value(json_object_get(host, "accel"));
 	/* Only plain names: the value becomes a key and is printed. */
-	if (!m || !m[0] || strlen(m) > 16 || strspn(m, "abcdefghijklmnopqrstuvwxyz0123456789-") !=
-						     strlen(m))
+	if (!m || !m[0] || strlen(m) >= TIMING_KEY_MAX ||
+	    strspn(m, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(m))
 		return "unknown";
 	return m;
 }

@@ -96,6 +96,17 @@ static int check_kernels_image(const json_t *j, struct lab_error *err)
 	return r;
 }
 
+/* "numa_cost": a preset's name is configs/numa/NAME.json of labd's lab, a path is the job's. */
+static int check_numa_cost(const json_t *j, struct lab_error *err)
+{
+	const char *ref = json_string_value(json_object_get(j, "numa_cost"));
+
+	if (!ref || !job_numa_is_path(ref) || ref[0] == '/')
+		return 0;
+	return refuse_relative("numa_cost", ref, "the job's directory",
+			       "an absolute path or a preset's name", err);
+}
+
 int labd_job_load(const char *file, json_t **out)
 {
 	_cleanup_free_ char *dir = fs_dirname(file);
@@ -106,7 +117,8 @@ int labd_job_load(const char *file, json_t **out)
 
 	if (r == 0 && !json_is_object(j))
 		r = error_set(&err, "", "a job is a JSON object");
-	if (r == 0 && (r = check_topology(j, dir, &err)) == 0)
+	if (r == 0 && (r = check_topology(j, dir, &err)) == 0 &&
+	    (r = check_numa_cost(j, &err)) == 0)
 		r = check_kernels_image(j, &err);
 	if (r == -ENOMEM) {
 		cli_err("out of memory");

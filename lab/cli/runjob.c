@@ -16,6 +16,7 @@
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
+#include "virt/virt.h"
 
 /* The job, its kernels replaced when kernels is not NULL; sha256: its identity for --resume
  * (runresume_job_sha256), or NULL.  An error is printed. */
@@ -141,10 +142,22 @@ static int dry_run(const struct run_opts *o, struct job *job)
 	return EXIT_OK;
 }
 
-/* The options that need the job: --quantum and --parallel against its timing model. */
+/* The options that need the job: --quantum and --parallel against its timing model; --timing
+ * and --connect against its numa_cost (core/job.c). */
 static int check_against_job(const struct run_opts *o, const struct job *job)
 {
 	enum timing_model m = o->timing != TIMING_AUTO ? o->timing : job->timing;
+
+	if (job->numa_cost[0] && m != TIMING_QUANTUM) {
+		cli_err("--timing %s: the job's numa_cost needs the contention model (--timing "
+			"quantum, or none)", timing_info(m)->name);
+		return -EINVAL;
+	}
+	/* The plugin's files are this machine's, and so is the lab's QEMU build. */
+	if (job->numa_cost[0] && virt_uri_remote(o->env.uri)) {
+		cli_err("numa_cost runs on this machine only, not on %s", o->env.uri);
+		return -EINVAL;
+	}
 
 	if (o->quantum && m != TIMING_QUANTUM) {
 		cli_err("--quantum needs the contention model (--timing quantum, or the "

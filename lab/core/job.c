@@ -14,7 +14,8 @@
 
 static const char *const job_keys[] = {
 	"name", "topology", "kernel", "kernels", "matrix", "repeats", "workloads", "timeouts", "debug",
-	"knobs", "image", "timing", "quantum", "precision", "parallel", "lock_insns", NULL,
+	"knobs", "image", "timing", "quantum", "precision", "parallel", "lock_insns", "numa_cost",
+	NULL,
 };
 static const char *const precision_keys[] = {"ci_pct", "min_boots", "max_boots", "max_s", NULL};
 static const char *const workload_keys[] = {"name", "params", "timeout_s", "aslr", NULL};
@@ -326,6 +327,10 @@ static int parse_timing(const json_t *j, struct job *job, struct lab_error *err)
 	if (v && timing_parse(json_string_value(v), &job->timing) < 0)
 		return error_set(err, "timing", "must be \"auto\", \"kvm\", \"tcg\", \"icount\" "
 				 "or \"quantum\"");
+	/* The NUMA cost model's charges are paid in the contention model's rounds: with them
+	 * "auto" can only mean that model (parse_numa_cost refuses another). */
+	if (job->timing == TIMING_AUTO && json_object_get(j, "numa_cost"))
+		job->timing = TIMING_QUANTUM;
 	/* The round belongs to the model: a quantum on another model would be ignored. */
 	v = json_object_get(j, "quantum");
 	job->quantum = 0;
@@ -365,6 +370,80 @@ static int parse_lock_insns(const json_t *j, struct job *job, struct lab_error *
 	return 0;
 }
 
+#define NUMA_NAME_CHARS "abcdefghijklmnopqrstuvwxyz0123456789-"
+
+int job_numa_is_path(const char *ref)
+{
+	size_t n = strlen(ref);
+
+	return strchr(ref, '/') || (n > 5 && !strcmp(ref + n - 5, ".json"));
+}
+
+/* "numa_cost": a preset (configs/numa/NAME.json, or a file) whose latencies the TCG plugin
+ * lab/plugin/numacost.c charges each vCPU for the cache lines it takes from another, through
+ * the QEMU patch images/qemu/0003-icount-charge.patch.  Only under the contention model: the
+ * charges are guest time a vCPU owes, paid in its rounds.  The plugin's directory holds at
+ * most NUMACOST_MAX_VCPUS sharers a line, and the lock-instruction counter is a plugin too:
+ * QEMU would load both, and each would slow the other's figures. */
+static int parse_numa_cost(const json_t *j, struct job *job, struct lab_error *err)
+{
+	const json_t *v = json_object_get(j, "numa_cost");
+	const char *s = json_string_value(v);
+	size_t n = s ? strlen(s) : 0;
+
+	job->numa_cost[0] = '\0';
+	if (!v)
+		return 0;
+	if (!s || !n || n >= sizeof(job->numa_cost) || text_has_control_chars(s) ||
+	    (!job_numa_is_path(s) && (n > 63 || strspn(s, NUMA_NAME_CHARS) != n)))
+		return error_set(err, "numa_cost", "must be a preset's name ([a-z0-9-]{1,63}, "
+				 "configs/numa/NAME.json) or the path of a preset file (with a '/' "
+				 "or ending in .json)");
+	if (job->timing != TIMING_QUANTUM)
+		return error_set(err, "numa_cost", "needs the contention model: \"timing\": "
+				 "\"quantum\" (or no \"timing\": with numa_cost \"auto\" is quantum), "
+				 "not \"%s\"; its charges are paid in that model's rounds",
+				 timing_info(job->timing)->name);
+	if (job->topo.vcpus > NUMACOST_MAX_VCPUS)
+		return error_set(err, "numa_cost", "the NUMA cost model takes at most %d vCPUs, "
+				 "topology %s has %u", NUMACOST_MAX_VCPUS, job->topo.name,
+				 job->topo.vcpus);
+	if (json_is_true(json_object_get(j, "lock_insns")))
+		return error_set(err, "numa_cost", "cannot go with \"lock_insns\": true: one QEMU "
+				 "plugin a boot for now");
+	snprintf(job->numa_cost, sizeof(job->numa_cost), "%s", s);
+	return 0;
+}
+
+int job_set_numa_preset(struct job *job, const json_t *preset, const char *file,
+			struct lab_error *err)
+{
+	char saved[sizeof(err->file)];
+	struct lab_error fit = { 0 };
+	struct numa_preset p;
+	int r;
+
+	snprintf(saved, sizeof(saved), "%s", err ? err->file : "");
+	error_set_file(err, file);
+	r = numapreset_from_json(preset, "numa_cost", &p, err);
+	if (r < 0)
+		return r;
+	error_set_file(err, saved);
+	/* The misfit's own path is the preset's (nodes, matrix[a][b]): the job's is numa_cost. */
+	r = numapreset_check_topology(&p, "", &job->topo, &fit);
+	if (r == -EINVAL)
+		r = error_set(err, "numa_cost", "%s", fit.msg);
+	if (r == 0)
+		r = numapreset_sha256(&p, job->numa_sha256);
+	if (r < 0) {
+		numapreset_free(&p);
+		return r;
+	}
+	numapreset_free(&job->numa);
+	job->numa = p;
+	return 0;
+}
+
 /* "parallel": guests at once.  Only the deterministic model's figures are independent of what
  * else runs on the host, so more than one at once is refused where the job asks for a
  * host-clock model; under "auto" the lab decides once the model is known (run/engine.c). */
@@ -388,6 +467,26 @@ static int parse_parallel(const json_t *j, struct job *job, struct lab_error *er
 	return 0;
 }
 
+/* A topology without a name of its own is called by its reference's base name ("inline"
+ * without one): errors name it from here on. */
+static void name_topology(struct job *job)
+{
+	const char *base = strrchr(job->topology_ref, '/');
+	size_t n;
+
+	if (job->topo.name[0])
+		return;
+	base = base ? base + 1 : job->topology_ref;
+	n = strlen(base);
+	if (n > 5 && strcmp(base + n - 5, ".json") == 0)
+		n -= 5;
+	if (n == 0) {
+		base = "inline";
+		n = strlen(base);
+	}
+	snprintf(job->topo.name, sizeof(job->topo.name), "%.*s", (int)n, base);
+}
+
 static int job_parse(const json_t *j, job_topology_loader load, void *userdata, struct job *job,
 		     struct lab_error *err)
 {
@@ -397,31 +496,19 @@ static int job_parse(const json_t *j, job_topology_loader load, void *userdata, 
 		return error_set(err, "", "a job must be a JSON object");
 	if ((r = jsonpath_check_keys(j, "", job_keys, err)) < 0 ||
 	    (r = parse_name(j, job, err)) < 0 ||
-	    (r = parse_topology(j, load, userdata, job, err)) < 0 ||
-	    (r = job_parse_kernels(j, job, err)) < 0 || (r = parse_repeats(j, job, err)) < 0 ||
+	    (r = parse_topology(j, load, userdata, job, err)) < 0)
+		return r;
+	name_topology(job);
+	if ((r = job_parse_kernels(j, job, err)) < 0 || (r = parse_repeats(j, job, err)) < 0 ||
 	    (r = parse_workloads(j, job, err)) < 0 || (r = parse_timeouts(j, job, err)) < 0 ||
 	    (r = parse_debug(j, job, err)) < 0 || (r = job_parse_image(j, job, err)) < 0 ||
 	    (r = parse_timing(j, job, err)) < 0 || (r = parse_precision(j, job, err)) < 0 ||
-	    (r = parse_parallel(j, job, err)) < 0 || (r = parse_lock_insns(j, job, err)) < 0 ||
+	    (r = parse_parallel(j, job, err)) < 0 || (r = parse_numa_cost(j, job, err)) < 0 ||
+	    (r = parse_lock_insns(j, job, err)) < 0 ||
 	    (r = knobs_parse(json_object_get(j, "knobs"), &job->topo, &job->knobs, err)) < 0 ||
 	    (r = job_merge_knobs(job, json_is_true(json_object_get(
 						  json_object_get(j, "knobs"), "required")))) < 0)
 		return r;
-	/* A topology without a name of its own is called by its reference's base name. */
-	if (!job->topo.name[0]) {
-		const char *base = strrchr(job->topology_ref, '/');
-		size_t n;
-
-		base = base ? base + 1 : job->topology_ref;
-		n = strlen(base);
-		if (n > 5 && strcmp(base + n - 5, ".json") == 0)
-			n -= 5;
-		if (n == 0) {
-			base = "inline";
-			n = strlen(base);
-		}
-		snprintf(job->topo.name, sizeof(job->topo.name), "%.*s", (int)n, base);
-	}
 	return 0;
 }
 
@@ -455,6 +542,7 @@ void job_free(struct job *job)
 	}
 	free(job->kernels);
 	json_decref(job->knobs);
+	numapreset_free(&job->numa);
 	topology_free(&job->topo);
 	memset(job, 0, sizeof(*job));
 }

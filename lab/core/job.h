@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "core/collect.h"
+#include "core/numapreset.h"
 #include "core/timing.h"
 #include "core/topology.h"
 #include "proto/fault.h"
@@ -96,7 +97,24 @@ struct job {
 	unsigned parallel;           /* "parallel": guests at once, 0 = "auto" (the default) */
 	int lock_insns;              /* "lock_insns": the TCG plugin counts instructions inside
 				      * and outside spinlocks (core/lockinsn.h) */
+	/* "numa_cost": the NUMA cost model's charges (core/numacost.h) paid in the contention
+	 * model's rounds by the TCG plugin lab/plugin/numacost.c.  The preset's name or path as
+	 * written, "" for none; the preset itself once the caller has read its file
+	 * (job_set_numa_preset(), lab/run/jobload.c): until then numa.name is "". */
+	char numa_cost[PATH_MAX];
+	struct numa_preset numa;
+	char numa_sha256[65];        /* numapreset_sha256() of numa */
 };
+
+/* A "numa_cost" that names a file (a '/' in it, or ending in .json: relative to the job's
+ * directory) rather than a preset of configs/numa/. */
+int job_numa_is_path(const char *ref);
+/* The preset job's "numa_cost" names, from its file's JSON (file: its name): parsed, errors
+ * inside it at numa_cost.… in that file; then checked against job's topology, a misfit at
+ * numa_cost in the job's file naming both (err->file as it was); into job->numa with its key.
+ * Pure: the caller found and read the file. */
+int job_set_numa_preset(struct job *job, const json_t *preset, const char *file,
+			struct lab_error *err);
 
 /* Resolves a topology reference (name like "4s-8c" or a path) to parsed JSON.  Returns 0 or a
  * negative errno and fills err.  The CLI supplies one that reads configs/topologies/. */

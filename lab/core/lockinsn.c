@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/cleanup.h"
+#include "util/jsonio.h"
 
 static const char *const site_keys[] = {"acquisitions", "inside_insns", "inside_max",
 					"inside_min", "locks", "max_cpus_per_lock"};
@@ -59,22 +60,14 @@ static int check_window(const json_t *w, size_t i, struct lab_error *err)
 
 int lockinsn_parse(const char *text, size_t len, json_t **out, struct lab_error *err)
 {
-	json_error_t je;
 	_cleanup_json_ json_t *j = NULL;
 	const json_t *windows, *w;
-	const char *schema;
 	size_t i;
 	int r;
 
 	*out = NULL;
-	if (len > LOCKINSN_MAX_BYTES)
-		return error_set(err, "", "more than %u bytes", LOCKINSN_MAX_BYTES);
-	j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-	if (!j)
-		return error_set(err, "", "not JSON: %s (line %d)", je.text, je.line);
-	schema = json_string_value(json_object_get(j, "schema"));
-	if (!json_is_object(j) || !schema || strcmp(schema, LOCKINSN_SCHEMA))
-		return error_set(err, "schema", "must be \"%s\"", LOCKINSN_SCHEMA);
+	if ((r = jsonio_load_doc(text, len, LOCKINSN_MAX_BYTES, LOCKINSN_SCHEMA, &j, err)) < 0)
+		return r;
 	if (!count_ok(j, "dropped") || !count_ok(j, "entries_found"))
 		return error_set(err, "", "needs dropped and entries_found, non-negative integers");
 	windows = json_object_get(j, "windows");

@@ -154,6 +154,11 @@ static unsigned long low_mib(unsigned long total)
 	return total >= MEMFIT_Q35_HIGH_FROM_MIB ? MEMFIT_Q35_LOW_MIB : total;
 }
 
+unsigned long long memfit_below_4g(const struct topology *t)
+{
+	return (unsigned long long)low_mib(topology_memory_mib(t)) << 20;
+}
+
 static unsigned node_zones(struct node_span s, unsigned long low)
 {
 	unsigned long dma32_start = s.start > MEMFIT_DMA_MIB ? s.start : MEMFIT_DMA_MIB;

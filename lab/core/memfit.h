@@ -83,6 +83,9 @@ int memfit_check_job(const struct job *job, struct lab_error *err);
 /* {"nodes": [{"id", "memory_mib", "guest_mib", "pool_mib", "bound_mib", "need_mib",
  * "worst"}], "spill_mib", "spill_worst"} for golden tests and reports. */
 json_t *memfit_to_json(const struct memfit *m);
+/* QEMU's below_4g_mem_size for t's memory on q35, bytes: the rule the zones above follow
+ * (hw/i386/pc_q35.c), which the NUMA cost model's address map needs too (core/numacost.h). */
+unsigned long long memfit_below_4g(const struct topology *t);
 /* One workload with n tasks: its footprint per task in KiB (what it maps and touches, page
  * tables included; huge pages from the pool are not counted: the pool is), and whether that
  * memory is bound to the task's node. */

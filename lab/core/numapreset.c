@@ -474,6 +474,17 @@ int numapreset_check_topology(const struct numa_preset *p, const char *path,
 	return check_shape(p, path, 1, t, err);
 }
 
+/* t's vCPUs' nodes in QEMU's order (vcpu_node: t->vcpus entries) and each node's bytes
+ * (node_mem: t->nr_nodes), as the model and the plugin's configuration take them. */
+static void topology_layout(const struct topology *t, unsigned *vcpu_node, uint64_t *node_mem)
+{
+	for (unsigned i = 0; i < t->nr_nodes; i++) {
+		node_mem[i] = (uint64_t)t->nodes[i].memory_mib << 20;
+		for (unsigned c = 0; c < t->nodes[i].nr_cpus; c++)
+			vcpu_node[t->nodes[i].cpus[c]] = i;
+	}
+}
+
 int numapreset_model_new(const struct numa_preset *p, const char *path, const struct topology *t,
 			 uint64_t below_4g, unsigned max_lines, struct numacost **out,
 			 struct lab_error *err)
@@ -496,11 +507,7 @@ int numapreset_model_new(const struct numa_preset *p, const char *path, const st
 	mem = calloc(n2, sizeof(*mem));
 	if (!vcpu_node || !node_mem || !c2c || !mem)
 		return -ENOMEM;
-	for (unsigned i = 0; i < t->nr_nodes; i++) {
-		node_mem[i] = (uint64_t)t->nodes[i].memory_mib << 20;
-		for (unsigned c = 0; c < t->nodes[i].nr_cpus; c++)
-			vcpu_node[t->nodes[i].cpus[c]] = i;
-	}
+	topology_layout(t, vcpu_node, node_mem);
 	numapreset_matrix_ns(p, 0, c2c);
 	numapreset_matrix_ns(p, 1, mem);
 	struct numacost_config cfg = {
@@ -509,4 +516,48 @@ int numapreset_model_new(const struct numa_preset *p, const char *path, const st
 		.ipns = p->ipns.value, .max_lines = max_lines,
 	};
 	return numacost_new(&cfg, out);
+}
+
+/* One line of the plugin's configuration: its name and the nodes x nodes latencies. */
+static void cfg_matrix(struct strbuf *sb, const char *name, const struct numa_preset *p, int mem)
+{
+	size_t n2 = (size_t)p->nr_nodes * p->nr_nodes;
+
+	strbuf_append(sb, name);
+	for (size_t i = 0; i < n2; i++)
+		strbuf_appendf(sb, " %.17g", path_figure(p, p->matrix[i], mem)->value);
+	strbuf_append(sb, "\n");
+}
+
+char *numapreset_plugin_cfg(const struct numa_preset *p, const struct topology *t,
+			    uint64_t below_4g)
+{
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	_cleanup_free_ unsigned *vcpu_node = NULL;
+	_cleanup_free_ uint64_t *node_mem = NULL;
+	char *out = NULL;
+
+	if (p->nr_nodes != t->nr_nodes || !t->vcpus)
+		return NULL;
+	vcpu_node = calloc(t->vcpus, sizeof(*vcpu_node));
+	node_mem = calloc(t->nr_nodes, sizeof(*node_mem));
+	if (!vcpu_node || !node_mem)
+		return NULL;
+	topology_layout(t, vcpu_node, node_mem);
+	strbuf_appendf(&sb, "%s\nvcpus %u\nnodes %u\nvcpu_node", NUMAPRESET_CFG_SCHEMA, t->vcpus,
+		       t->nr_nodes);
+	for (unsigned v = 0; v < t->vcpus; v++)
+		strbuf_appendf(&sb, " %u", vcpu_node[v]);
+	strbuf_append(&sb, "\nnode_mem");
+	for (unsigned i = 0; i < t->nr_nodes; i++)
+		strbuf_appendf(&sb, " %llu", (unsigned long long)node_mem[i]);
+	/* above_4g_start 0: QEMU's default, NUMACOST_4G (only AMD's 1 TiB hole moves it, and
+	 * the lab's guests are not given one). */
+	strbuf_appendf(&sb, "\nbelow_4g %llu\nabove_4g_start 0\nipns %.17g\n",
+		       (unsigned long long)below_4g, p->ipns.value);
+	cfg_matrix(&sb, "c2c", p, 0);
+	cfg_matrix(&sb, "mem", p, 1);
+	/* 0: the plugin's default directory (NUMACOST_DEFAULT_LINES). */
+	strbuf_append(&sb, "max_lines 0\n");
+	return strbuf_take(&sb, &out) < 0 ? NULL : out;
 }

@@ -14,6 +14,8 @@
 
 /* The canonical form's schema: changes when what it holds changes. */
 #define NUMAPRESET_SCHEMA "numalab.numapreset/1"
+/* The first line of the NUMA cost plugin's configuration (numapreset_plugin_cfg()). */
+#define NUMAPRESET_CFG_SCHEMA "numalab.numacost-cfg/1"
 #define NUMAPRESET_MAX_PATHS 32
 #define NUMAPRESET_PATH_NAME 32 /* room for a path's name: [a-z0-9_]{1,31} */
 
@@ -74,3 +76,14 @@ int numapreset_check_topology(const struct numa_preset *p, const char *path,
 int numapreset_model_new(const struct numa_preset *p, const char *path, const struct topology *t,
 			 uint64_t below_4g, unsigned max_lines, struct numacost **out,
 			 struct lab_error *err);
+
+/* The configuration the NUMA cost plugin (lab/plugin/numacost.c) reads, as text, one fact a
+ * line in this order: NUMAPRESET_CFG_SCHEMA; "vcpus N"; "nodes N"; "vcpu_node" and each
+ * vCPU's node in QEMU's order (t's nodes[].cpus); "node_mem" and each node's bytes;
+ * "below_4g B" (QEMU's below_4g_mem_size, q35: memfit_below_4g()); "above_4g_start 0"
+ * (QEMU's default); "ipns X"; "c2c" and "mem" each followed by the nodes x nodes latencies in
+ * ns, row-major; "max_lines 0" (the default directory).  Integers in decimal, doubles as
+ * %.17g (they read back exactly).  p must fit t (numapreset_check_topology()).  Caller frees;
+ * NULL on ENOMEM or when p's and t's node counts differ. */
+char *numapreset_plugin_cfg(const struct numa_preset *p, const struct topology *t,
+			    uint64_t below_4g);

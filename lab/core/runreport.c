@@ -148,7 +148,9 @@ static json_t *timing_json(const struct run_record *r)
 	char key[TIMING_KEY_MAX], arg[64];
 	json_t *j;
 
-	if (!t || timing_key(r->host.timing, r->host.quantum, key, sizeof(key)) < 0 ||
+	if (!t ||
+	    timing_key(r->host.timing, r->host.quantum,
+		       r->host.numa_preset[0] ? r->host.numa_sha256 : NULL, key, sizeof(key)) < 0 ||
 	    domain_icount_arg(t->rounds ? r->host.quantum : 0, arg, sizeof(arg)) < 0)
 		return json_null();
 	j = json_pack("{s:s,s:s,s:s,s:b,s:s,s:s,s:s,s:o}", "model", t->name, "key", key, "title",
@@ -161,6 +163,14 @@ static json_t *timing_json(const struct run_record *r)
 						(json_int_t)r->host.quantum, "qemu_build",
 						r->host.qemu_build, "qemu_binary",
 						r->host.qemu_binary)) < 0) {
+		json_decref(j);
+		return NULL;
+	}
+	/* The preset decides the charges: a figure means this model with these latencies. */
+	if (j && t->rounds && r->host.numa_preset[0] &&
+	    json_object_set_new(j, "numa_cost",
+				json_pack("{s:s,s:s,s:f}", "preset", r->host.numa_preset, "sha256",
+					  r->host.numa_sha256, "ipns", r->host.numa_ipns)) < 0) {
 		json_decref(j);
 		return NULL;
 	}

@@ -30,6 +30,10 @@ struct run_host {
 	char qemu_build[65];               /* ... and the key of the lab's QEMU build (core/
 					    * qemusrc.h) that ran it, else "" */
 	char qemu_binary[4096];            /* ... and that build's binary, else "" */
+	char numa_preset[64];              /* ... and with the NUMA cost model ("numa_cost",
+					    * core/job.h) its preset's name, else "" */
+	char numa_sha256[65];              /* ... its key (numapreset_sha256()) */
+	double numa_ipns;                  /* ... its instruction-times per ns */
 	unsigned guests_at_once;           /* the most of the job's guests running at once while
 					    * this one ran, itself included; 0: not recorded */
 };

@@ -84,24 +84,52 @@ int timing_parse(const char *s, enum timing_model *out)
 	return -EINVAL;
 }
 
-int timing_key(enum timing_model m, unsigned quantum, char *buf, size_t len)
-{
-	int n;
+#define HEX_DIGITS "0123456789abcdef"
 
-	if ((unsigned)m >= TIMING__COUNT)
+int timing_key(enum timing_model m, unsigned quantum, const char *numa, char *buf, size_t len)
+{
+	int with_numa = numa && numa[0], n;
+
+	if ((unsigned)m >= TIMING__COUNT ||
+	    (with_numa && (!models[m].rounds || strspn(numa, HEX_DIGITS) < TIMING_NUMA_HEX)))
 		return -EINVAL;
-	n = models[m].rounds ? snprintf(buf, len, "%s-q%u", models[m].name, quantum)
-			     : snprintf(buf, len, "%s", models[m].name);
+	if (!models[m].rounds)
+		n = snprintf(buf, len, "%s", models[m].name);
+	else if (with_numa)
+		n = snprintf(buf, len, "%s-q%u-numa-%.*s", models[m].name, quantum, TIMING_NUMA_HEX,
+			     numa);
+	else
+		n = snprintf(buf, len, "%s-q%u", models[m].name, quantum);
 	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
 }
 
-int timing_parse_key(const char *s, enum timing_model *m, unsigned *quantum)
+/* What may follow a key's quantum: nothing, or "-numa-" and TIMING_NUMA_HEX hex digits. */
+static int parse_numa_part(const char *s, char numa[TIMING_NUMA_HEX + 1])
+{
+	static const char tag[] = "-numa-";
+
+	if (!*s)
+		return 0;
+	if (strncmp(s, tag, sizeof(tag) - 1))
+		return -EINVAL;
+	s += sizeof(tag) - 1;
+	if (strlen(s) != TIMING_NUMA_HEX || strspn(s, HEX_DIGITS) != TIMING_NUMA_HEX)
+		return -EINVAL;
+	if (numa)
+		memcpy(numa, s, TIMING_NUMA_HEX + 1);
+	return 0;
+}
+
+int timing_parse_key(const char *s, enum timing_model *m, unsigned *quantum,
+		     char numa[TIMING_NUMA_HEX + 1])
 {
 	const char *dash = s ? strchr(s, '-') : NULL;
 	char name[TIMING_KEY_MAX], *end;
 	unsigned long q;
 
 	*quantum = 0;
+	if (numa)
+		numa[0] = '\0';
 	if (!dash)
 		return timing_parse(s, m) < 0 || *m == TIMING_AUTO ? -EINVAL : 0;
 	if ((size_t)(dash - s) >= sizeof(name) || dash[1] != 'q' || !isdigit((unsigned char)dash[2]))
@@ -110,9 +138,12 @@ int timing_parse_key(const char *s, enum timing_model *m, unsigned *quantum)
 	name[dash - s] = 0;
 	errno = 0;
 	q = strtoul(dash + 2, &end, 10);
-	if (*end || errno || q == 0 || q > DOMAIN_QUANTUM_MAX || timing_parse(name, m) < 0 ||
-	    *m == TIMING_AUTO || !models[*m].rounds)
+	if (errno || q == 0 || q > DOMAIN_QUANTUM_MAX || timing_parse(name, m) < 0 ||
+	    *m == TIMING_AUTO || !models[*m].rounds || parse_numa_part(end, numa) < 0) {
+		if (numa)
+			numa[0] = '\0';
 		return -EINVAL;
+	}
 	*quantum = (unsigned)q;
 	return 0;
 }

@@ -42,8 +42,10 @@ enum timing_model {
  * mmap_contention, Q 250..16000): fault rates agree within ~1.5 % over the sweep; 1000 costs
  * ~1.7x the host time of plain icount at 8 vCPUs, 250 ~2.2x. */
 #define TIMING_QUANTUM_DEFAULT 1000u
-/* Longest timing key (timing_key()), NUL included. */
-#define TIMING_KEY_MAX 24
+/* A key's NUMA cost part (timing_key()): this many hex digits of the preset's sha256. */
+#define TIMING_NUMA_HEX 12
+/* Longest timing key (timing_key()), NUL included: "quantum-q65535-numa-" and the digits. */
+#define TIMING_KEY_MAX 40
 
 struct timing_info {
 	const char *name;          /* "kvm", "tcg", "icount", "quantum": job files, reports, CLI */
@@ -65,10 +67,16 @@ const struct timing_info *timing_info(enum timing_model m);
 /* "auto" and every model's name; -EINVAL otherwise. */
 int timing_parse(const char *s, enum timing_model *out);
 /* What pools: the model's name, and for a model with rounds "quantum-q<Q>", since figures of
- * two quanta are two models.  -ENOSPC when len is short. */
-int timing_key(enum timing_model m, unsigned quantum, char *buf, size_t len);
-/* A key back (a model's name alone parses too); -EINVAL for anything else. */
-int timing_parse_key(const char *s, enum timing_model *m, unsigned *quantum);
+ * two quanta are two models; with the NUMA cost model's charges (numa: the preset's sha256,
+ * core/numapreset.h; NULL or "" without) "quantum-q<Q>-numa-<its first TIMING_NUMA_HEX hex
+ * digits>", since the charges change every figure and two presets charge differently.
+ * -EINVAL for numa with a model without rounds (nothing pays its charges) or numa not hex,
+ * -ENOSPC when len is short. */
+int timing_key(enum timing_model m, unsigned quantum, const char *numa, char *buf, size_t len);
+/* A key back (a model's name alone parses too); -EINVAL for anything else.  numa (NULL: not
+ * wanted) gets the key's TIMING_NUMA_HEX digits of the preset, "" without. */
+int timing_parse_key(const char *s, enum timing_model *m, unsigned *quantum,
+		     char numa[TIMING_NUMA_HEX + 1]);
 /* Resolve a request.  auto: kvm when KVM works; without it icount when the job compares
  * kernels (ab: two or more kernels, or a bisection) and the guest has at most
  * TIMING_ICOUNT_MAX_VCPUS vCPUs, else tcg.  An explicit kvm without working KVM, or icount

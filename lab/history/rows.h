@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "analysis/stats.h"
+#include "core/timing.h"
 #include "util/error.h"
 
 /* Schema strings of `lab history --json` and `lab history series --json`. */
@@ -39,8 +40,9 @@ struct history_run {
 				       * .config and compiler, the kernel's content identity */
 	char image_sha256[HISTORY_HEX];  /* kernel.image_sha256: the bytes that booted */
 	char config_sha256[HISTORY_HEX]; /* kernel.config_sha256: a variant's final .config */
-	char timing[HISTORY_WORD];    /* series_run_timing: host.timing.model, else host.accel
-				       * (reports from before timing models ran tcg or kvm) */
+	char timing[TIMING_KEY_MAX];  /* series_run_timing: host.timing.key, else its model, else
+				       * host.accel (reports from before timing models ran tcg or
+				       * kvm) */
 	char accel[HISTORY_WORD];
 	char uri[HISTORY_NAME];       /* host.uri: the libvirt connection */
 	char qemu[HISTORY_NAME];      /* host.qemu_version */
@@ -63,7 +65,7 @@ struct history_key {
 struct history_series {
 	struct history_key key;
 	char kernel[HISTORY_NAME];
-	char timing[HISTORY_WORD];    /* of its runs; "mixed" when they differ */
+	char timing[TIMING_KEY_MAX];  /* of its runs; "mixed" when they differ */
 	enum stats_mean mean_kind;    /* harmonic for rates */
 	size_t boots, values;
 	double mean;                  /* of the per-boot means */

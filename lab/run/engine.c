@@ -22,6 +22,7 @@
 #include "run/host.h"
 #include "run/hostload.h"
 #include "run/kernels.h"
+#include "run/numacost_plugin.h"
 #include "run/resume.h"
 #include "run/slot.h"
 #include "util/cleanup.h"
@@ -128,6 +129,53 @@ static int host_qemu(struct run_ctx *c, struct host *m, char *msg, size_t len)
 	return 0;
 }
 
+/* "numa_cost" (core/job.c) as far as it is known before anything is built: the contention
+ * model asked for, this machine, the preset read (run/jobload.c), and a QEMU already built
+ * for it that takes the charges (host_numa checks the one that boots).  lab run refuses the
+ * first two itself (lab/cli/runjob.c); a bisection or a night comes here with its own
+ * options. */
+static int numa_wanted(const struct run_ctx *c, char *msg, size_t len)
+{
+	enum timing_model req = c->o->timing != TIMING_AUTO ? c->o->timing : c->job->timing;
+	struct qemu_build_opts qo = { .offline = 1 };
+	struct qemu_build b;
+	char why[512];
+
+	if (!c->job->numa_cost[0])
+		return 0;
+	if (req != TIMING_QUANTUM)
+		snprintf(msg, len, "numa_cost needs the contention model, not the timing model %s",
+			 req == TIMING_AUTO ? "auto" : timing_info(req)->name);
+	else if (virt_uri_remote(c->o->env.uri))
+		snprintf(msg, len, "numa_cost runs on this machine only, not on %s", c->o->env.uri);
+	else if (!c->job->numa.name[0])
+		snprintf(msg, len, "numa_cost: the preset %s was not read (run/jobload.c)",
+			 c->job->numa_cost);
+	else if (qemu_build_ensure(&qo, &b, why, sizeof(why)) == 0)
+		return numacost_check_host(b.binary, c->runners, msg, len);
+	else
+		return 0;
+	return -EINVAL;
+}
+
+/* The QEMU a numa_cost job boots takes the plugin's charges, and the plugin is built; every
+ * run then records the preset in host.timing, whose key pools by it. */
+static int host_numa(struct run_ctx *c, struct host *m, char *msg, size_t len)
+{
+	const struct job *job = c->job;
+	int r = numacost_check_host(m->host.qemu_binary, c->runners, msg, len);
+
+	if (r < 0)
+		return r;
+	snprintf(m->host.numa_preset, sizeof(m->host.numa_preset), "%s", job->numa.name);
+	snprintf(m->host.numa_sha256, sizeof(m->host.numa_sha256), "%s", job->numa_sha256);
+	m->host.numa_ipns = job->numa.ipns.value;
+	run_ctx_progress(c, "NUMA cost model: preset %s (%.12s), ipns %g%s", job->numa.name,
+			 job->numa_sha256, job->numa.ipns.value,
+			 numapreset_is_estimate(&job->numa) ? ", estimates among its figures" : "");
+	return 0;
+}
+
 /* KVM or TCG on the host, and with it the timing model (the KVM probe's verdict is cached per
  * host in the state directory). */
 static int host_decide(struct run_ctx *c, struct host *m, char *msg, size_t len)
@@ -166,7 +214,10 @@ static int host_decide(struct run_ctx *c, struct host *m, char *msg, size_t len)
 		 m->host.timing == TIMING_KVM ? "kvm" : "tcg");
 	run_ctx_progress(c, "accel %s: %s", m->host.accel, m->host.accel_reason);
 	run_ctx_progress(c, "timing model %s", m->host.timing_reason);
-	return timing_info(m->host.timing)->rounds ? host_qemu(c, m, msg, len) : 0;
+	if (!timing_info(m->host.timing)->rounds)
+		return 0;
+	r = host_qemu(c, m, msg, len);
+	return r < 0 || !c->job->numa_cost[0] ? r : host_numa(c, m, msg, len);
 }
 
 /* The host opened and decided on (--host-class only labels its runs); the guest must fit in
@@ -326,6 +377,8 @@ static int prepare(struct run_ctx *c, char *msg, size_t len)
 		runresume_count(c->o->resume, &c->sum->runs, &c->sum->ok, &c->sum->status);
 	if (!c->runners || !c->runs)
 		return -ENOMEM;
+	if ((r = numa_wanted(c, msg, len)) < 0)
+		return r;
 	r = resolve_image(c, &err);
 	if (r < 0) {
 		error_format(&err, msg, len);

@@ -23,28 +23,40 @@
 
 #define TOPOLOGY_MAX_SIZE (4u << 20)
 
-/* No topology ref: say where it was looked for, the nearest name and every known one (beside
- * the job, then the lab's configs/topologies). */
-static int topology_unknown(const char *ref, const char *job_dir, const char *looked,
-			    struct lab_error *err)
+/* No file for a name: say where it was looked for, the nearest name and every known one in
+ * dirs (each a directory of NAME.json files; "" skipped). */
+static int name_unknown(const char *key, const char *what, const char *ref, const char *looked,
+			const char *const *dirs, size_t nr_dirs, struct lab_error *err)
 {
-	char names[64][64], dir[PATH_MAX + 16], list[1024] = "";
+	char names[64][64], list[1024] = "";
 	const char *ptr[64], *near;
-	size_t n;
+	size_t n = 0;
 
-	snprintf(dir, sizeof(dir), "%s/topologies", job_dir);
-	n = fs_json_names(dir, names, 64);
-	if (checkout_find("configs/topologies", dir, sizeof(dir)) == 0)
-		n += fs_json_names(dir, names + n, 64 - n);
+	for (size_t d = 0; d < nr_dirs; d++)
+		if (dirs[d][0])
+			n += fs_json_names(dirs[d], names + n, 64 - n);
 	for (size_t i = 0; i < n; i++) {
 		ptr[i] = names[i];
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "",
 			 names[i]);
 	}
 	near = text_nearest(ref, ptr, n);
-	return error_set(err, "topology", "no topology named \"%s\" (looked in %s)%s%s%s; known: "
-			 "%s", ref, looked, near ? ": did you mean \"" : "", near ? near : "",
+	return error_set(err, key, "no %s named \"%s\" (looked in %s)%s%s%s; known: %s", what, ref,
+			 looked, near ? ": did you mean \"" : "", near ? near : "",
 			 near ? "\"?" : "", n ? list : "none");
+}
+
+/* No topology ref: beside the job, then the lab's configs/topologies. */
+static int topology_unknown(const char *ref, const char *job_dir, const char *looked,
+			    struct lab_error *err)
+{
+	char beside[PATH_MAX + 16], lab[PATH_MAX] = "";
+	const char *dirs[] = {beside, lab};
+
+	snprintf(beside, sizeof(beside), "%s/topologies", job_dir);
+	if (checkout_find("configs/topologies", lab, sizeof(lab)) < 0)
+		lab[0] = '\0';
+	return name_unknown("topology", "topology", ref, looked, dirs, 2, err);
 }
 
 static int load_topology(const char *ref, void *ud, json_t **out, struct lab_error *err)
@@ -74,6 +86,39 @@ int jobload_topology(const char *ref, const char *dir, struct topology *t, struc
 	int r = load_topology(ref, (void *)dir, &j, err);
 
 	return r < 0 ? r : topology_from_json(j, "topology", t, err);
+}
+
+#define NUMA_PRESET_MAX_SIZE (1u << 20)
+
+/* "numa_cost": a path from the job's directory, or a name: configs/numa/NAME.json of the lab
+ * (util/checkout.h).  The file read here; what it says is core's (job_set_numa_preset). */
+static int load_numa_preset(struct job *job, const char *job_dir, struct lab_error *err)
+{
+	const char *ref = job->numa_cost;
+	char path[PATH_MAX + 64], rel[PATH_MAX], lab[PATH_MAX] = "";
+	_cleanup_json_ json_t *j = NULL;
+	struct lab_error load = { 0 };
+	int r;
+
+	if (!ref[0])
+		return 0;
+	if (job_numa_is_path(ref)) {
+		snprintf(path, sizeof(path), "%s%s%s", ref[0] == '/' ? "" : job_dir,
+			 ref[0] == '/' ? "" : "/", ref);
+	} else {
+		const char *dirs[] = {lab};
+
+		snprintf(rel, sizeof(rel), "configs/numa/%s.json", ref);
+		if (checkout_find(rel, path, sizeof(path)) < 0) {
+			if (checkout_find("configs/numa", lab, sizeof(lab)) < 0)
+				lab[0] = '\0';
+			return name_unknown("numa_cost", "NUMA preset", ref, path, dirs, 1, err);
+		}
+	}
+	r = jsonio_load_file(path, NUMA_PRESET_MAX_SIZE, &j, &load);
+	if (r < 0)
+		return error_set(err, "numa_cost", "preset file %s: %s", path, load.msg);
+	return job_set_numa_preset(job, j, path, err);
 }
 
 /* The guest's memory plan (core/memplan.h) against this host's MemAvailable (-EINVAL naming
@@ -122,8 +167,10 @@ int jobload_json(const json_t *j, const char *job_dir, struct job *job, struct l
 	r = job_from_json(j, load_topology, (void *)job_dir, job, err);
 	if (r == 0)
 		label_globs(job);
-	/* A job that parsed is the caller's to free, except when the memory checks refuse it. */
-	if (r == 0 && (r = check_memory(job, err)) < 0)
+	/* A job that parsed is the caller's to free, except when its preset or the memory
+	 * checks refuse it.  The preset first: a job error, where the memory is this host's. */
+	if (r == 0 && ((r = load_numa_preset(job, job_dir, err)) < 0 ||
+		       (r = check_memory(job, err)) < 0))
 		job_free(job);
 	pthread_mutex_unlock(&lock);
 	return r;

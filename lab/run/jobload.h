@@ -1,6 +1,6 @@
 /* A job as `lab run` takes it, from a file or from JSON (a job labd received): parsed, its
- * topology resolved, its memory plan checked against this host and its workloads against
- * each node of the guest (core/memfit.h).  One place, so that the CLI
+ * topology and its NUMA cost preset ("numa_cost") resolved, its memory plan checked against
+ * this host and its workloads against each node of the guest (core/memfit.h).  One place, so that the CLI
  * and the daemon refuse a job with the same words and JSON path.  Nothing here prints. */
 #pragma once
 #include <jansson.h>
@@ -12,7 +12,7 @@
 
 /* j parsed as a job whose references resolve from job_dir: a "topology" name is
  * job_dir/topologies/NAME.json, then configs/topologies/NAME.json found as util/checkout.h
- * says; a path is taken from job_dir.  err's file is left to the caller.  On success the job
+ * says, a "numa_cost" name configs/numa/NAME.json found so; a path is taken from job_dir.  err's file is left to the caller.  On success the job
  * is the caller's to free (job_free). */
 int jobload_json(const json_t *j, const char *job_dir, struct job *job, struct lab_error *err);
 /* The job file at path (at most JOBLOAD_MAX_SIZE bytes), err naming the file; sha256 (may be

@@ -15,6 +15,7 @@
 #include "run/disk.h"
 #include "run/hostload.h"
 #include "run/kernels.h"
+#include "run/numacost_plugin.h"
 #include "run/plan.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
@@ -126,6 +127,26 @@ static void plan_timing(struct strbuf *sb, const struct run_opts *o, const struc
 	}
 }
 
+/* numa_cost: the preset, and what would refuse it: a built QEMU without the charge, the
+ * plugin not built. */
+static void plan_numa(struct strbuf *sb, const struct job *job)
+{
+	_cleanup_free_ char *runners = NULL;
+	struct qemu_build_opts qo = { .offline = 1 };
+	struct qemu_build b;
+	char why[512] = "";
+
+	if (!job->numa_cost[0] || !job->numa.name[0])
+		return;
+	strbuf_appendf(sb, "NUMA cost model: preset %s (%.12s), ipns %g%s\n", job->numa.name,
+		       job->numa_sha256, job->numa.ipns.value,
+		       numapreset_is_estimate(&job->numa) ? ", estimates among its figures" : "");
+	runners = initramfs_runners_dir();
+	if (runners && qemu_build_ensure(&qo, &b, why, sizeof(why)) == 0 &&
+	    numacost_check_host(b.binary, runners, why, sizeof(why)) < 0)
+		strbuf_appendf(sb, "%s\n", why);
+}
+
 static void plan_order(struct strbuf *sb, const struct job *job)
 {
 	unsigned n = job->repeats * job->nr_kernels;
@@ -212,6 +233,7 @@ int run_plan(const struct run_opts *o, const struct job *job, struct strbuf *sb,
 	if ((r = plan_image(sb, job, dir, err)) < 0)
 		return r;
 	plan_timing(sb, o, job);
+	plan_numa(sb, job);
 	plan_order(sb, job);
 	plan_estimate_text(sb, o, job);
 	return 0;

@@ -17,6 +17,7 @@
 #include "run/hostload.h"
 #include "run/kernels.h"
 #include "run/lockinsn_plugin.h"
+#include "run/numacost_plugin.h"
 #include "run/slot.h"
 #include "util/cleanup.h"
 
@@ -206,15 +207,18 @@ static int run_seed(const struct run_opts *o, unsigned index, enum timing_model 
 	return 0;
 }
 
-/* The kernel's own command-line words, with what the lock-instruction counter needs. */
+/* The kernel's own command-line words, with what the job's TCG plugin needs. */
 static char *kernel_extra(const struct job *job, const char *cmdline)
 {
+	const char *word = job->lock_insns    ? LOCKINSN_CMDLINE
+			   : job->numa_cost[0] ? NUMACOST_CMDLINE
+					       : NULL;
 	char *s;
 
-	if (!job->lock_insns)
+	if (!word)
 		return strdup(cmdline ? cmdline : "");
-	if (asprintf(&s, "%s%s" LOCKINSN_CMDLINE, cmdline ? cmdline : "",
-		     cmdline && cmdline[0] ? " " : "") < 0)
+	if (asprintf(&s, "%s%s%s", cmdline ? cmdline : "", cmdline && cmdline[0] ? " " : "",
+		     word) < 0)
 		return NULL;
 	return s;
 }
@@ -253,6 +257,46 @@ static int lockinsn_after(struct run_ctx *c, unsigned index, const char *dir, js
 											   : 0;
 	}
 	run_ctx_progress(c, "run %u: lock instructions counted for %d result(s)", index + 1, r);
+	return 0;
+}
+
+/* "numa_cost": the contention model (core/job.c) on this machine (the plugin's files are
+ * local), as run/engine.c made sure; said again here since a run must never boot without the
+ * charges it was asked for. */
+static int numacost_before(struct run_ctx *c, const struct host *m, const struct krun_kernel *k,
+			   const char *dir, char *plugin, size_t len, char *why, size_t why_len)
+{
+	int no_map = 0, r;
+
+	if (m->host.timing != TIMING_QUANTUM || m->vc.remote || !m->host.numa_preset[0]) {
+		snprintf(why, why_len, "numa_cost needs the contention model on this machine, not "
+			 "%s%s%s", timing_info(m->host.timing)->name, m->vc.remote ? " on " : "",
+			 m->vc.remote ? m->uri : "");
+		return -EINVAL;
+	}
+	r = numacost_prepare(dir, c->job, k->image, c->runners, plugin, len, &no_map, why,
+			     why_len);
+	if (r == 0 && no_map)
+		run_ctx_progress(c, "%s: no symbols in %s: the NUMA cost plugin gets an empty map",
+				 k->jk->label, k->image);
+	return r;
+}
+
+/* The plugin's figures, *out the run's numa_cost.  A run without them, or whose QEMU did not
+ * take every charge, is no result: infra-error with why (a guest that failed keeps its own
+ * outcome), its console kept and its figures, if any, too. */
+static int numacost_after(struct run_ctx *c, unsigned index, const char *dir,
+			  struct run_record *rec, json_t **out, char *why, size_t why_len)
+{
+	int r = numacost_collect(dir, c->job, out, why, why_len);
+
+	if (r == -ENOMEM || r == 0)
+		return r;
+	run_ctx_progress(c, "run %u: numa_cost: %s", index + 1, why);
+	if (rec->outcome == OUTCOME_OK) {
+		rec->outcome = OUTCOME_INFRA_ERROR;
+		snprintf(rec->reason, sizeof(rec->reason), "lab error: numa_cost: %s", why);
+	}
 	return 0;
 }
 
@@ -333,8 +377,8 @@ static int record_boot(struct run_slot *s, struct run_record *rec, struct boot_r
 	struct run_ctx *c = s->c;
 	unsigned index = s->index, total = c->job->repeats * c->kr.n;
 	int stopped = c->o->env.interrupt && *c->o->env.interrupt;
-	_cleanup_json_ json_t *kextra = NULL, *iextra = NULL;
-	char rel[32];
+	_cleanup_json_ json_t *kextra = NULL, *iextra = NULL, *numa = NULL;
+	char rel[32], numa_why[512] = "";
 	json_t *rj;
 
 	snprintf(rel, sizeof(rel), "run-%u", index);
@@ -347,9 +391,15 @@ static int record_boot(struct run_slot *s, struct run_record *rec, struct boot_r
 	pthread_mutex_lock(&c->lock);
 	rec->host.guests_at_once = s->at_once;
 	pthread_mutex_unlock(&c->lock);
+	/* Before the record is made: figures without the charges asked for fail the run. */
+	if (plugin[0] && c->job->numa_cost[0] &&
+	    numacost_after(c, index, dir, rec, &numa, numa_why, sizeof(numa_why)) < 0)
+		return -ENOMEM;
 	if (!(rj = runreport_run_json(rec)))
 		return -ENOMEM;
-	if (plugin[0] && lockinsn_after(c, index, dir, rj) < 0) {
+	if ((plugin[0] && c->job->lock_insns && lockinsn_after(c, index, dir, rj) < 0) ||
+	    (numa && json_object_set(rj, "numa_cost", numa) < 0) ||
+	    (numa_why[0] && json_object_set_new(rj, "numa_cost_error", json_string(numa_why)) < 0)) {
 		json_decref(rj);
 		return -ENOMEM;
 	}
@@ -367,7 +417,7 @@ static int boot_one(struct run_slot *s, struct host *m)
 	int online = boot_online_after(kvm, c->job->topo.vcpus, k->jk->cmdline);
 	_cleanup_free_ char *extra = kernel_extra(c->job, k->jk->cmdline);
 	_cleanup_free_ char *cmdline = extra ? boot_cmdline(k->image, kvm, online, extra) : NULL;
-	char plugin[3 * PATH_MAX + 32] = "";
+	char plugin[4 * PATH_MAX + 48] = "";
 	unsigned total = c->job->repeats * c->kr.n;
 	char dir[PATH_MAX + 32], name[64], run_id[192], why[512] = "";
 	char overlay[PATH_MAX] = "";
@@ -397,8 +447,10 @@ static int boot_one(struct run_slot *s, struct host *m)
 	r = gj && cmdline ? run_seed(c->o, index, m->host.timing, &rec) : -ENOMEM;
 	if (r < 0)
 		return r;
-	if (c->job->lock_insns && lockinsn_before(c, m, k, dir, plugin, sizeof(plugin), why,
-						  sizeof(why)) < 0)
+	if ((c->job->lock_insns && lockinsn_before(c, m, k, dir, plugin, sizeof(plugin), why,
+						   sizeof(why)) < 0) ||
+	    (c->job->numa_cost[0] && numacost_before(c, m, k, dir, plugin, sizeof(plugin), why,
+						     sizeof(why)) < 0))
 		return record_lab_error(c, &rec, why);
 	disk = imgrun_before(&c->img, dir, overlay, why, sizeof(why)); /* a fresh overlay per run */
 	struct boot_params bp = boot_params_of(c, m, k, &lim);

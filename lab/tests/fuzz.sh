@@ -30,6 +30,7 @@ fuzz_seeds() {
 	console) ls $d/console/*.log ;;
 	guestjob) ls $d/guestjob/*.json ;;
 	report) ls $d/compare/*.json $d/history/*.json $d/series-errors/*.json ;;
+	numacost) ls configs/numa/*.json $d/numarun/* ;;
 	esac 2>/dev/null
 }
 

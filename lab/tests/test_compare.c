@@ -595,6 +595,72 @@ static void test_precision(void)
 	       "precision: a malformed run is refused");
 }
 
+/* Every run of rep under the contention model with timing key key. */
+static void set_timing_key(json_t *rep, const char *key)
+{
+	json_t *run;
+	size_t i;
+
+	json_array_foreach(json_object_get(rep, "runs"), i, run)
+		json_object_set_new(json_object_get(run, "host"), "timing",
+				    json_pack("{s:s,s:s}", "model", "quantum", "key", key));
+}
+
+/* Runs of one job under two NUMA cost presets, or with and without the charges, are two
+ * models: never compared, never pooled into one side. */
+static void test_numa_presets(void)
+{
+	_cleanup_json_ json_t *a = testutil_load(DATA "a.json");
+	_cleanup_json_ json_t *b = json_deep_copy(a), *c = json_deep_copy(a);
+	struct series_set s;
+	struct comparison cmp;
+	struct lab_error err = { 0 };
+	int r;
+
+	set_timing_key(a, "quantum-q1000-numa-0123456789ab");
+	set_timing_key(b, "quantum-q1000-numa-ba9876543210");
+	expect_error("two NUMA presets", a, b,
+		     "A (base) ran under quantum-q1000-numa-0123456789ab and B (patched) under "
+		     "quantum-q1000-numa-ba9876543210: the NUMA cost model's charges differ "
+		     "(another preset, or charges on one side only), so their figures cannot be "
+		     "compared; run both sides with one \"numa_cost\"");
+	set_timing_key(b, "quantum-q1000");
+	expect_error("NUMA charges on one side", a, b,
+		     "A (base) ran under quantum-q1000-numa-0123456789ab and B (patched) under "
+		     "quantum-q1000: the NUMA cost model's charges differ");
+	set_timing_key(b, "quantum-q250-numa-0123456789ab");
+	expect_error("one preset, two quanta", a, b,
+		     "A (base) ran under the quantum-q1000-numa-0123456789ab timing model and B "
+		     "(patched) under quantum-q250-numa-0123456789ab");
+	/* Two reports of one job for B, each under its preset: not pooled. */
+	set_timing_key(b, "quantum-q1000-numa-0123456789ab");
+	set_timing_key(c, "quantum-q1000-numa-ba9876543210");
+	r = two(&s, a, b);
+	if (r == 0)
+		r = series_add_report(&s, c, "c.json", "patched", &err);
+	if (r == 0)
+		r = compare_variants(&s, 0, 1, COMPARE_DEFAULT_THRESHOLD_PCT, 0, &cmp, &err);
+	if (!tap_ok(r == -EINVAL &&
+			    strstr(err.msg, "B (patched) mixes runs of different timing models (runs "
+					    "per model: {\"quantum-q1000-numa-0123456789ab\":3,"
+					    "\"quantum-q1000-numa-ba9876543210\":3})"),
+		    "two presets on one side: not pooled, said so"))
+		printf("# got r=%d: %s\n", r, err.msg);
+	if (r == 0)
+		compare_free(&cmp);
+	series_free(&s);
+	/* ... and the same preset on both sides compares. */
+	set_timing_key(c, "quantum-q1000-numa-0123456789ab");
+	r = two(&s, a, c);
+	if (r == 0)
+		r = compare_variants(&s, 0, 1, COMPARE_DEFAULT_THRESHOLD_PCT, 0, &cmp, &err);
+	tap_ok(r == 0 && !strcmp(cmp.timing, "quantum-q1000-numa-0123456789ab"),
+	       "one preset on both sides: compared under %s", r == 0 ? cmp.timing : err.msg);
+	if (r == 0)
+		compare_free(&cmp);
+	series_free(&s);
+}
+
 int main(void)
 {
 	test_regression();
@@ -603,6 +669,7 @@ int main(void)
 	test_one_report();
 	test_insufficient_and_outcome();
 	test_bad_pairs();
+	test_numa_presets();
 	test_boot_unit();
 	test_precision();
 	test_labels_and_baselines();

@@ -200,6 +200,14 @@ static const struct golden_case golden_cases[] = {
 	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on nokaslr", 0, 0, NULL, 0,
 	 "file=/usr/lib/numalab/plugin/lockinsn.so,map=/var/lib/numalab/runs/r0/lockinsn.map,"
 	 "out=/var/lib/numalab/runs/r0/lockinsn.json"},
+	/* The NUMA cost plugin under the contention model: -plugin beside -icount's rounds, on
+	 * the lab's QEMU build. */
+	{"4s-8c-quantum-numacost", "4s-8c", DOMAIN_ACCEL_TCG_ICOUNT, 0, NULL,
+	 "/var/cache/numalab/qemu/artifacts/0123abcd/qemu-system-x86_64",
+	 "/var/lib/numalab/cache/initramfs-0123abcd.cpio",
+	 "console=ttyS0 panic=-1 lpj=4000000 nohz=on nokaslr", 0, 0, NULL, 1000,
+	 "file=/usr/lib/numalab/plugin/numacost.so,cfg=/var/lib/numalab/runs/r0/numacost.cfg,"
+	 "out=/var/lib/numalab/runs/r0/numacost.json,map=/var/lib/numalab/runs/r0/numacost.map"},
 	/* ... and under plain TCG, where only the plugin needs QEMU's own arguments. */
 	{"4s-8c-tcg-plugin", "4s-8c", DOMAIN_ACCEL_TCG, 0, NULL, NULL, NULL, "console=ttyS0 nokaslr",
 	 0, 0, NULL, 0, "file=/p/lockinsn.so,map=/r/a&b.map,out=/r/o.json"},

@@ -97,7 +97,8 @@ static void test_timing(void)
 	       "timing: auto never picks the model that needs a QEMU build");
 }
 
-/* The pooling key: a model with rounds is one model per quantum. */
+/* The pooling key: a model with rounds is one model per quantum, and with the NUMA cost
+ * model's charges one per preset. */
 static void test_timing_key(void)
 {
 	static const struct {
@@ -105,32 +106,57 @@ static void test_timing_key(void)
 		int ok;
 		enum timing_model m;
 		unsigned q;
+		const char *numa;
 	} cases[] = {
-		{ "icount", 1, TIMING_ICOUNT, 0 },   { "kvm", 1, TIMING_KVM, 0 },
-		{ "quantum-q1000", 1, TIMING_QUANTUM, 1000 },
-		{ "quantum-q65535", 1, TIMING_QUANTUM, 65535 },
-		{ "quantum-q65536", 0, 0, 0 },       { "quantum-q0", 0, 0, 0 },
-		{ "quantum-q", 0, 0, 0 },            { "quantum-q12x", 0, 0, 0 },
-		{ "quantum-1000", 0, 0, 0 },         { "icount-q1000", 0, 0, 0 },
-		{ "auto", 0, 0, 0 },                 { "quantum-q+5", 0, 0, 0 },
-		{ "averyveryverylongname-q1", 0, 0, 0 },
+		{ "icount", 1, TIMING_ICOUNT, 0, "" },   { "kvm", 1, TIMING_KVM, 0, "" },
+		{ "quantum-q1000", 1, TIMING_QUANTUM, 1000, "" },
+		{ "quantum-q65535", 1, TIMING_QUANTUM, 65535, "" },
+		{ "quantum-q65536", 0, 0, 0, "" },       { "quantum-q0", 0, 0, 0, "" },
+		{ "quantum-q", 0, 0, 0, "" },            { "quantum-q12x", 0, 0, 0, "" },
+		{ "quantum-1000", 0, 0, 0, "" },         { "icount-q1000", 0, 0, 0, "" },
+		{ "auto", 0, 0, 0, "" },                 { "quantum-q+5", 0, 0, 0, "" },
+		{ "averyveryverylongname-q1", 0, 0, 0, "" },
+		{ "quantum-q250-numa-0123456789ab", 1, TIMING_QUANTUM, 250, "0123456789ab" },
+		{ "quantum-q65535-numa-ffffffffffff", 1, TIMING_QUANTUM, 65535, "ffffffffffff" },
+		{ "quantum-q250-numa-0123456789a", 0, 0, 0, "" },
+		{ "quantum-q250-numa-0123456789abc", 0, 0, 0, "" },
+		{ "quantum-q250-numa-0123456789AB", 0, 0, 0, "" },
+		{ "quantum-q250-numa-", 0, 0, 0, "" },   { "quantum-q250-", 0, 0, 0, "" },
+		{ "quantum-q250-nums-0123456789ab", 0, 0, 0, "" },
+		{ "icount-numa-0123456789ab", 0, 0, 0, "" },
 	};
-	char buf[TIMING_KEY_MAX];
+	char buf[TIMING_KEY_MAX], numa[TIMING_NUMA_HEX + 1];
 	enum timing_model m;
 	unsigned q;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		int r = timing_parse_key(cases[i].key, &m, &q);
+		int r = timing_parse_key(cases[i].key, &m, &q, numa);
 
-		tap_ok(cases[i].ok ? r == 0 && m == cases[i].m && q == cases[i].q : r == -EINVAL,
+		tap_ok(cases[i].ok ? r == 0 && m == cases[i].m && q == cases[i].q &&
+					     !strcmp(numa, cases[i].numa)
+				   : r == -EINVAL && !numa[0],
 		       "timing key %s: %s", cases[i].key, cases[i].ok ? "parses" : "refused");
 		if (cases[i].ok)
-			tap_ok(timing_key(m, q, buf, sizeof(buf)) == 0 && !strcmp(buf, cases[i].key),
+			tap_ok(timing_key(m, q, numa, buf, sizeof(buf)) == 0 &&
+				       !strcmp(buf, cases[i].key),
 			       "timing key %s: round trip (%s)", cases[i].key, buf);
 	}
-	tap_ok(timing_key(TIMING_ICOUNT, 1000, buf, sizeof(buf)) == 0 && !strcmp(buf, "icount"),
+	tap_ok(timing_parse_key("quantum-q250-numa-0123456789ab", &m, &q, NULL) == 0 && q == 250,
+	       "timing key: the preset's digits are optional to ask for");
+	tap_ok(timing_key(TIMING_ICOUNT, 1000, NULL, buf, sizeof(buf)) == 0 &&
+		       !strcmp(buf, "icount"),
 	       "timing key: a model without rounds ignores the quantum");
-	tap_ok(timing_key(TIMING_QUANTUM, 65535, buf, 8) == -ENOSPC, "timing key: short buffer");
+	tap_ok(timing_key(TIMING_QUANTUM, 65535, NULL, buf, 8) == -ENOSPC,
+	       "timing key: short buffer");
+	tap_ok(timing_key(TIMING_QUANTUM, 65535,
+			  "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff", buf,
+			  sizeof(buf)) == 0 &&
+		       !strcmp(buf, "quantum-q65535-numa-ffffffffffff"),
+	       "timing key: the longest, from a whole sha256 (%s)", buf);
+	tap_ok(timing_key(TIMING_ICOUNT, 0, "0123456789ab", buf, sizeof(buf)) == -EINVAL,
+	       "timing key: NUMA charges need a model with rounds");
+	tap_ok(timing_key(TIMING_QUANTUM, 250, "0123456789AB", buf, sizeof(buf)) == -EINVAL,
+	       "timing key: the preset's key must be lower-case hex");
 }
 
 /* Guests at once: timing_parallel(model, asked, free cpus, fit in memory, runs). */

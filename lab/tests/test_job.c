@@ -251,6 +251,49 @@ static void run_max_tasks(void)
 		job_free(&job);
 }
 
+/* "numa_cost": "auto" becomes the contention model (a quantum then allowed), the reference is
+ * kept for the caller to read (lab/run/jobload.c), and job_set_numa_preset() parses, fits and
+ * keys the preset: errors inside it in its file, a misfit in the job's. */
+static void run_numa(void)
+{
+	_cleanup_json_ json_t *j = NULL, *wsm = testutil_load("configs/numa/wsm-ex-4s.json");
+	_cleanup_json_ json_t *clx = testutil_load("configs/numa/clx-2s.json");
+	_cleanup_json_ json_t *bad = json_deep_copy(wsm);
+	struct lab_error err = {0};
+	struct job job;
+	int r;
+
+	jsonio_load_string("{\"name\":\"x\",\"topology\":\"4s-8c\",\"kernel\":{\"image\":\"/k\"},"
+			   "\"workloads\":[{\"name\":\"pft\"}],\"numa_cost\":\"wsm-ex-4s\","
+			   "\"quantum\":250}",
+			   &j, &err);
+	r = job_from_json(j, test_loader, (void *)testutil_root(), &job, &err);
+	if (!tap_ok(r == 0 && job.timing == TIMING_QUANTUM && job.quantum == 250 &&
+			    !strcmp(job.numa_cost, "wsm-ex-4s") && !job.numa.name[0],
+		    "numa_cost: auto is quantum, the name kept, the preset not read (%s)",
+		    r ? err.msg : "parsed"))
+		return;
+	snprintf(err.file, sizeof(err.file), "job.json");
+	json_object_set_new(json_object_get(json_object_get(bad, "paths"), "remote"), "hop",
+			    json_true());
+	r = job_set_numa_preset(&job, bad, "configs/numa/bad.json", &err);
+	tap_ok(r == -EINVAL && !strcmp(err.file, "configs/numa/bad.json") &&
+		       !strcmp(err.path, "numa_cost.paths.remote.hop") && !job.numa.name[0],
+	       "numa_cost: an error inside the preset names its file (%s: %s: %s)", err.file,
+	       err.path, err.msg);
+	snprintf(err.file, sizeof(err.file), "job.json");
+	r = job_set_numa_preset(&job, clx, "configs/numa/clx-2s.json", &err);
+	tap_ok(r == -EINVAL && !strcmp(err.file, "job.json") && !strcmp(err.path, "numa_cost") &&
+		       !strcmp(err.msg, "preset clx-2s is for 2 nodes, topology 4s-8c has 4"),
+	       "numa_cost: a misfit is the job's, naming both (%s: %s: %s)", err.file, err.path,
+	       err.msg);
+	r = job_set_numa_preset(&job, wsm, "configs/numa/wsm-ex-4s.json", &err);
+	tap_ok(r == 0 && !strcmp(job.numa.name, "wsm-ex-4s") && strlen(job.numa_sha256) == 64,
+	       "numa_cost: wsm-ex-4s fits 4s-8c, key %.12s", job.numa_sha256);
+	job_free(&job);
+	tap_ok(!job.numa.name[0] && !job.numa.paths, "numa_cost: job_free frees the preset");
+}
+
 static void run_misc(void)
 {
 	_cleanup_json_ json_t *j = NULL;
@@ -273,6 +316,7 @@ static void run_misc(void)
 	tap_ok(job_from_json(j, NULL, NULL, &job, NULL) == -EINVAL, "NULL error pointer allowed");
 	run_parallel();
 	run_max_tasks();
+	run_numa();
 }
 
 int main(void)

@@ -75,6 +75,10 @@ has "$T/err" "kernel.image: \"vmlinuz\" is a relative path" "... at kernel.image
 job "$T/jobs/rel-rec.json" r '"4s-8c"' '{"variant": "baseline"}' ', "image": {"recipe": "r.json"}'
 expect 2 "a relative image recipe" "$LAB" submit "$T/jobs/rel-rec.json"
 has "$T/err" "image.recipe: \"r.json\" is a relative path" "... at image.recipe"
+job "$T/jobs/rel-numa.json" r '"4s-8c"' '{"variant": "baseline"}' ', "numa_cost": "numa/p.json"'
+expect 2 "a relative NUMA preset path" "$LAB" submit "$T/jobs/rel-numa.json"
+has "$T/err" "numa_cost: \"numa/p.json\" is a relative path (from the job's directory)" "... at numa_cost"
+has "$T/err" "use an absolute path or a preset's name" "... and what to do"
 echo '{"sockets": 1}' >"$T/jobs/topologies/4s-8c.json"
 job "$T/jobs/shadow.json" s '"4s-8c"' '{"image": "/boot/vmlinuz-*"}'
 expect 2 "a topology name that a file beside the job gives another meaning" \

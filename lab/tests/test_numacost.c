@@ -520,28 +520,10 @@ static void test_preset_estimates(void)
 	numapreset_free(&uv);
 }
 
-/* The JSON text s (any value) with ' for ": the tables below stay readable. */
-static json_t *json_quoted(const char *s)
-{
-	_cleanup_free_ char *t = strdup(s);
-	json_error_t e;
-	json_t *j;
-
-	if (!t)
-		return NULL;
-	for (char *c = t; *c; c++)
-		if (*c == '\'')
-			*c = '"';
-	j = json_loads(t, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &e);
-	if (!j)
-		printf("# bad JSON in the test: %s: %s\n", e.text, s);
-	return j;
-}
-
 /* clx-2s through numapreset_model_new: the ping-pong's ratio is the preset's. */
 static void test_preset_model(void)
 {
-	_cleanup_json_ json_t *tj = json_quoted(
+	_cleanup_json_ json_t *tj = testutil_quoted(
 		"{'name':'2s-4c','sockets':2,'cores':2,'node_memory_mib':512}");
 	struct numacost *m1 = NULL, *m2 = NULL, *w = NULL;
 	struct numa_preset clx, wsm;
@@ -650,7 +632,7 @@ static const struct preset_case {
 /* The case's preset JSON, changed as it says. */
 static json_t *case_preset(const struct preset_case *c)
 {
-	json_t *j = c->preset ? testutil_load(c->preset) : json_quoted(base_preset), *o = j;
+	json_t *j = c->preset ? testutil_load(c->preset) : testutil_quoted(base_preset), *o = j;
 	char buf[128], *save = NULL;
 
 	if (!j || !c->object)
@@ -659,7 +641,7 @@ static json_t *case_preset(const struct preset_case *c)
 	for (char *k = strtok_r(buf, ".", &save); k && o; k = strtok_r(NULL, ".", &save))
 		o = json_object_get(o, k);
 	if (o && c->value)
-		json_object_set_new(o, c->key, json_quoted(c->value));
+		json_object_set_new(o, c->key, testutil_quoted(c->value));
 	else if (o)
 		json_object_del(o, c->key);
 	return j;
@@ -673,7 +655,7 @@ static json_t *case_topology(const char *spec)
 		return uv_topology("uv-flat", uv_flat);
 	if (!strcmp(spec, "uv:uv-reversed"))
 		return uv_topology("uv-reversed", uv_reversed);
-	return spec[0] == '{' ? json_quoted(spec) : testutil_load(spec);
+	return spec[0] == '{' ? testutil_quoted(spec) : testutil_load(spec);
 }
 
 static void run_preset_case(size_t i, const struct preset_case *c)
@@ -718,8 +700,8 @@ static void test_preset_cases(void)
 /* More vCPUs than the directory's sharer sets hold. */
 static void test_preset_too_many_vcpus(void)
 {
-	_cleanup_json_ json_t *pj = json_quoted(base_preset);
-	_cleanup_json_ json_t *tj = json_quoted(
+	_cleanup_json_ json_t *pj = testutil_quoted(base_preset);
+	_cleanup_json_ json_t *tj = testutil_quoted(
 		"{'name':'2s-1024c','sockets':2,'cores':512,'node_memory_mib':256}");
 	struct lab_error err = {0};
 	struct numacost *m = NULL;

@@ -186,6 +186,25 @@ static inline void testutil_config_cases(const char *rel, const char *what, size
 	}
 }
 
+/* JSON written with ' for " (tests keep it readable in C strings), any value; NULL after a
+ * "# bad JSON" line. */
+static inline json_t *testutil_quoted(const char *s)
+{
+	_cleanup_free_ char *t = strdup(s);
+	json_error_t e;
+	json_t *j;
+
+	if (!t)
+		return NULL;
+	for (char *c = t; *c; c++)
+		if (*c == '\'')
+			*c = '"';
+	j = json_loads(t, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &e);
+	if (!j)
+		printf("# bad JSON in the test: %s: %s\n", e.text, s);
+	return j;
+}
+
 /* got (NULL when making it failed) equals lab/tests/golden/NAME byte for byte
  * ("matches golden NAME"); with UPDATE_GOLDEN=1 in the environment it rewrites the file. */
 static inline void testutil_golden(const char *name, const char *got)

@@ -41,6 +41,28 @@ int jsonio_load_string(const char *s, json_t **out, struct lab_error *err)
 	return jsonio_load_buf(s, strlen(s), out, err);
 }
 
+int jsonio_load_doc(const char *text, size_t len, size_t max, const char *schema, json_t **out,
+		    struct lab_error *err)
+{
+	json_error_t je;
+	json_t *j;
+	const char *s;
+
+	*out = NULL;
+	if (len > max)
+		return error_set(err, "", "more than %zu bytes", max);
+	j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	if (!j)
+		return error_set(err, "", "not JSON: %s (line %d)", je.text, je.line);
+	s = json_string_value(json_object_get(j, "schema"));
+	if (!json_is_object(j) || !s || strcmp(s, schema)) {
+		json_decref(j);
+		return error_set(err, "schema", "must be \"%s\"", schema);
+	}
+	*out = j;
+	return 0;
+}
+
 char *jsonio_dumps(const json_t *j)
 {
 	return json_dumps(j, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(10));
