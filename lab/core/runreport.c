@@ -147,15 +147,18 @@ static json_t *timing_json(const struct run_record *r)
 	const struct timing_info *t = timing_info(r->host.timing);
 	char key[TIMING_KEY_MAX], arg[64];
 	json_t *j;
+	int costs;
 
 	if (!t ||
 	    timing_key(r->host.timing, r->host.quantum,
 		       r->host.numa_preset[0] ? r->host.numa_sha256 : NULL, key, sizeof(key)) < 0 ||
 	    domain_icount_arg(t->rounds ? r->host.quantum : 0, arg, sizeof(arg)) < 0)
 		return json_null();
+	costs = t->rounds && r->host.numa_preset[0] && t->costs_title;
 	j = json_pack("{s:s,s:s,s:s,s:b,s:s,s:s,s:s,s:o}", "model", t->name, "key", key, "title",
-		      t->title, "deterministic", t->deterministic, "measures", t->measures,
-		      "cannot", t->cannot, "reason", r->host.timing_reason, "qemu_args",
+		      costs ? t->costs_title : t->title, "deterministic", t->deterministic,
+		      "measures", costs ? t->costs_measures : t->measures, "cannot",
+		      costs ? t->costs_cannot : t->cannot, "reason", r->host.timing_reason, "qemu_args",
 		      t->accel == DOMAIN_ACCEL_TCG_ICOUNT ? json_pack("[s,s]", DOMAIN_ICOUNT_ARG0, arg)
 							  : json_array());
 	if (j && t->rounds &&

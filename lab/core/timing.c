@@ -60,6 +60,17 @@ static const struct timing_info models[TIMING__COUNT] = {
 		.rounds = 1,
 		.host_cost = 8.0,
 		.shows = WORKLOAD_MECH_CONTENTION | WORKLOAD_MECH_PARALLEL,
+		.costs_title = "contention model with NUMA costs (rounds of Q instructions per "
+			       "vCPU; a cache line taken from another vCPU costs its latency)",
+		.costs_measures = "the instruction cost of a code path per operation with the "
+				  "vCPUs side by side in guest time, each cache line a vCPU takes "
+				  "from another charged the preset's latency between their nodes "
+				  "(the lines of locked instructions, releases and spinlock "
+				  "functions, and the data touched inside a held spinlock)",
+		.costs_cannot = "show effects finer than a round beyond what the charges add, "
+				"lines touched only outside spinlock sections, DRAM latency or "
+				"bandwidth (memory on another node is not charged), or real "
+				"wall-clock speed-up; every charge scales with the preset's ipns",
 	},
 };
 

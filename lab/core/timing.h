@@ -59,6 +59,9 @@ struct timing_info {
 	int shows_to_host_cpus;    /* ... only while the guest's threads at once fit the host's
 				    * CPUs (one host thread a vCPU, timed by the host clock) */
 	const char *blind;         /* why it cannot show the others, one sentence */
+	/* With the NUMA cost model's charges (a job's numa_cost; only a model with rounds):
+	 * title, measures and cannot in place of the three above. */
+	const char *costs_title, *costs_measures, *costs_cannot;
 	double host_cost;          /* host time per guest second against multi-threaded TCG on
 				    * 2 cores, for the run's limits (measured, lab/run/engine.c) */
 };
