@@ -348,11 +348,11 @@ static int parse_timing(const json_t *j, struct job *job, struct lab_error *err)
 }
 
 /* "lock_insns": count the instructions inside and outside each spinlock with the QEMU TCG
- * plugin (lab/plugin/lockinsn.c, core/lockinsn.h).  Only under "tcg": the contention model's
- * QEMU is built without plugins, and under icount (one thread runs every vCPU) QEMU 10.0 hands
- * a plugin the index of the vCPU that translated a block, not of the one running it
- * (accel/tcg/plugin-gen.c, gen_cpu_index: a constant without CF_PARALLEL), which mixed four
- * tasks' windows into one here.  Instruction counts do not depend on the timing model. */
+ * plugin (lab/plugin/lockinsn.c, core/lockinsn.h).  Under "tcg", or under "quantum" on the
+ * lab's QEMU, whose patch 0003 gives a plugin the vCPU that runs a block: stock QEMU 10.0
+ * under icount (one thread runs every vCPU) hands it the index of the vCPU that translated the
+ * block (accel/tcg/plugin-gen.c, gen_cpu_index: a constant without CF_PARALLEL), which mixed
+ * four tasks' windows into one here.  Instruction counts do not depend on the timing model. */
 static int parse_lock_insns(const json_t *j, struct job *job, struct lab_error *err)
 {
 	const json_t *v = json_object_get(j, "lock_insns");
@@ -363,10 +363,11 @@ static int parse_lock_insns(const json_t *j, struct job *job, struct lab_error *
 	if (!json_is_boolean(v))
 		return error_set(err, "lock_insns", "must be true or false");
 	job->lock_insns = json_is_true(v);
-	if (job->lock_insns && job->timing != TIMING_TCG)
-		return error_set(err, "lock_insns", "needs \"timing\": \"tcg\" (the plugin counts "
-				 "TCG's instructions per vCPU, which QEMU tells it rightly only with a "
-				 "thread per vCPU; instruction counts do not depend on the model)");
+	if (job->lock_insns && job->timing != TIMING_TCG && job->timing != TIMING_QUANTUM)
+		return error_set(err, "lock_insns", "needs \"timing\": \"tcg\" or \"quantum\" (the "
+				 "plugin counts TCG's instructions per vCPU, which stock QEMU under "
+				 "icount tells it wrongly; instruction counts do not depend on the "
+				 "model)");
 	return 0;
 }
 

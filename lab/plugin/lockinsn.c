@@ -17,10 +17,11 @@
  *    exception (a page fault in user space) counts whole, a few instructions at most per fault.
  *
  * Arguments: map=FILE (`nm -n` of the guest's code: the entry points, and the call sites'
- * names), out=FILE (JSON, schema numalab.lockinsn/1, written when QEMU exits).  MTTCG only
- * for more than one vCPU: with one thread for all vCPUs (icount) QEMU 10.0 passes callbacks
- * the index of the vCPU that translated a block (accel/tcg/plugin-gen.c, gen_cpu_index).
- * vCPUs run in parallel: the shared tables take a mutex.
+ * names), out=FILE (JSON, schema numalab.lockinsn/1, written when QEMU exits).  For more
+ * than one vCPU: MTTCG, or one thread for all vCPUs on the lab's QEMU only: stock QEMU 10.0
+ * passes callbacks the index of the vCPU that translated a block (accel/tcg/plugin-gen.c,
+ * gen_cpu_index), which images/qemu/0003-icount-charge.patch fixes.  Under MTTCG vCPUs run in
+ * parallel: the shared tables take a mutex.
  *
  * This file includes QEMU's qemu-plugin.h (lab/plugin/qemu-plugin.h, from QEMU 10.0.2,
  * GPL-2.0-or-later) and is loaded into QEMU: it is GPL-2.0-or-later too. */

@@ -230,9 +230,9 @@ static int lockinsn_before(struct run_ctx *c, const struct host *m, const struct
 {
 	enum timing_model t = m->host.timing;
 
-	if (t != TIMING_TCG) {
-		snprintf(why, why_len, "lock_insns needs the timing model tcg, not %s (core/job.c "
-			 "says why)", timing_info(t)->name);
+	if (t != TIMING_TCG && t != TIMING_QUANTUM) {
+		snprintf(why, why_len, "lock_insns needs the timing model tcg or quantum, not %s "
+			 "(core/job.c says why)", timing_info(t)->name);
 		return -EINVAL;
 	}
 	if (m->vc.remote) {

@@ -29,7 +29,7 @@ EOF
 job icount >"$tmp/icount.json"
 $lab run "$tmp/icount.json" -o "$tmp/no" >/dev/null 2>"$tmp/icount.err"
 ok "$(rc_is $? 2)" "lock_insns under icount: exit 2"
-has "$tmp/icount.err" 'lock_insns: needs "timing": "tcg"' "... naming the key and the model"
+has "$tmp/icount.err" 'lock_insns: needs "timing": "tcg" or "quantum"' "... naming the key and the models"
 check "... and nothing written" test ! -e "$tmp/no"
 
 job tcg >"$tmp/job.json"

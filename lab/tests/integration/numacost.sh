@@ -11,8 +11,19 @@
 #   - padded counters move nothing; one vCPU alone moves nothing;
 #   - latencies 0: the guest sees exactly what it sees without the plugin;
 #   - the same run twice: byte for byte the same figures;
-#   - a QEMU without the charge does not load the plugin, nor does a wrong configuration.
-# TAP; ends with "N passed, N failed".  The QEMU build comes from the cache (prewarm makes it).
+#   - a QEMU without the charge does not load the plugin, nor does a wrong configuration;
+#   - the patch's other half: the lock counter (lab/plugin/lockinsn.c) sees each vCPU as
+#     itself with one thread for all vCPUs (stock QEMU gives every callback the vCPU that
+#     translated the block).
+# Then in Linux, through `lab run` (4s-8c, mmap_contention: 4 faulting tasks on nodes 0-1 and
+# a thread mapping and unmapping beside them, 1 guest second):
+#   - the model's own direction: the same boot (kernel, seed) with wsm-ex-4s's costs faults
+#     slower than without, and with a preset of latencies 0 exactly as fast, to the last digit;
+#   - seed 003's direction under the model: faults that take mmap_lock instead of the per-VMA
+#     lock (lab/tests/data/kernels/test-fault-mmap-lock.json) are a faults/s regression with
+#     the whole 95 % interval beyond the threshold, 3 boots a side.
+# TAP; ends with "N passed, N failed".  The QEMU build and both kernels come from the caches
+# (prewarm makes them).
 set -u
 cd "$(dirname "$0")/../../.."
 . lab/tests/lib.sh
@@ -107,4 +118,47 @@ timeout 30 "$qemu" -machine q35 -accel tcg -smp 2 -display none -nodefaults -ker
 	-plugin "$plugin,cfg=$T/wsm.cfg,out=$T/x.json" >"$T/smp.out" 2>&1
 ok "$(rc_is $? 1)" "a configuration for 4 vCPUs on a guest of 2: refused"
 has "$T/smp.out" "vcpus is not the guest's number of vCPUs" "... saying which line"
+
+# gen_cpu_index(): window 8's lock, taken 200 times by each of 4 vCPUs, 104 instructions inside
+# when nobody waits; window 4, two vCPUs' tasks.
+timeout 120 "$qemu" -machine q35 -accel tcg -icount "shift=0,sleep=off,quantum=$Q" \
+	-rtc base=2026-01-01T00:00:00,clock=vm -smp 4,sockets=2,cores=2 -m 256 \
+	-display none -nodefaults -no-reboot -kernel "$elf" \
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+	-plugin "$PWD/$B/plugin/lockinsn.so,map=$T/map,out=$T/li.json" >"$T/li.out" 2>&1
+ok "$(rc_is $? 1)" "the lock counter on the lab's QEMU, one thread for 4 vCPUs: the guest ran"
+check "... window 8: 800 acquisitions of one lock by all 4 vCPUs, 104 instructions at least" jq -e \
+	'.windows[] | select(.id == 8) | .tasks == 4 and (.sites | length == 1) and .sites[0].acquisitions == 800 and .sites[0].max_cpus_per_lock == 4 and .sites[0].inside_min == 104' "$T/li.json"
+check "... window 4: both vCPUs' tasks" jq -e '.windows[] | select(.id == 4) | .tasks == 2' "$T/li.json"
+
+# --- Linux --------------------------------------------------------------------------------
+export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
+d=lab/tests/data/jobs
+fps() { jq -r '.runs[0].workloads[0].results[0].metrics.faults_per_s.value' "$T/$1/report.json"; }
+for j in quantum-one numa-one numa-zero; do
+	$lab run $d/$j.json --seed 100 --out "$T/$j" >"$T/$j.out" 2>"$T/$j.err"
+	ok $? "$j: one boot, seed 100, exits 0"
+	[ -s "$T/$j/report.json" ] || tail -5 "$T/$j.err" | diag /dev/stdin
+done
+check "numa-one: the run records its preset, its key and what the plugin counted" jq -e \
+	'.runs[0] | .host.timing.numa_cost.preset == "wsm-ex-4s" and (.host.timing.key | startswith("quantum-q1000-numa-")) and .numa_cost.charged > 0 and .numa_cost.transfers_remote > 0 and .numa_cost.stall_failed == 0' \
+	"$T/numa-one/report.json"
+a=$(fps quantum-one) b=$(fps numa-one) z=$(fps numa-zero)
+echo "# faults/s, seed 100: plain $a, wsm-ex-4s $b, latencies 0 $z"
+check "the costs of 4 sockets make the same boot fault more slowly (at least 5 %)" \
+	test "$(echo "$b < 0.95 * $a" | bc -l)" = 1
+check "latencies 0: the same figure as without the plugin, to the last digit" test "$z" = "$a"
+check "lab compare refuses to set a run with charges against one without" \
+	sh -c "! $lab compare '$T/quantum-one' '$T/numa-one' >/dev/null 2>'$T/mix.err'"
+has "$T/mix.err" "numa" "... and says why"
+
+t0=$(date +%s)
+$lab run $d/numa-ab.json --seed 100 --parallel 2 --out "$T/ab" >"$T/ab.out" 2>"$T/ab.err"
+ok $? "A/B job under quantum with wsm-ex-4s exits 0 (6 boots: $(( $(date +%s) - t0 )) s)"
+$lab compare "$T/ab" --json >"$T/ab.json" 2>"$T/ab.cmp.err"
+ok $([ $? = 1 ] && echo 0 || echo 1) "A/B compare: a regression (exit 1)"
+check "faults under mmap_lock: faults/s at 4 tasks regresses, the whole interval below -1 %" jq -e \
+	'.comparisons[0].rows[] | select(.metric == "faults_per_s" and .tasks == 4) | .verdict == "regression" and .ci95_pct[1] < -1' "$T/ab.json"
+jq -r '.comparisons[0].rows[] | select(.primary) | "# A/B \(.metric) \(.tasks) tasks: \(.change_pct)% [\(.ci95_pct[0]), \(.ci95_pct[1])] \(.verdict)"' "$T/ab.json"
+check "no QEMU left behind" sh -c "! pgrep -f 'guest=numalab-.*$LAB_STATE_DIR/libvirt' >/dev/null"
 finish
