@@ -17,8 +17,8 @@ static const char *const top_keys[] = {"charged", "directory_full", "lines", "st
 static const char *const vcpu_keys[] = {"accesses",        "charged",         "forwarded",
 					"invalidations",   "node",            "transfers_local",
 					"transfers_remote", "vcpu"};
-static const char *const window_keys[] = {"charged", "clock", "id", "tasks", "transfers_local",
-					  "transfers_remote"};
+static const char *const window_keys[] = {"charged",	 "clock",	    "forwarded", "id",
+					  "tasks",	 "transfers_local", "transfers_remote"};
 /* The per-vCPU counters a run's totals sum. */
 static const char *const summed_keys[] = {"accesses", "forwarded", "invalidations",
 					  "transfers_local", "transfers_remote"};
