@@ -134,14 +134,15 @@ $(B)/runners/%: runners/%.c $(RUN_COMMON) $(RUN_HDRS) | $(DEPS_FIRST)
 # runs inside QEMU.  Its test guest (lab/tests/synthlock.S): a bare multiboot program whose
 # locks have a known length.
 PLUGIN_CFLAGS = $(shell pkg-config --cflags glib-2.0 2>/dev/null)
-$(B)/plugin/lockinsn.so: lab/plugin/lockinsn.c lab/plugin/qemu-plugin.h | $(DEPS_FIRST)
+$(B)/plugin/lockinsn.so: lab/plugin/lockinsn.c lab/plugin/plugutil.h lab/plugin/qemu-plugin.h | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(if $(WERROR),-Werror,) -O2 -g -fPIC -shared -fvisibility=hidden \
 		$(PLUGIN_CFLAGS) -o $@ $< $(shell pkg-config --libs glib-2.0 2>/dev/null)
 # The NUMA cost model as a plugin: the model's engine (lab/core/numacost.c, pure C) compiled in
 # as it is.  It needs the lab's QEMU (images/qemu/0003-icount-charge.patch): another QEMU
 # refuses to load it (undefined qemu_plugin_vcpu_stall).
-$(B)/plugin/numacost.so: lab/plugin/numacost.c lab/core/numacost.c lab/core/numacost.h lab/plugin/qemu-plugin.h | $(DEPS_FIRST)
+$(B)/plugin/numacost.so: lab/plugin/numacost.c lab/core/numacost.c lab/core/numacost.h \
+		lab/plugin/plugutil.h lab/plugin/qemu-plugin.h | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(if $(WERROR),-Werror,) -D_GNU_SOURCE -O2 -g -fPIC -shared \
 		-fvisibility=hidden -Ilab -Ilab/plugin $(PLUGIN_CFLAGS) -o $@ lab/plugin/numacost.c \

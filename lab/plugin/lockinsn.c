@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plugutil.h"
 #include "qemu-plugin.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
@@ -82,20 +83,6 @@ static char **sym_name;
 static size_t nr_syms;
 static uint64_t dropped; /* events past a table's bound */
 
-static uint64_t reg_read(struct qemu_plugin_register *r)
-{
-	g_autoptr(GByteArray) buf = g_byte_array_new();
-	uint64_t v = 0;
-	int n;
-
-	if (!r)
-		return 0;
-	n = qemu_plugin_read_register(r, buf);
-	if (n > 0)
-		memcpy(&v, buf->data, n < 8 ? (size_t)n : 8); /* x86 is little-endian */
-	return v;
-}
-
 static struct window *window_get(uint32_t id)
 {
 	for (int i = 0; i < nr_windows; i++)
@@ -138,7 +125,7 @@ static void on_cpuid(unsigned int cpu, void *udata)
 {
 	struct vcpu *v = &vcpus[cpu];
 	uint64_t at = v->tb_base + (uintptr_t)udata;
-	uint32_t leaf = (uint32_t)reg_read(v->rax), id = (uint32_t)reg_read(v->rcx);
+	uint32_t leaf = (uint32_t)plugutil_reg_read(v->rax), id = (uint32_t)plugutil_reg_read(v->rcx);
 	struct window *w;
 
 	if (leaf != LOCKINSN_LEAF_START && leaf != LOCKINSN_LEAF_STOP)
@@ -177,9 +164,9 @@ static void on_lock_entry(unsigned int cpu, void *udata)
 		return;
 	}
 	buf = g_byte_array_new();
-	if (qemu_plugin_read_memory_vaddr(reg_read(v->rsp), buf, 8) && buf->len >= 8)
+	if (qemu_plugin_read_memory_vaddr(plugutil_reg_read(v->rsp), buf, 8) && buf->len >= 8)
 		memcpy(&ret, buf->data, 8);
-	v->open[v->nr_open++] = (struct held){.lock = reg_read(v->rdi), .site = ret,
+	v->open[v->nr_open++] = (struct held){.lock = plugutil_reg_read(v->rdi), .site = ret,
 					      .start = v->tb_base + (uintptr_t)udata};
 }
 
@@ -277,25 +264,15 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
 static void on_vcpu_init(qemu_plugin_id_t id, unsigned int cpu)
 {
-	g_autoptr(GArray) regs = qemu_plugin_get_registers();
+	static const char *const names[] = {"rdi", "rsp", "rax", "rcx"};
 	struct vcpu *v;
 
 	(void)id;
 	if (cpu >= MAX_VCPUS)
 		return;
 	v = &vcpus[cpu];
-	for (guint i = 0; regs && i < regs->len; i++) {
-		qemu_plugin_reg_descriptor *d = &g_array_index(regs, qemu_plugin_reg_descriptor, i);
-
-		if (!strcmp(d->name, "rdi"))
-			v->rdi = d->handle;
-		else if (!strcmp(d->name, "rsp"))
-			v->rsp = d->handle;
-		else if (!strcmp(d->name, "rax"))
-			v->rax = d->handle;
-		else if (!strcmp(d->name, "rcx"))
-			v->rcx = d->handle;
-	}
+	plugutil_regs_find(names, (struct qemu_plugin_register **[]){&v->rdi, &v->rsp, &v->rax, &v->rcx},
+			   4);
 }
 
 /* ---- the map and the output ----------------------------------------------------------- */

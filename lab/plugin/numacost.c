@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "core/numacost.h"
+#include "plugutil.h"
 #include "qemu-plugin.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
@@ -100,8 +101,9 @@ static uint64_t text_lo = UINT64_MAX, text_hi;
 
 /* ---- the configuration ------------------------------------------------------------------ */
 
-/* Reads "KEY" then count unsigned 64-bit numbers (or doubles) from line; 0 or -EINVAL. */
-static int read_u64s(const char *line, const char *key, uint64_t *v, unsigned count)
+/* Reads "KEY" then count numbers from line: unsigned 64-bit ones into u, or (u NULL) doubles
+ * into d; 0 or -EINVAL. */
+static int read_nums(const char *line, const char *key, uint64_t *u, double *d, unsigned count)
 {
 	size_t n = strlen(key);
 	const char *p = line + n;
@@ -110,34 +112,28 @@ static int read_u64s(const char *line, const char *key, uint64_t *v, unsigned co
 	if (strncmp(line, key, n) || *p != ' ')
 		return -EINVAL;
 	for (unsigned i = 0; i < count; i++) {
-		if (*p != ' ')
+		if (*p != ' ' || (u && p[1] == '-'))
 			return -EINVAL;
 		errno = 0;
-		v[i] = strtoull(p + 1, &end, 10);
-		if (errno || end == p + 1 || p[1] == '-')
+		if (u)
+			u[i] = strtoull(p + 1, &end, 10);
+		else
+			d[i] = strtod(p + 1, &end);
+		if (errno || end == p + 1)
 			return -EINVAL;
 		p = end;
 	}
 	return *p == '\n' || *p == '\0' ? 0 : -EINVAL;
 }
 
+static int read_u64s(const char *line, const char *key, uint64_t *v, unsigned count)
+{
+	return read_nums(line, key, v, NULL, count);
+}
+
 static int read_doubles(const char *line, const char *key, double *v, unsigned count)
 {
-	size_t n = strlen(key);
-	const char *p = line + n;
-	char *end;
-
-	if (strncmp(line, key, n) || *p != ' ')
-		return -EINVAL;
-	for (unsigned i = 0; i < count; i++) {
-		if (*p != ' ')
-			return -EINVAL;
-		v[i] = strtod(p + 1, &end);
-		if (end == p + 1)
-			return -EINVAL;
-		p = end;
-	}
-	return *p == '\n' || *p == '\0' ? 0 : -EINVAL;
+	return read_nums(line, key, NULL, v, count);
 }
 
 struct cfg {
@@ -308,20 +304,6 @@ static int is_entry(uint64_t pc)
 
 /* ---- the callbacks ---------------------------------------------------------------------- */
 
-static uint64_t reg_read(struct qemu_plugin_register *r)
-{
-	g_autoptr(GByteArray) buf = g_byte_array_new();
-	uint64_t v = 0;
-	int n;
-
-	if (!r)
-		return 0;
-	n = qemu_plugin_read_register(r, buf);
-	if (n > 0)
-		memcpy(&v, buf->data, n < 8 ? (size_t)n : 8); /* x86 is little-endian */
-	return v;
-}
-
 static void charge(unsigned cpu, enum numacost_op op, uint64_t pa)
 {
 	int64_t clock = qemu_plugin_vcpu_clock(), c;
@@ -389,7 +371,7 @@ static void on_entry(unsigned int cpu, void *udata)
 	v = &vcpus[cpu];
 	if (v->nr_held == MAX_HELD) /* a leak (a trylock path we missed): forget the oldest */
 		release(v, v->held[0]);
-	v->held[v->nr_held++] = reg_read(v->rdi);
+	v->held[v->nr_held++] = plugutil_reg_read(v->rdi);
 }
 
 static struct window *window_get(uint32_t id)
@@ -430,8 +412,8 @@ static void on_cpuid(unsigned int cpu, void *udata)
 	if (cpu >= nr_vcpus)
 		return;
 	v = &vcpus[cpu];
-	leaf = (uint32_t)reg_read(v->rax);
-	id = (uint32_t)reg_read(v->rcx);
+	leaf = (uint32_t)plugutil_reg_read(v->rax);
+	id = (uint32_t)plugutil_reg_read(v->rcx);
 	if (leaf == LEAF_STALL && cpuid_stall) {
 		if (id && !qemu_plugin_vcpu_stall(id < MAX_STALL ? id : MAX_STALL))
 			stall_failed++;
@@ -518,7 +500,7 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
 static void on_vcpu_init(qemu_plugin_id_t id, unsigned int cpu)
 {
-	g_autoptr(GArray) regs = qemu_plugin_get_registers();
+	static const char *const names[] = {"rdi", "rax", "rcx"};
 	struct vcpu *v;
 
 	(void)id;
@@ -526,16 +508,7 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned int cpu)
 		return;
 	v = &vcpus[cpu];
 	v->win = -1;
-	for (guint i = 0; regs && i < regs->len; i++) {
-		qemu_plugin_reg_descriptor *d = &g_array_index(regs, qemu_plugin_reg_descriptor, i);
-
-		if (!strcmp(d->name, "rdi"))
-			v->rdi = d->handle;
-		else if (!strcmp(d->name, "rax"))
-			v->rax = d->handle;
-		else if (!strcmp(d->name, "rcx"))
-			v->rcx = d->handle;
-	}
+	plugutil_regs_find(names, (struct qemu_plugin_register **[]){&v->rdi, &v->rax, &v->rcx}, 3);
 }
 
 /* ---- the output ------------------------------------------------------------------------- */

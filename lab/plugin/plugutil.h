@@ -1,0 +1,39 @@
+/* What the lab's TCG plugins (lockinsn.c, numacost.c) share: reading a guest register and
+ * finding the registers they read.  Header-only: each plugin is one shared object of its own.
+ * GPL-2.0-or-later, as the qemu-plugin.h it uses. */
+#pragma once
+#include <stdint.h>
+#include <string.h>
+
+#include "qemu-plugin.h"
+
+/* A register's value, its first 8 bytes little-endian (x86); 0 without a handle. */
+static inline uint64_t plugutil_reg_read(struct qemu_plugin_register *r)
+{
+	g_autoptr(GByteArray) buf = g_byte_array_new();
+	uint64_t v = 0;
+	int n;
+
+	if (!r)
+		return 0;
+	n = qemu_plugin_read_register(r, buf);
+	if (n > 0)
+		memcpy(&v, buf->data, n < 8 ? (size_t)n : 8);
+	return v;
+}
+
+/* The handles of the named registers of the vCPU being initialised: names[i] -> *out[i] (left
+ * as they are when the vCPU has no such register). */
+static inline void plugutil_regs_find(const char *const *names, struct qemu_plugin_register ***out,
+				      unsigned n)
+{
+	g_autoptr(GArray) regs = qemu_plugin_get_registers();
+
+	for (guint i = 0; regs && i < regs->len; i++) {
+		qemu_plugin_reg_descriptor *d = &g_array_index(regs, qemu_plugin_reg_descriptor, i);
+
+		for (unsigned k = 0; k < n; k++)
+			if (!strcmp(d->name, names[k]))
+				*out[k] = d->handle;
+	}
+}
