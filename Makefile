@@ -147,12 +147,12 @@ $(B)/plugin/numacost.so: lab/plugin/numacost.c lab/core/numacost.c lab/core/numa
 	$(CC) $(WARN) $(if $(WERROR),-Werror,) -D_GNU_SOURCE -O2 -g -fPIC -shared \
 		-fvisibility=hidden -Ilab -Ilab/plugin $(PLUGIN_CFLAGS) -o $@ lab/plugin/numacost.c \
 		lab/core/numacost.c $(shell pkg-config --libs glib-2.0 2>/dev/null)
-$(B)/tests/synthlock.elf: lab/tests/synthlock.S
+$(B)/tests/synthlock.elf: lab/tests/synthlock.S lab/tests/synthpages.S.inc
 	@mkdir -p $(dir $@)
 	$(CC) -m32 -c -o $(B)/tests/synthlock.o $<
 	ld -m elf_i386 -Ttext=0x100000 --build-id=none -o $@ $(B)/tests/synthlock.o
 # A 4-vCPU guest whose cache-line traffic is known (lab/tests/synthnuma.S), for a cost plugin.
-$(B)/tests/synthnuma.elf: lab/tests/synthnuma.S
+$(B)/tests/synthnuma.elf: lab/tests/synthnuma.S lab/tests/synthpages.S.inc
 	@mkdir -p $(dir $@)
 	$(CC) -m32 -c -o $(B)/tests/synthnuma.o $<
 	ld -m elf_i386 -Ttext=0x100000 --build-id=none -o $@ $(B)/tests/synthnuma.o

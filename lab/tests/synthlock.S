@@ -20,6 +20,8 @@
 #define K2 50
 #define K3 20
 
+#include "synthpages.S.inc"
+
 	.text
 	.code32
 	.align 4
@@ -30,20 +32,7 @@ mb_header:
 _start:
 	mov $stack_top, %esp
 	/* The first GiB identity-mapped with 2 MiB pages. */
-	mov $pdpt, %eax
-	or $3, %eax
-	mov %eax, pml4
-	mov $pd, %eax
-	or $3, %eax
-	mov %eax, pdpt
-	xor %ecx, %ecx
-1:	mov %ecx, %eax
-	shl $21, %eax
-	or $0x83, %eax
-	mov %eax, pd(,%ecx,8)
-	inc %ecx
-	cmp $512, %ecx
-	jne 1b
+	identity_map_1g
 	mov $pml4, %eax
 	mov %eax, %cr3
 	mov %cr4, %eax

@@ -108,6 +108,8 @@
 	call barrier
 .endm
 
+#include "synthpages.S.inc"
+
 	.text
 	.code32
 	.align 4
@@ -121,20 +123,7 @@ _start:
 	 * first: the APs use them as soon as they are awake.  The first GiB identity-mapped
 	 * with 2 MiB pages (the local APIC, above it, is only touched before paging is on). */
 	mov $(stacks + STACK_SIZE), %esp
-	mov $pdpt, %eax
-	or $3, %eax
-	mov %eax, pml4
-	mov $pd, %eax
-	or $3, %eax
-	mov %eax, pdpt
-	xor %ecx, %ecx
-1:	mov %ecx, %eax
-	shl $21, %eax
-	or $0x83, %eax
-	mov %eax, pd(,%ecx,8)
-	inc %ecx
-	cmp $512, %ecx
-	jne 1b
+	identity_map_1g
 	/* The trampoline where the SIPI sends the APs. */
 	mov $tramp_start, %esi
 	mov $TRAMP, %edi
