@@ -32,6 +32,28 @@ static double num(const json_t *o, const char *k)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* The NUMA cost model's preset, when the runs were charged with one. */
+static void numa_header(struct strbuf *sb, const json_t *nc)
+{
+	char preset[80];
+
+	if (!json_is_object(nc))
+		return;
+	text_clean_copy(preset, sizeof(preset), str(nc, "preset", "?"));
+	strbuf_appendf(sb, "NUMA costs: preset %s, %g instruction-times a ns (sha256 %.12s)\n",
+		       preset, num(nc, "ipns"), str(nc, "sha256", "?"));
+}
+
+/* What the NUMA cost plugin counted in a run. */
+static void numa_run(struct strbuf *sb, const json_t *nc)
+{
+	if (!json_is_object(nc))
+		return;
+	strbuf_appendf(sb, "       NUMA: %.0f cache-line transfers (%.0f across nodes), %.0f "
+		       "instruction-times charged\n", num(nc, "transfers_local") +
+		       num(nc, "transfers_remote"), num(nc, "transfers_remote"), num(nc, "charged"));
+}
+
 static void header(struct strbuf *sb, const json_t *doc)
 {
 	const json_t *job = json_object_get(doc, "job"), *lab = json_object_get(doc, "lab");
@@ -49,6 +71,7 @@ static void header(struct strbuf *sb, const json_t *doc)
 		strbuf_appendf(sb, "; lab %s (commit %s)", str(lab, "version", "?"),
 			       str(lab, "commit", "?"));
 	strbuf_append(sb, "\n");
+	numa_header(sb, json_object_get(timing, "numa_cost"));
 }
 
 /* One line a run: index, label, status, boot and total seconds, the reason when not ok. */
@@ -69,6 +92,7 @@ static void runs_table(struct strbuf *sb, const json_t *doc)
 		format_number(b1, sizeof(b1), num(t, "total_s"), "%.1f", "inf", "-inf");
 		strbuf_appendf(sb, "  %3zu  %-20s %-16s %7s %8s\n", i, label, str(r, "status", "?"),
 			       b0, b1);
+		numa_run(sb, json_object_get(r, "numa_cost"));
 		if (strcmp(str(r, "status", ""), "ok")) {
 			text_clean_copy(reason, sizeof(reason), str(r, "reason", ""));
 			strbuf_appendf(sb, "       %s\n", reason);

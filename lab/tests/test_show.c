@@ -25,5 +25,6 @@ int main(void)
 {
 	one("lab/tests/data/compare/real-ab.json", "show-real-ab.txt");
 	one("lab/tests/data/compare/real-quick.json", "show-real-quick.txt");
+	one("lab/tests/data/compare/real-numa-one.json", "show-real-numa-one.txt");
 	return tap_done();
 }
