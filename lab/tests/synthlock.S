@@ -33,20 +33,7 @@ _start:
 	mov $stack_top, %esp
 	/* The first GiB identity-mapped with 2 MiB pages. */
 	identity_map_1g
-	mov $pml4, %eax
-	mov %eax, %cr3
-	mov %cr4, %eax
-	or $0x20, %eax /* PAE */
-	mov %eax, %cr4
-	mov $0xc0000080, %ecx /* EFER.LME */
-	rdmsr
-	or $0x100, %eax
-	wrmsr
-	mov %cr0, %eax
-	or $0x80000001, %eax /* PG, PE */
-	mov %eax, %cr0
-	lgdt gdtr
-	ljmp $0x08, $long_mode
+	long_mode_enter
 
 	.code64
 long_mode:

@@ -163,20 +163,7 @@ delay:
 
 /* Both the BSP and the APs (from ap_pm), in 32-bit protected mode: to long mode. */
 to_long:
-	lgdt gdtr
-	mov $pml4, %eax
-	mov %eax, %cr3
-	mov %cr4, %eax
-	or $0x20, %eax /* PAE */
-	mov %eax, %cr4
-	mov $0xc0000080, %ecx /* EFER.LME */
-	rdmsr
-	or $0x100, %eax
-	wrmsr
-	mov %cr0, %eax
-	or $0x80000001, %eax /* PG, PE */
-	mov %eax, %cr0
-	ljmp $0x08, $long_mode
+	long_mode_enter
 
 /* The APs' trampoline, copied to TRAMP: the SIPI starts an AP in real mode at CS:IP =
  * (TRAMP >> 4):0.  It only gets to 32-bit protected mode; the rest runs at the image's own
