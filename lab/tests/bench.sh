@@ -11,8 +11,8 @@
 #   verdict      A/A false alarms per timing model, detection of a known fault-path cost
 #   parallel     guests side by side under icount against one at a time
 #   seeds        the seed A/B jobs under icount, tcg and quantum (the contention model)
-#   model        one guest's host time a boot under tcg, icount and quantum (the contention
-#                model's cost), and each model's faults/s
+#   model        one guest's host time a boot under tcg, icount, quantum (the contention
+#                model's cost) and quantum with NUMA costs, and each model's faults/s
 #   bisect       a bisection over 16 commits, nightly false alarms and detection delay
 #   labd         submission latency, listing, idle CPU, a job through labd against lab run
 #   reliability  fuzzing throughput per harness, lab run's peak RSS under a flooding guest
