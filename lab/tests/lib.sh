@@ -167,3 +167,17 @@ free_port() {
 	while ss -ltn | grep -q ":$p "; do p=$((p + 1)); done
 	echo "$p"
 }
+
+# synthnuma_run QEMU ELF CONSOLE [QEMU-ARGS...]: the bare 4-vCPU guest lab/tests/synthnuma.S on
+# its machine: two NUMA nodes of two vCPUs (0-1, 2-3: its ping-pongs expect that), 128 MiB
+# each, the debug console (port 0xe9) in CONSOLE, isa-debug-exit at 0xf4 (QEMU exits 1 when
+# the guest wrote 0).  -rtc clock=vm, as the lab's domains: with the host's clock behind the
+# RTC, SeaBIOS's reads of it made 1 run in 3 on a loaded host interleave differently.
+synthnuma_run() {
+	timeout 120 "$1" -machine q35 -accel tcg "${@:4}" -smp 4,sockets=2,cores=2 \
+		-rtc base=2026-01-01T00:00:00,clock=vm -m 256 \
+		-object memory-backend-ram,id=m0,size=128M -object memory-backend-ram,id=m1,size=128M \
+		-numa node,nodeid=0,cpus=0-1,memdev=m0 -numa node,nodeid=1,cpus=2-3,memdev=m1 \
+		-display none -nodefaults -no-reboot -kernel "$2" \
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04 -debugcon "file:$3"
+}

@@ -15,16 +15,7 @@ elf=$B/tests/synthnuma.elf
 
 # run NAME [QEMU-ARGS...]: the guest, its debug console (port 0xe9) in $T/NAME.txt.
 run() {
-	# -rtc clock=vm, as the lab's domains: with the host's clock behind the RTC, SeaBIOS's
-	# reads of it make runs on a loaded host differ.
-	timeout 120 qemu-system-x86_64 -machine q35 -accel tcg "${@:2}" -smp 4,sockets=2,cores=2 \
-		-rtc base=2026-01-01T00:00:00,clock=vm \
-		-m 256 -object memory-backend-ram,id=m0,size=128M \
-		-object memory-backend-ram,id=m1,size=128M \
-		-numa node,nodeid=0,cpus=0-1,memdev=m0 -numa node,nodeid=1,cpus=2-3,memdev=m1 \
-		-display none -nodefaults -no-reboot -kernel "$elf" \
-		-device isa-debug-exit,iobase=0xf4,iosize=0x04 -debugcon "file:$T/$1.txt" \
-		>"$T/$1.out" 2>&1
+	synthnuma_run qemu-system-x86_64 "$elf" "$T/$1.txt" "${@:2}" >"$T/$1.out" 2>&1
 	# isa-debug-exit: QEMU exits (0 << 1) | 1 when the guest wrote 0 (3: an AP did not start).
 	# QEMU also exits 1 when it cannot start at all: the guest's last line must be there too.
 	local rc=$? end=1

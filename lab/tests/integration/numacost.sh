@@ -54,16 +54,8 @@ cfg zero "0 0 0 0"
 run() {
 	local pl=()
 	[ -n "${2:-}" ] && pl=(-plugin "$plugin,out=$T/$1.json,map=$T/map,$2")
-	# -rtc clock=vm, as the lab's domains (core/domain.c): with the host's clock behind the
-	# RTC, SeaBIOS's reads of it made 1 run in 3 on a loaded host interleave differently.
-	timeout 120 "$qemu" -machine q35 -accel tcg -icount "shift=0,sleep=off,quantum=$Q" \
-		-rtc base=2026-01-01T00:00:00,clock=vm \
-		-smp 4,sockets=2,cores=2 -m 256 -object memory-backend-ram,id=m0,size=128M \
-		-object memory-backend-ram,id=m1,size=128M \
-		-numa node,nodeid=0,cpus=0-1,memdev=m0 -numa node,nodeid=1,cpus=2-3,memdev=m1 \
-		-display none -nodefaults -no-reboot -kernel "$elf" \
-		-device isa-debug-exit,iobase=0xf4,iosize=0x04 -debugcon "file:$T/$1.txt" \
-		"${pl[@]}" >"$T/$1.out" 2>&1
+	synthnuma_run "$qemu" "$elf" "$T/$1.txt" -icount "shift=0,sleep=off,quantum=$Q" "${pl[@]}" \
+		>"$T/$1.out" 2>&1
 	local rc=$? end=1
 	[ "$rc" = 1 ] && grep -q '^counters p=4000 k=4000 d=800$' "$T/$1.txt" && end=0
 	ok $end "$1: the guest ran to its end, its own counters right"
@@ -122,10 +114,7 @@ has "$T/smp.out" "vcpus is not the guest's number of vCPUs" "... saying which li
 
 # gen_cpu_index(): window 8's lock, taken 200 times by each of 4 vCPUs, 104 instructions inside
 # when nobody waits; window 4, two vCPUs' tasks.
-timeout 120 "$qemu" -machine q35 -accel tcg -icount "shift=0,sleep=off,quantum=$Q" \
-	-rtc base=2026-01-01T00:00:00,clock=vm -smp 4,sockets=2,cores=2 -m 256 \
-	-display none -nodefaults -no-reboot -kernel "$elf" \
-	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+synthnuma_run "$qemu" "$elf" "$T/li.txt" -icount "shift=0,sleep=off,quantum=$Q" \
 	-plugin "$PWD/$B/plugin/lockinsn.so,map=$T/map,out=$T/li.json" >"$T/li.out" 2>&1
 ok "$(rc_is $? 1)" "the lock counter on the lab's QEMU, one thread for 4 vCPUs: the guest ran"
 check "... window 8: 800 acquisitions of one lock by all 4 vCPUs, 104 instructions at least" jq -e \
