@@ -217,19 +217,6 @@ static void on_zero_store(unsigned int cpu, qemu_plugin_meminfo_t info, uint64_t
 	v->nr_open--;
 }
 
-/* `movb $0, mem`: legacy and REX prefixes, then C6 /0 with a memory operand, imm8 0 last. */
-static int is_zero_byte_store(const uint8_t *b, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n && (b[i] == 0x2e || b[i] == 0x3e || b[i] == 0x26 || b[i] == 0x36 ||
-			 b[i] == 0x64 || b[i] == 0x65 || (b[i] & 0xf0) == 0x40))
-		i++;
-	if (i + 2 >= n || b[i] != 0xc6)
-		return 0;
-	return ((b[i + 1] >> 3) & 7) == 0 && (b[i + 1] >> 6) != 3 && b[n - 1] == 0;
-}
-
 static int is_entry(uint64_t pc)
 {
 	for (size_t i = 0; i < NR_ENTRIES; i++)
@@ -256,7 +243,7 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_lock_entry,
 							       QEMU_PLUGIN_CB_R_REGS,
 							       (void *)(uintptr_t)i);
-		else if (is_zero_byte_store(b, len))
+		else if (plugutil_is_zero_byte_store(b, len))
 			qemu_plugin_register_vcpu_mem_cb(insn, on_zero_store, QEMU_PLUGIN_CB_NO_REGS,
 							 QEMU_PLUGIN_MEM_W, (void *)(uintptr_t)i);
 	}

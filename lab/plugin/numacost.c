@@ -455,9 +455,7 @@ static void decode(const uint8_t *b, size_t n, struct decoded *d)
 	d->string = (b[i] >= 0xa4 && b[i] <= 0xa7) || (b[i] >= 0xaa && b[i] <= 0xaf);
 	d->xchg_mem = (b[i] == 0x86 || b[i] == 0x87) && i + 1 < n && (b[i + 1] >> 6) != 3;
 	d->cpuid = b[i] == 0x0f && i + 1 < n && b[i + 1] == 0xa2;
-	/* movb $0, mem: C6 /0 with a memory operand, imm8 0 last */
-	d->zero_store = b[i] == 0xc6 && i + 2 < n && ((b[i + 1] >> 3) & 7) == 0 &&
-			(b[i + 1] >> 6) != 3 && b[n - 1] == 0;
+	d->zero_store = plugutil_is_zero_byte_store(b, n);
 }
 
 static void mem_cb(struct qemu_plugin_insn *insn, enum qemu_plugin_mem_rw rw, enum kind k)

@@ -1,11 +1,24 @@
-/* What the lab's TCG plugins (lockinsn.c, numacost.c) share: reading a guest register and
- * finding the registers they read.  Header-only: each plugin is one shared object of its own.
+/* What the lab's TCG plugins (lockinsn.c, numacost.c) share: recognising the release store,
+ * reading a guest register and finding the registers they read.  Header-only: each plugin is one shared object of its own.
  * GPL-2.0-or-later, as the qemu-plugin.h it uses. */
 #pragma once
 #include <stdint.h>
 #include <string.h>
 
 #include "qemu-plugin.h"
+
+/* `movb $0, mem` (spin_unlock()'s release on x86): legacy and REX prefixes, then C6 /0 with a memory operand, imm8 0 last. */
+static inline int plugutil_is_zero_byte_store(const uint8_t *b, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && (b[i] == 0x2e || b[i] == 0x3e || b[i] == 0x26 || b[i] == 0x36 ||
+			 b[i] == 0x64 || b[i] == 0x65 || (b[i] & 0xf0) == 0x40))
+		i++;
+	if (i + 2 >= n || b[i] != 0xc6)
+		return 0;
+	return ((b[i + 1] >> 3) & 7) == 0 && (b[i + 1] >> 6) != 3 && b[n - 1] == 0;
+}
 
 /* A register's value, its first 8 bytes little-endian (x86); 0 without a handle. */
 static inline uint64_t plugutil_reg_read(struct qemu_plugin_register *r)
