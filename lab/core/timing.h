@@ -34,8 +34,8 @@ enum timing_model {
 	TIMING_AUTO = TIMING__COUNT, /* a request only: timing_choose() resolves it */
 };
 
-/* Single-threaded TCG starved CPU 0 with 256+ vCPUs when tried; auto keeps icount to guests
- * up to this size. */
+/* Single-threaded TCG starved CPU 0 with 256+ vCPUs when tried; auto keeps the deterministic
+ * models (icount, quantum: all vCPUs on one host thread) to guests up to this size. */
 #define TIMING_ICOUNT_MAX_VCPUS 128
 
 /* The contention model's default round, instructions per vCPU.  Measured (4s-8c, pft and
@@ -80,9 +80,9 @@ int timing_key(enum timing_model m, unsigned quantum, const char *numa, char *bu
  * wanted) gets the key's TIMING_NUMA_HEX digits of the preset, "" without. */
 int timing_parse_key(const char *s, enum timing_model *m, unsigned *quantum,
 		     char numa[TIMING_NUMA_HEX + 1]);
-/* Resolve a request.  auto: kvm when KVM works; without it icount when the job compares
- * kernels (ab: two or more kernels, or a bisection) and the guest has at most
- * TIMING_ICOUNT_MAX_VCPUS vCPUs, else tcg.  An explicit kvm without working KVM, or icount
+/* Resolve a request.  auto: kvm when KVM works; without it quantum (the contention model)
+ * when the job compares kernels (ab: two or more kernels, or a bisection) and the guest has at
+ * most TIMING_ICOUNT_MAX_VCPUS vCPUs, else tcg.  An explicit kvm without working KVM, or icount
  * above the limit, is honoured as asked (the caller refuses kvm when KVM is off).  why gets
  * one sentence. */
 enum timing_model timing_choose(enum timing_model req, int kvm_ok, unsigned vcpus, int ab,

@@ -17,17 +17,18 @@
 # ok, or a comparison `lab compare` calls bad input (exit 2), fails the model: it says which and
 # why, prints none of that model's figures, and the part exits 1 after the other models
 # (lab/tests/benchlib.sh).
+# "numa" is quantum with the NUMA cost model (numa_cost wsm-ex-4s: configs/numa/).
 # Under quantum (the contention model: lab/qemu/) each boot has its own seed as under icount;
 # its figures do not move with host load, so its boots run beside the kernel build too.
 # Usage: lab/tests/bench-verdict.sh   (BOOTS=12 M=3 M_DETECT=5 COMPARISONS=20
-#                                      MODELS="icount quantum tcg")
+#                                      MODELS="icount quantum numa tcg")
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . lab/tests/benchlib.sh
 B=${B:-build}
 LAB=$B/lab
 export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
-boots=${BOOTS:-12} m=${M:-3} md=${M_DETECT:-5} nc=${COMPARISONS:-20} models=${MODELS:-icount quantum tcg}
+boots=${BOOTS:-12} m=${M:-3} md=${M_DETECT:-5} nc=${COMPARISONS:-20} models=${MODELS:-icount quantum numa tcg}
 tmp=$(mktemp -d /tmp/numalab-bench-verdict.XXXXXX)
 load_pid=
 cleanup() { [ -n "$load_pid" ] && kill -- -"$load_pid" 2>/dev/null; rm -rf "$tmp"; }
@@ -55,8 +56,14 @@ stop_load() { [ -n "$load_pid" ] && kill -- -"$load_pid" 2>/dev/null; wait "$loa
 pool() {
 	local job=$1 model=$2 n=$3 dir=$4 i
 	mkdir -p "$dir"
-	jq --argjson n "$n" '.repeats = $n' "$job" >"$dir/job.json"
-	lab_run "$dir/all" "$n boots of $job under $model" "$dir/job.json" --timing "$model" --quiet-wait 0 ||
+	# "numa" is the contention model with the NUMA costs of the 4-socket preset the job's
+	# topology (4 nodes, 2 vCPUs each) fits: quantum plus "numa_cost".
+	if [ "$model" = numa ]; then
+		jq --argjson n "$n" '.repeats = $n | .numa_cost = "wsm-ex-4s"' "$job" >"$dir/job.json"
+	else
+		jq --argjson n "$n" '.repeats = $n' "$job" >"$dir/job.json"
+	fi
+	lab_run "$dir/all" "$n boots of $job under $model" "$dir/job.json" --timing "${model/numa/quantum}" --quiet-wait 0 ||
 		return 1
 	for ((i = 0; i < n; i++)); do
 		mkdir -p "$dir/r-$i"
@@ -140,7 +147,7 @@ $LAB kernel build baseline bench-anon-fault-cost >"$tmp/kbuild.log" 2>&1 ||
 model() {
 	local model=$1 t0
 	# The contention model's QEMU is built (or found) first, so its time is no boot's.
-	if [ "$model" = quantum ] && ! $LAB qemu build >"$tmp/qbuild.log" 2>&1; then
+	if { [ "$model" = quantum ] || [ "$model" = numa ]; } && ! $LAB qemu build >"$tmp/qbuild.log" 2>&1; then
 		bench_fail "lab qemu build" "$(tail -3 "$tmp/qbuild.log")"
 		return 1
 	fi
@@ -164,7 +171,7 @@ for model in $models; do
 	echo
 	[ "$model" = tcg ] && { echo "tcg: starting a kernel build beside the guests"; start_load; }
 	# ICOUNT_LOAD= (empty) runs the deterministic models' boots without the build beside.
-	case $model in icount|quantum) [ -n "${ICOUNT_LOAD-1}" ] && { echo "$model: starting a kernel build beside the guests"; start_load; } ;; esac
+	case $model in icount|quantum|numa) [ -n "${ICOUNT_LOAD-1}" ] && { echo "$model: starting a kernel build beside the guests"; start_load; } ;; esac
 	model "$model" || echo "$model: figures left out (a run failed, above)"
 	stop_load
 done
