@@ -311,7 +311,8 @@ static int judge_family(struct comparison *c, int primary)
 
 static void decide(struct comparison *c)
 {
-	int undecided = 0, regression = c->outcome_regression;
+	/* A kernel warning B prints and A never did decides by itself (analysis/warndiff.h). */
+	int undecided = 0, regression = c->outcome_regression || c->warn.nr_new;
 
 	for (size_t i = 0; i < c->nr_rows; i++) {
 		const struct compare_row *row = &c->rows[i];
@@ -396,6 +397,8 @@ int compare_variants(const struct series_set *s, size_t va, size_t vb, double th
 		out->nr_rows++;
 	}
 	out->outcome_regression = s->variants[vb].failed > 0 && s->variants[va].failed == 0;
+	warn_diff_make(&s->variants[va].warn, s->variants[va].runs, &s->variants[vb].warn,
+		       s->variants[vb].runs, &out->warn);
 	if (out->nr_rows == 0 && !out->outcome_regression) {
 		r = no_overlap(s, out, err);
 		compare_free(out);
@@ -580,6 +583,10 @@ static json_t *one_json(const struct series_set *s, const struct comparison *c)
 		      c->boots_needed ? json_integer((json_int_t)c->boots_needed) : json_null());
 	if (o && c->host_class && c->host_class[0])
 		json_object_set_new(o, "host_class", json_string(c->host_class));
+	if (o && json_object_set_new(o, "warnings", warn_diff_json(&c->warn)) < 0) {
+		json_decref(o);
+		return NULL;
+	}
 	return o;
 }
 

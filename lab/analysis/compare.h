@@ -12,9 +12,9 @@
  * Only a workload's primary metrics (lab/proto/workload.c) decide: their p-values are adjusted
  * together (Benjamini-Hochberg over every primary row of the comparison), the other metrics'
  * among themselves, and only primary rows set the decision unless all_metrics is asked for.
- * The decision is a regression when a deciding row regresses or B had failed runs while A had
- * none (an outcome regression); else undecided when a deciding row is inconclusive or has too
- * little data; else ok.
+ * The decision is a regression when a deciding row regresses, B had failed runs while A had
+ * none (an outcome regression) or B printed a kernel warning A never did (warndiff.h); else
+ * undecided when a deciding row is inconclusive or has too little data; else ok.
  *
  * Runs of different timing models (lab/core/timing.h) measure different things: a side that
  * mixes models, or two sides of different models, are refused. */
@@ -55,7 +55,8 @@ struct compare_row {
 
 enum compare_decision {
 	COMPARE_OK = 0,          /* every deciding row is no-change or an improvement */
-	COMPARE_REGRESSION,      /* a deciding row regressed, or an outcome regression */
+	COMPARE_REGRESSION,      /* a deciding row regressed, an outcome regression, or a new
+				  * kernel warning */
 	COMPARE_UNDECIDED,       /* no regression, but a deciding row is inconclusive or has
 				  * too little data (more boots are needed), or is outside the
 				  * timing model (another model is) */
@@ -70,6 +71,8 @@ struct comparison {
 	unsigned count[VERDICT__COUNT];       /* deciding rows (primary, or all: all_metrics) */
 	unsigned count_other[VERDICT__COUNT]; /* the rest */
 	int outcome_regression;
+	struct warn_diff warn;       /* the kernel warnings of both sides: a new one in B is a
+				      * regression (points into the series_set) */
 	int all_metrics;             /* every metric decides, not only primary ones */
 	double threshold_pct;
 	const char *timing;          /* the timing model both sides ran under */

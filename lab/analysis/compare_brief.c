@@ -304,19 +304,27 @@ static int brief_one(struct strbuf *sb, const struct series_set *s, const struct
 	if ((r = brief_rows(sb, s, c, markdown)) < 0)
 		return r;
 	strbuf_append(sb, "\n");
+	if (c->warn.nr_rows) {
+		warn_diff_text(sb, &c->warn, markdown);
+		strbuf_append(sb, "\n");
+	}
 	notes(sb, s, c);
 	return 0;
 }
 
 static void decision(struct strbuf *sb, const struct comparison *c, size_t n)
 {
-	unsigned total[VERDICT__COUNT] = { 0 };
+	unsigned total[VERDICT__COUNT] = { 0 }, warned = 0;
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		for (int k = 0; k < VERDICT__COUNT; k++)
 			total[k] += c[i].count[k];
+		warned += c[i].warn.nr_new;
+	}
 	strbuf_appendf(sb, "decision: %s (", compare_decision_name(compare_decide_all(c, n)));
 	counts(sb, total);
+	if (warned)
+		strbuf_appendf(sb, "; %u new kernel warning%s", warned, warned == 1 ? "" : "s");
 	strbuf_append(sb, ")\n");
 }
 

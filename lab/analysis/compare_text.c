@@ -186,6 +186,13 @@ static void text_decision(struct strbuf *sb, const struct series_set *s,
 	if (c->outcome_regression)
 		strbuf_appendf(sb, "  outcome regression: %u of B's %u runs failed, none of A's\n",
 			       s->variants[c->vb].failed, s->variants[c->vb].runs);
+	if (c->warn.nr_new)
+		strbuf_appendf(sb, "  kernel warnings: %u new in B (a regression whatever the "
+				   "figures say)\n", c->warn.nr_new);
+	if (c->warn.nr_rows) {
+		strbuf_append(sb, "\n");
+		warn_diff_text(sb, &c->warn, 0);
+	}
 }
 
 static void text_one(struct strbuf *sb, const struct series_set *s, const struct comparison *c)

@@ -205,6 +205,43 @@ static void ab_timing(struct strbuf *sb, const struct comparison *c)
 	strbuf_append(sb, "</p>\n");
 }
 
+/* "3 of 5", or "not scanned" for a side whose reports predate warnings. */
+static void warn_boots(struct strbuf *sb, const struct warn_site *w, unsigned scanned)
+{
+	if (scanned)
+		strbuf_appendf(sb, "<td>%u of %u</td>", w ? w->boots : 0, scanned);
+	else
+		strbuf_append(sb, "<td>not scanned</td>");
+}
+
+/* The kernel warnings of the two sides, a row a site, with the first report's excerpt: a
+ * new one in B is a regression by itself (analysis/warndiff.h).  Console text is the
+ * guest's: escaped. */
+static void ab_warnings(struct strbuf *sb, const struct warn_diff *d)
+{
+	if (!d->nr_rows)
+		return;
+	strbuf_append(sb, "<table class=\"warnings\"><caption>Kernel warnings</caption>\n<tr>"
+			  "<th>change</th><th>kind</th><th>B boots</th><th>A boots</th>"
+			  "<th>first line</th></tr>\n");
+	for (size_t i = 0; i < d->nr_rows; i++) {
+		const struct warn_row *r = &d->rows[i];
+		const struct warn_site *w = r->b ? r->b : r->a;
+
+		strbuf_appendf(sb, "<tr class=\"w-%s\"><td>%s</td><td>%s</td>",
+			       warn_change_name(r->change), warn_change_name(r->change),
+			       kwarn_kind_name(w->kind));
+		warn_boots(sb, r->b, d->b_scanned);
+		warn_boots(sb, r->a, d->a_scanned);
+		strbuf_append(sb, "<td><details><summary>");
+		esc(sb, w->first_line);
+		strbuf_append(sb, "</summary><pre>");
+		esc(sb, w->excerpt ? w->excerpt : "");
+		strbuf_append(sb, "</pre></details></td></tr>\n");
+	}
+	strbuf_append(sb, "</table>\n");
+}
+
 static void ab_table(struct strbuf *sb, const struct series_set *s, const struct comparison *c)
 {
 	const struct series_variant *va = &s->variants[c->va], *vb = &s->variants[c->vb];
@@ -236,12 +273,16 @@ static void ab_table(struct strbuf *sb, const struct series_set *s, const struct
 	if (c->outcome_regression)
 		strbuf_append(sb, " <strong class=\"v-regression\">Outcome regression: B had failed "
 				  "runs, A none.</strong>");
+	if (c->warn.nr_new)
+		strbuf_appendf(sb, " <strong class=\"v-regression\">%u new kernel warning(s) in B "
+				   "(below).</strong>", c->warn.nr_new);
 	strbuf_appendf(sb, "</p>\n<p class=\"summary\">A: %u runs (%u failed, %u on a contended "
 			   "host), B: %u runs (%u failed, %u on a contended host); %zu series only "
 			   "in A, %zu only in B.</p>\n",
 		       va->runs, va->failed, va->contended, vb->runs, vb->failed, vb->contended,
 		       c->nr_only_a, c->nr_only_b);
 	ab_timing(sb, c);
+	ab_warnings(sb, &c->warn);
 	ab_rows(sb, s, c, 1);
 	if (other) {
 		strbuf_appendf(sb, "<details class=\"other\"><summary>Other metrics (%u; shown, they "

@@ -1,6 +1,7 @@
 /* The dashboard's "Runs" section (dashboard_runs.h): per report, every run's panel with its
- * outcome, console excerpt, topology, workloads (how each ended: signal, OOM kill), knobs and
- * facts.  Split from dashboard.c for size; the same rules: every report string escaped. */
+ * outcome, console excerpt, topology, workloads (how each ended: signal, OOM kill), the
+ * kernel's warnings, knobs and facts.  Split from dashboard.c for size; the same rules: every
+ * report string escaped. */
 #include "analysis/dashboard_runs.h"
 
 #include <stdio.h>
@@ -8,6 +9,7 @@
 
 #include "analysis/format.h"
 #include "analysis/html.h"
+#include "core/kwarn.h"
 #include "util/cleanup.h"
 
 static void esc(struct strbuf *sb, const char *s)
@@ -218,13 +220,50 @@ static void run_facts(struct strbuf *sb, const json_t *run)
 	strbuf_append(sb, "</p>\n");
 }
 
-static void run_panel(struct strbuf *sb, const json_t *run)
+/* The run's kernel warnings (core/kwarn.h reads and checks them): kind, site and count, each
+ * with its excerpt folded; nothing when none. */
+static void warnings_list(struct strbuf *sb, const json_t *run, const struct kwarn_list *l,
+			  const struct lab_error *err)
+{
+	if (err->msg[0]) {
+		strbuf_append(sb, "<p>kernel warnings unreadable: ");
+		esc(sb, err->path);
+		strbuf_append(sb, ": ");
+		esc(sb, err->msg);
+		strbuf_append(sb, "</p>\n");
+		return;
+	}
+	if (!l->n)
+		return;
+	strbuf_append(sb, "<p>kernel warnings (");
+	esc(sb, json_string_value(json_object_get(run, "console")));
+	strbuf_append(sb, "):</p>\n<ul class=\"warnings\">\n");
+	for (unsigned i = 0; i < l->n; i++) {
+		strbuf_append(sb, "<li><details><summary>");
+		esc(sb, kwarn_kind_name(l->items[i].kind));
+		strbuf_append(sb, " · ");
+		esc(sb, l->items[i].where);
+		strbuf_appendf(sb, " · %u×</summary><pre class=\"console\">", l->items[i].count);
+		esc(sb, l->items[i].excerpt);
+		strbuf_append(sb, "</pre></details></li>\n");
+	}
+	if (l->dropped)
+		strbuf_appendf(sb, "<li>%u more distinct warning(s) not listed</li>\n", l->dropped);
+	strbuf_append(sb, "</ul>\n");
+}
+
+static void run_panel(struct strbuf *sb, const json_t *run, size_t k)
 {
 	const char *st = json_string_value(json_object_get(run, "status"));
 	const char *excerpt = json_string_value(json_object_get(run, "console_excerpt"));
 	json_t *knobs = json_object_get(run, "knobs");
 	int failed = !st || strcmp(st, "ok");
-	char buf[256];
+	char buf[256], path[32];
+	struct lab_error err = { 0 };
+	struct kwarn_list warned;
+
+	snprintf(path, sizeof(path), "runs[%zu]", k);
+	kwarn_list_from_json(run, path, &warned, &err);
 
 	strbuf_appendf(sb, "<details class=\"run\"%s><summary><span class=\"st-", failed ? " open" : "");
 	esc(sb, st);
@@ -236,12 +275,17 @@ static void run_panel(struct strbuf *sb, const json_t *run)
 	     (long long)json_integer_value(json_object_get(run, "repeat")),
 	     series_run_label(run, buf, sizeof(buf)));
 	esc(sb, json_string_value(json_object_get(run, "reason")));
+	if (warned.n)
+		strbuf_appendf(sb, " · %llu kernel warning(s)",
+			       (unsigned long long)warned.n + warned.dropped);
 	strbuf_append(sb, "</summary>\n");
 	run_facts(sb, run);
 	topology_table(sb, json_object_get(run, "topology"));
 	if (json_is_object(knobs))
 		knobs_table(sb, knobs);
 	workloads_table(sb, json_object_get(run, "workloads"));
+	warnings_list(sb, run, &warned, &err);
+	kwarn_list_free(&warned);
 	if (failed) {
 		strbuf_append(sb, "<p>console excerpt (");
 		esc(sb, json_string_value(json_object_get(run, "console")));
@@ -266,7 +310,7 @@ void dashboard_runs_section(struct strbuf *sb, const struct series_set *s)
 		html_escapef(sb, "%s · job %s · %s", r->created, r->job, r->file);
 		strbuf_append(sb, "</span></h3>\n");
 		json_array_foreach(runs, k, run)
-			run_panel(sb, run);
+			run_panel(sb, run, k);
 		strbuf_append(sb, "</div>\n");
 	}
 	strbuf_append(sb, "</section>\n");

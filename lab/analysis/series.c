@@ -49,6 +49,7 @@ void series_free(struct series_set *s)
 		json_decref(s->variants[i].workloads);
 		json_decref(s->variants[i].timings);
 		json_decref(s->variants[i].classes);
+		warn_tally_free(&s->variants[i].warn);
 	}
 	for (size_t i = 0; i < s->nr_groups; i++)
 		what_free(&s->groups[i]);
@@ -552,6 +553,25 @@ static int read_workload(struct reader *r, struct wl *w, const json_t *wj, const
 	return 0;
 }
 
+/* The run's kernel warnings (runs[].warnings, core/kwarn.h), when its report has them:
+ * checked as strictly as the rest, a bad one named by its path. */
+static int read_warnings(struct reader *r, struct warn_tally *t, const json_t *run,
+			 const char *prefix)
+{
+	struct kwarn_list l;
+	int e;
+
+	if (!json_object_get(run, "warnings"))
+		return 0;
+	e = kwarn_list_from_json(run, prefix, &l, r->err);
+	if (e == 0)
+		e = warn_tally_add(t, &l);
+	else if (e == -EINVAL)
+		error_set_file(r->err, r->s->reports[r->report].file);
+	kwarn_list_free(&l);
+	return e;
+}
+
 static int read_run(struct reader *r, const json_t *run, const char *prefix)
 {
 	char topo[128], buf[256], p[JSONPATH_LEN];
@@ -559,6 +579,7 @@ static int read_run(struct reader *r, const json_t *run, const char *prefix)
 	json_t *kernel, *workloads, *wj;
 	long variant;
 	size_t i, boot;
+	int e;
 
 	if (!json_is_object(run))
 		return bad(r, prefix, "must be an object");
@@ -571,12 +592,13 @@ static int read_run(struct reader *r, const json_t *run, const char *prefix)
 	variant = add_variant(r->s, label);
 	if (variant < 0 || count_run(r->s, (size_t)variant, r->report, run, status) < 0)
 		return -ENOMEM;
+	if ((e = read_warnings(r, &r->s->variants[variant].warn, run, prefix)) < 0)
+		return e;
 	boot = r->s->nr_boots++;
 	jsonpath_key(p, sizeof(p), prefix, "workloads");
 	json_array_foreach(workloads, i, wj) {
 		struct wl w = { .topology = topo, .variant = (size_t)variant, .boot = boot };
 		char q[JSONPATH_LEN];
-		int e;
 
 		jsonpath_index(q, sizeof(q), p, i);
 		e = read_workload(r, &w, wj, q);

@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "analysis/warndiff.h"
 #include "util/error.h"
 
 /* What a key or group is about: the same for every task count of one chart. */
@@ -55,6 +56,7 @@ struct series_variant {
 				* slower guest, never compared with runs without it */
 	unsigned lockdep;      /* runs of a lock-counting twin (a result with info.lock_stat:
 				* lockdep ran); a twin is never compared with a plain kernel */
+	struct warn_tally warn; /* the kernel warnings its runs printed (analysis/warndiff.h) */
 };
 
 struct series_report {

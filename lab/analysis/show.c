@@ -10,6 +10,7 @@
 #include "analysis/format.h"
 #include "analysis/show.h"
 #include "analysis/verdict.h"
+#include "core/kwarn.h"
 #include "proto/workload.h"
 #include "util/cleanup.h"
 #include "util/text.h"
@@ -74,7 +75,33 @@ static void header(struct strbuf *sb, const json_t *doc)
 	numa_header(sb, json_object_get(timing, "numa_cost"));
 }
 
-/* One line a run: index, label, status, boot and total seconds, the reason when not ok. */
+/* A run's kernel warnings on one line under it, when it has any (read and checked by
+ * core/kwarn.h: a report is untrusted, its strings without control characters then). */
+static void run_warnings(struct strbuf *sb, const json_t *r, size_t i)
+{
+	struct lab_error err = { 0 };
+	struct kwarn_list l;
+	char path[32], msg[160];
+
+	snprintf(path, sizeof(path), "runs[%zu]", i);
+	if (kwarn_list_from_json(r, path, &l, &err) < 0) {
+		text_clean_copy(msg, sizeof(msg), err.msg);
+		strbuf_appendf(sb, "       kernel warnings unreadable: %s\n", msg);
+	} else if (l.n) {
+		strbuf_append(sb, "       kernel warnings:");
+		for (unsigned k = 0; k < l.n; k++)
+			strbuf_appendf(sb, "%s %s %s x%u", k ? "," : "",
+				       kwarn_kind_name(l.items[k].kind), l.items[k].where,
+				       l.items[k].count);
+		if (l.dropped)
+			strbuf_appendf(sb, "; %u more not listed", l.dropped);
+		strbuf_append(sb, "\n");
+	}
+	kwarn_list_free(&l);
+}
+
+/* One line a run: index, label, status, boot and total seconds, the reason when not ok, its
+ * kernel warnings when it has any. */
 static void runs_table(struct strbuf *sb, const json_t *doc)
 {
 	const json_t *runs = json_object_get(doc, "runs"), *r;
@@ -97,6 +124,7 @@ static void runs_table(struct strbuf *sb, const json_t *doc)
 			text_clean_copy(reason, sizeof(reason), str(r, "reason", ""));
 			strbuf_appendf(sb, "       %s\n", reason);
 		}
+		run_warnings(sb, r, i);
 	}
 }
 

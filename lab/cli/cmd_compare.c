@@ -100,8 +100,15 @@ void cmd_compare_help(void)
 	       "workload, task count and primary metric: Welch's test on the per-boot means,\n"
 	       "the %% change with its 95%% interval, and a verdict: regression, improvement,\n"
 	       "no-change, inconclusive (more boots would decide), insufficient-data or\n"
-	       "outside-model.  The default output fits 80 columns for a mail, the decision\n"
-	       "on the last line.  Each option at length: man lab, \"OPTIONS OF LAB COMPARE\".\n"
+	       "outside-model.  Kernel warnings (WARNING, lockdep, RCU stalls, lockups,\n"
+	       "KASAN ...) are listed under the table, two lines a site:\n"
+	       "  new in B: warning, B in 2 of 2 boots, A in 0 of 2 boots\n"
+	       "    WARNING: CPU: 1 PID: 1 at mm/memory.c:4755 do_anonymous_page+0x3a/0x5c0\n"
+	       "\"new in B\" (A never printed it) is a regression by itself, whatever the\n"
+	       "figures say; \"gone in B\" and \"in both\" are shown, not deciding; \"one side\n"
+	       "only\": the other side's reports predate warnings.  The default output fits\n"
+	       "80 columns for a mail, the decision on the last line.  Each option at\n"
+	       "length: man lab, \"OPTIONS OF LAB COMPARE\".\n"
 	       "\nOPTIONS\n");
 	opt_print(stdout, options);
 	printf("\nEXAMPLES\n"
@@ -111,13 +118,13 @@ void cmd_compare_help(void)
 	       "  lab compare reports/ID --json --project-from reports/COUNTED \\\n"
 	       "              --site do_huge_pmd_anonymous_page+\n\n"
 	       "Exit status: 0 decided, no regression; 1 a regression (or B had failed runs\n"
-	       "and A none); 2 bad input: unreadable reports, another schema, different\n"
-	       "workloads, topologies, timing models or host classes, or no series in\n"
-	       "common; 3 undecided: no regression seen, but a deciding metric is\n"
-	       "inconclusive, has too little data (run more boots) or is outside the timing\n"
-	       "model; 4 the lab failed.  With --git-bisect, for `git bisect run`: 0 good,\n"
-	       "1 bad (a regression), 125 skip (undecided), 128 stop (bad input, lab\n"
-	       "error).\n");
+	       "and A none, or a new kernel warning); 2 bad input: unreadable reports,\n"
+	       "another schema, different workloads, topologies, timing models or host\n"
+	       "classes, or no series in common; 3 undecided: no regression seen, but a\n"
+	       "deciding metric is inconclusive, has too little data (run more boots) or is\n"
+	       "outside the timing model; 4 the lab failed.  With --git-bisect, for `git\n"
+	       "bisect run`: 0 good, 1 bad (a regression), 125 skip (undecided), 128 stop\n"
+	       "(bad input, lab error).\n");
 }
 
 static int parse_args(int argc, char **argv)

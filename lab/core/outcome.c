@@ -15,7 +15,9 @@
 #define TAIL_MAX 8192
 
 /* Console lines that mean the kernel is broken.  Order does not matter: the earliest line
- * in the log that matches any of them wins, since later ones are usually consequences. */
+ * in the log that matches any of them wins, since later ones are usually consequences.  The
+ * first lines of warnings (core/kwarn.h) are skipped: "BUG: " there is a report the kernel
+ * carries on from. */
 static const char *const panic_signatures[] = {
 	"Kernel panic - not syncing",
 	"BUG: ",
@@ -74,6 +76,8 @@ enum outcome outcome_worst(enum outcome a, enum outcome b)
 
 static int line_matches(const char *l, size_t n)
 {
+	if (kwarn_line_kind(l, n, NULL))
+		return 0;
 	for (size_t i = 0; i < sizeof(panic_signatures) / sizeof(panic_signatures[0]); i++) {
 		size_t k = strlen(panic_signatures[i]);
 
@@ -162,7 +166,7 @@ int outcome_scan_console(const char *text, size_t len, struct console_scan *cs)
 	size_t off = 0;
 
 	memset(cs, 0, sizeof(*cs));
-	if (scan_tail(text, len, cs) < 0)
+	if (scan_tail(text, len, cs) < 0 || kwarn_scan(text, len, &cs->warnings) < 0)
 		return -ENOMEM;
 	while (off < len) {
 		const char *nl = memchr(text + off, '\n', len - off);
@@ -190,6 +194,7 @@ void console_scan_free(struct console_scan *cs)
 	free(cs->excerpt);
 	free(cs->tail);
 	cs->excerpt = cs->tail = NULL;
+	kwarn_list_free(&cs->warnings);
 }
 
 /* "; workloads[1] (page_fault2) killed by the OOM killer: ..." after a failure's reason. */

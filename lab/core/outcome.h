@@ -3,6 +3,8 @@
 #pragma once
 #include <stddef.h>
 
+#include "core/kwarn.h"
+
 enum outcome {
 	OUTCOME_OK = 0,
 	OUTCOME_WORKLOAD_FAILURE, /* guest fine, a workload exited non-zero or sent bad output */
@@ -35,6 +37,8 @@ struct console_scan {
 	char signature[160];   /* the first matching line, trimmed */
 	char *excerpt;         /* malloc'd lines around it (bounded), NULL when none */
 	char *tail;            /* malloc'd last lines of the log (bounded), NULL when empty */
+	struct kwarn_list warnings; /* the kernel's warnings (core/kwarn.h): reported, no
+				     * outcome of their own */
 };
 
 struct outcome_input {
@@ -61,7 +65,11 @@ int outcome_parse(const char *s, enum outcome *o);
 const char *guest_end_name(enum guest_end e);
 /* Find the first panic signature in a console log; excerpt bounded to ~16 KiB; the tail of
  * the log kept too (bounded to ~8 KiB), for runs that failed without a panic.  Both are
- * valid UTF-8: a byte that is not becomes '?'. */
+ * valid UTF-8: a byte that is not becomes '?'.  The kernel's warnings (kwarn_scan) too: the
+ * first line of a warning's report is no panic signature, even a "BUG: " one (a soft lockup,
+ * sleeping in atomic context, KASAN, KFENCE, lockdep), since the kernel carries on; a panic
+ * that follows one (panic_on_warn, softlockup_panic) is still a panic.  -ENOMEM; cs is set
+ * (free it with console_scan_free) whatever happens. */
 int outcome_scan_console(const char *text, size_t len, struct console_scan *cs);
 void console_scan_free(struct console_scan *cs);
 /* Decide the outcome; reason is a one-line explanation. */

@@ -237,6 +237,16 @@ json_t *runreport_run_json(const struct run_record *r)
 	if (run && r->host.guests_at_once)
 		json_object_set_new(json_object_get(run, "host"), "guests_at_once",
 				    json_integer(r->host.guests_at_once));
+	/* The kernel's warnings (core/kwarn.h) on every run, [] when none (or no console): they
+	 * change no outcome, a run that warns keeps its figures. */
+	if (run) {
+		static const struct kwarn_list none;
+
+		if (kwarn_list_to_json(r->console ? &r->console->warnings : &none, run) < 0) {
+			json_decref(run);
+			return NULL;
+		}
+	}
 	/* What the agent applied and read back, as lab/proto/channel.c check_knobs let it through;
 	 * null when not reported. */
 	if (run)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/job.h"
+#include "core/kwarn.h"
 #include "core/memfit.h"
 #include "core/memplan.h"
 #include "util/checkout.h"
@@ -121,4 +122,49 @@ static inline void fuzz_job_json(const json_t *j)
 		json_decref(guest);
 	}
 	job_free(&job);
+}
+
+/* ---- kernel warnings (fuzz_kwarn, fuzz_report) -------------------------------------------- */
+
+static inline void fuzz_kwarn_same(const struct kwarn_list *a, const struct kwarn_list *b)
+{
+	FUZZ_ASSERT(a->n == b->n && a->dropped == b->dropped);
+	for (unsigned i = 0; i < a->n; i++) {
+		const struct kwarn *x = &a->items[i], *y = &b->items[i];
+
+		FUZZ_ASSERT(x->kind == y->kind && x->count == y->count);
+		FUZZ_ASSERT(!strcmp(x->where, y->where) && !strcmp(x->first_line, y->first_line));
+		FUZZ_ASSERT(!strcmp(x->excerpt, y->excerpt));
+	}
+}
+
+/* A run's warnings (core/kwarn.h) written as the report holds them, dumped, parsed as the lab
+ * parses a report and read back: unchanged, never refused (fuzz_kwarn, fuzz_report). */
+static inline void fuzz_kwarn_round_trip(const struct kwarn_list *l)
+{
+	struct lab_error err = { 0 };
+	struct kwarn_list back;
+	json_t *run = json_object(), *again;
+	char *text;
+	int r;
+
+	if (!run || kwarn_list_to_json(l, run) < 0) {
+		json_decref(run);
+		return;
+	}
+	text = json_dumps(run, JSON_SORT_KEYS);
+	json_decref(run);
+	if (!text)
+		return;
+	again = fuzz_json((const uint8_t *)text, strlen(text));
+	free(text);
+	FUZZ_ASSERT(again);
+	r = kwarn_list_from_json(again, "runs[0]", &back, &err);
+	if (r < 0 && r != -ENOMEM)
+		fprintf(stderr, "fuzz: warnings refused: %s: %s\n", err.path, err.msg);
+	FUZZ_ASSERT(r == 0 || r == -ENOMEM);
+	if (r == 0)
+		fuzz_kwarn_same(l, &back);
+	kwarn_list_free(&back);
+	json_decref(again);
 }

@@ -1,7 +1,8 @@
 /* Reports (report.json, numalab.report/1) as `lab compare` and `lab report` load them: the
  * JSON parser and series_add_report (the report as one variant, and as both sides of an A/B),
  * then what the commands make of the series: the comparison, its JSON and text, and the
- * dashboard's HTML.  And as `lab history` indexes them: the report as rows. */
+ * dashboard's HTML.  And as `lab history` indexes them: the report as rows.  Each run's
+ * kernel warnings read, written and read again. */
 #include "analysis/compare.h"
 #include "analysis/dashboard.h"
 #include "analysis/series.h"
@@ -70,6 +71,22 @@ static void fuzz_report_rows(json_t *doc)
 	history_report_free(&r);
 }
 
+/* Each run's kernel warnings as `lab show` and the dashboard read them (kwarn_list_from_json):
+ * what the reader takes, the writer writes back the same. */
+static void fuzz_report_warnings(json_t *doc)
+{
+	json_t *run;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "runs"), i, run) {
+		struct kwarn_list l;
+
+		if (kwarn_list_from_json(run, "runs[0]", &l, NULL) == 0)
+			fuzz_kwarn_round_trip(&l);
+		kwarn_list_free(&l);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	json_t *doc = fuzz_json(data, size);
@@ -79,6 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_report_page(doc);
 	fuzz_report_ab(doc);
 	fuzz_report_rows(doc);
+	fuzz_report_warnings(doc);
 	json_decref(doc);
 	return 0;
 }

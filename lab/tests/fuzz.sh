@@ -28,8 +28,9 @@ fuzz_seeds() {
 	patch) ls $d/patch-output/*.txt ;;
 	results) ls $d/results/*.jsonl $d/kguest/*.jsonl ;;
 	console) ls $d/console/*.log ;;
+	kwarn) ls $d/kwarn/*.log $d/console/*.log ;;
 	guestjob) ls $d/guestjob/*.json ;;
-	report) ls $d/compare/*.json $d/history/*.json $d/series-errors/*.json ;;
+	report) ls $d/compare/*.json $d/history/*.json $d/series-errors/*.json $d/kwarn/*.json ;;
 	numacost) ls configs/numa/*.json $d/numarun/* ;;
 	esac 2>/dev/null
 }
@@ -56,6 +57,7 @@ fuzz_dict() {
 	local name=$1 out=$2
 	case $name in
 	console|kconfig|patch) cat "lab/fuzz/$name.dict" >"$out"; return ;;
+	kwarn) cat lab/fuzz/console.dict >"$out"; return ;;
 	api) cat lab/fuzz/api.dict lab/fuzz/json.dict >"$out" ;;
 	*) cat lab/fuzz/json.dict >"$out" ;;
 	esac

@@ -12,7 +12,8 @@
 # In the order the tests need them: baseline and test-fault-mmap-lock (integration-kernels'
 # A/B, integration-quantum's), the contention model's QEMU (integration-quantum), the
 # bisection's repository and its head's build (integration-regress-*: a bisection's steps then
-# rebuild only what a commit changed, in the same checkout).  Each is a real cold build on a
+# rebuild only what a commit changed, in the same checkout), test-warn-fault
+# (integration-warnings, last in the suite).  Each is a real cold build on a
 # new machine: its progress lines are kept here as TAP comments, and a failed build fails the
 # suite.
 # TAP; ends with "N passed, N failed".
@@ -45,4 +46,6 @@ step "lab qemu build" $lab qemu build
 step "the bisection's repository" bisect_fixture "$tmp" prewarm
 step "lab kernel build bisect-test (that repository at its head)" \
 	$lab kernel build "$tmp/bisect-test.json"
+step "lab kernel build test-warn-fault" \
+	$lab kernel build lab/tests/data/kernels/test-warn-fault.json
 finish

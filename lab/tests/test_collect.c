@@ -256,6 +256,39 @@ static void golden(const struct job *job, const struct guest_log *g)
 	json_decref(j);
 }
 
+/* A run whose console warned: "warnings" has them, the run is still ok with its workloads;
+ * warnings_dropped only when some were dropped. */
+static void warned(const struct job *job, const struct guest_log *g)
+{
+	_cleanup_free_ char *text = NULL;
+	_cleanup_json_ json_t *run = NULL;
+	struct console_scan cs;
+	struct run_record rec = { .job = job, .log = g, .console = &cs, .outcome = OUTCOME_OK };
+	struct kwarn_list back;
+	size_t len = 0;
+	const json_t *w;
+
+	if (!tap_ok(fs_read_file("lab/tests/data/kwarn/mixed.log", 1 << 20, &text, &len) == 0 &&
+			    outcome_scan_console(text, len, &cs) == 0,
+		    "the mixed warnings console scanned"))
+		return;
+	run = runreport_run_json(&rec);
+	w = json_object_get(run, "warnings");
+	tap_ok(json_array_size(w) == 4 &&
+		       !strcmp(json_string_value(json_object_get(json_array_get(w, 0), "kind")),
+			       "warning") &&
+		       json_integer_value(json_object_get(json_array_get(w, 0), "count")) == 3 &&
+		       !json_object_get(run, "warnings_dropped") &&
+		       !strcmp(json_string_value(json_object_get(run, "status")), "ok") &&
+		       json_array_size(json_object_get(run, "workloads")) == job->nr_workloads,
+	       "a run that warned: its 4 warnings in the report, still ok with its workloads");
+	tap_ok(kwarn_list_from_json(run, "runs[0]", &back, NULL) == 0 && back.n == 4 &&
+		       back.items[2].kind == KWARN_HUNG_TASK,
+	       "... and read back");
+	kwarn_list_free(&back);
+	console_scan_free(&cs);
+}
+
 /* lab/tests/data/results/healthy.jsonl: quick-ok.jsonl with the kernel, knobs, heartbeat and
  * vmstat lines every healthy run also has (their fields from lab/tests/data/kguest/ok.jsonl). */
 static void healthy(const struct job *job)
@@ -319,6 +352,7 @@ int main(void)
 	       "workload output kept");
 	compare(&job, &g);
 	golden(&job, &g);
+	warned(&job, &g);
 	hostile(&g);
 	bad_output();
 	online_batched();

@@ -485,6 +485,11 @@ static json_t *hostile_report(void)
 	json_object_set_new(run, "status", json_string("panic"));
 	json_object_set_new(run, "reason", json_string(evil));
 	json_object_set_new(run, "console_excerpt", json_string(evil));
+	/* The warnings' strings as the reader takes them: no control characters. */
+	json_object_set_new(run, "warnings", json_pack("[{s:i,s:s,s:s,s:s,s:s}]", "count", 2,
+						       "excerpt", "</pre><script>alert(3)</script>",
+						       "first_line", "x", "kind", "kasan", "where",
+						       "<img src=y onerror=alert(4)>"));
 	json_object_set_new(run, "knobs", json_pack("{s:b,s:s,s:[{s:s,s:s,s:i,s:n,s:s}]}", "ok", 0,
 						    "error", evil, "knobs", "name", evil,
 						    "requested", evil, "before", 1, "after",
@@ -518,6 +523,8 @@ static void test_dashboard_escaping(void)
 	tap_ok(!strstr(html, "<script>alert") && !strstr(html, "<img") && !strstr(html, "<b>t") &&
 		       !strstr(html, "\x01"),
 	       "hostile report: no markup from report data reaches the page");
+	tap_ok(strstr(html, "kasan · &lt;img src=y") && strstr(html, "&lt;/pre&gt;&lt;script&gt;"),
+	       "hostile report: its kernel warning shown, escaped");
 	tap_ok(strstr(html, "&lt;/script&gt;&lt;script&gt;alert(1)") != NULL,
 	       "hostile report: its text is shown escaped");
 	tap_ok(strstr(html, "<table class=\"knobs\">") != NULL, "knobs shown as a table");

@@ -1,22 +1,33 @@
 /* Outcome classification: console fixtures (recorded or typed from real kernels' formats) in
- * lab/tests/data/console/NAME.log with NAME.expected ("none" or "panic: SIGNATURE"), and the
- * decision table of outcome_classify. */
-#include <dirent.h>
+ * lab/tests/data/console/NAME.log with NAME.expected ("none" or "panic: SIGNATURE", then
+ * "warnings: none" or "warnings: KIND xCOUNT, ..."), and the decision table of
+ * outcome_classify. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/outcome.h"
 #include "tap.h"
+#include "testutil.h"
 #include "util/fs.h"
 #include "util/text.h"
 
 #define DIR_CONSOLE "lab/tests/data/console"
 
+/* "warnings: none" or "warnings: KIND xCOUNT, ...": what the scan found besides a panic. */
+static void warnings_line(const struct kwarn_list *l, char *out, size_t len)
+{
+	size_t used = (size_t)snprintf(out, len, "warnings:%s", l->n ? "" : " none");
+
+	for (unsigned i = 0; i < l->n && used < len; i++)
+		used += (size_t)snprintf(out + used, len - used, "%s %s x%u", i ? "," : "",
+					 kwarn_kind_name(l->items[i].kind), l->items[i].count);
+}
+
 static void check_fixture(const char *name)
 {
-	char log[512], exp[512], got[512];
-	char *text = NULL, *want = NULL;
+	char log[512], exp[512], got[512], warned[512];
+	char *text = NULL, *want = NULL, *want_warned;
 	size_t len;
 	struct console_scan cs;
 
@@ -26,13 +37,18 @@ static void check_fixture(const char *name)
 			    fs_read_file(exp, 4096, &want, NULL) == 0,
 		    "%s: fixture readable", name))
 		goto out;
-	want[strcspn(want, "\n")] = '\0';
-	outcome_scan_console(text, len, &cs);
+	want_warned = want + strcspn(want, "\n");
+	if (*want_warned)
+		*want_warned++ = '\0';
+	want_warned[strcspn(want_warned, "\n")] = '\0';
+	tap_ok(outcome_scan_console(text, len, &cs) == 0, "%s: scanned", name);
 	if (cs.panic)
 		snprintf(got, sizeof(got), "panic: %s", cs.signature);
 	else
 		snprintf(got, sizeof(got), "none");
 	tap_ok(!strcmp(got, want), "%s: %s", name, got);
+	warnings_line(&cs.warnings, warned, sizeof(warned));
+	tap_ok(!strcmp(warned, want_warned), "%s: %s", name, warned);
 	if (cs.panic)
 		tap_ok(cs.excerpt && strstr(cs.excerpt, cs.signature) && strlen(cs.excerpt) <= 16384,
 		       "%s: excerpt holds the signature and is bounded", name);
@@ -44,22 +60,8 @@ out:
 
 static void fixtures(void)
 {
-	DIR *d = opendir(DIR_CONSOLE);
-	struct dirent *de;
-	int n = 0;
+	int n = testutil_each_log(DIR_CONSOLE, check_fixture);
 
-	while (d && (de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-		char name[256];
-
-		if (l < 5 || strcmp(de->d_name + l - 4, ".log"))
-			continue;
-		snprintf(name, sizeof(name), "%.*s", (int)(l - 4), de->d_name);
-		check_fixture(name);
-		n++;
-	}
-	if (d)
-		closedir(d);
 	tap_ok(n >= 4, "found %d console fixtures", n);
 }
 
@@ -133,16 +135,6 @@ static void table(void)
 
 /* The console's last lines (for a run that failed without a panic), and any excerpt: bounded,
  * valid UTF-8 whatever the guest printed. */
-static int valid_utf8(const char *s)
-{
-	size_t n = strlen(s);
-
-	for (size_t i = 0, k; i < n; i += k)
-		if (!(k = text_utf8_len((const unsigned char *)s + i, n - i)))
-			return 0;
-	return 1;
-}
-
 static void tail(void)
 {
 	char text[16384] = "", line[64];
@@ -155,15 +147,15 @@ static void tail(void)
 	tap_ok(outcome_scan_console(text, strlen(text), &cs) == 0 && !cs.panic && cs.tail &&
 		       !strncmp(cs.tail, "line 60 ", 8) && strstr(cs.tail, "line 99 "),
 	       "tail: the last 40 lines, no panic");
-	tap_ok(cs.tail && valid_utf8(cs.tail) && cs.tail[strlen(cs.tail) - 1] != '\n',
+	tap_ok(cs.tail && text_utf8_valid(cs.tail) && cs.tail[strlen(cs.tail) - 1] != '\n',
 	       "tail: valid UTF-8 (bad bytes became '?'), no trailing newline");
 	console_scan_free(&cs);
 	memset(text, 'x', sizeof(text) - 1);
 	text[sizeof(text) - 1] = '\0';
 	memcpy(text + 100, "\nKernel panic - not syncing: \xff\n", 31);
 	tap_ok(outcome_scan_console(text, strlen(text), &cs) == 0 && cs.panic && cs.tail &&
-		       strlen(cs.tail) <= 8192 && valid_utf8(cs.excerpt) &&
-		       valid_utf8(cs.signature),
+		       strlen(cs.tail) <= 8192 && text_utf8_valid(cs.excerpt) &&
+		       text_utf8_valid(cs.signature),
 	       "one long line: the tail bounded to 8 KiB; excerpt and signature valid UTF-8");
 	console_scan_free(&cs);
 	tap_ok(outcome_scan_console("\n\n", 2, &cs) == 0 && !cs.tail, "an empty console: no tail");

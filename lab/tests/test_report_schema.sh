@@ -37,6 +37,22 @@ invalid "start_memory without pcp_kib" \
 	'.runs[0].workloads[0].start_memory = [{"id": 0, "free_kib": 1, "used_kib": 1, "kept_kib": 0}]' \
 	"'pcp_kib' is a required property"
 invalid "a negative kernel_node" '.runs[0].topology.observed.kernel_node = -1' "observed: .*\\(oneOf\\)"
+# The kernel's warnings (lab/core/kwarn.h) as the lab writes them: 16 distinct, 2 more dropped.
+jq '.runs[0].warnings = [range(16) | {"count": 3, "first_line":
+	"WARNING: CPU: 0 PID: 1 at kernel/numa_probe.c:\(88 + .) f+0x1/0x2", "kind": "warning",
+	"where": "kernel/numa_probe.c:\(88 + .)", "excerpt": "[    5.1] ------------[ cut here ]------------"}]
+	| .runs[0].warnings_dropped = 2' "$real" >"$T/warn.json"
+valid "a report with warnings and warnings_dropped validates" $V "$T/warn.json"
+valid "a report with the warnings kwarn_list_to_json wrote validates" \
+	$V lab/tests/data/kwarn/report-warned.json
+invalid "a warning of an unknown kind" '.runs[0].warnings = [{"count": 1, "excerpt": "x",
+	"first_line": "x", "kind": "oops", "where": "w"}]' "warnings\\[0\\]\\.kind: 'oops' is not one of"
+invalid "a warning without where" '.runs[0].warnings = [{"count": 1, "excerpt": "x",
+	"first_line": "x", "kind": "kasan"}]' "'where' is a required property"
+invalid "warnings_dropped 0" '.runs[0].warnings = [] | .runs[0].warnings_dropped = 0' \
+	"warnings_dropped: 0 is less than the minimum"
+invalid "warnings_dropped with room left" '.runs[0].warnings = [] | .runs[0].warnings_dropped = 1' \
+	"warnings: \\[\\] should be non-empty|warnings: \\[\\] is too short"
 invalid "another schema version" '.schema = "numalab.report/2"' 'schema: .* was expected'
 invalid "an unknown run key" '.runs[0].color = "red"' "Additional properties are not allowed \\('color'"
 invalid "an unknown status" '.runs[0].status = "fine"' "runs\\[0\\]\\.status: 'fine' is not one of"

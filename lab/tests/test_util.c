@@ -109,6 +109,10 @@ static void test_clean_copy(void)
 	tap_ok(!strcmp(b, "abcde\xc3\xa9"), "clean copy: a whole sequence before the cut stays");
 	text_clean_copy(b, sizeof(b), "ab\xe2\x82\xac\xe2\x82\xac");
 	tap_ok(!strcmp(b, "ab\xe2\x82\xac"), "clean copy: a 3-byte sequence cut in its middle goes");
+	tap_ok(text_utf8_valid("") && text_utf8_valid("a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80") &&
+		       !text_utf8_valid("a\xff") && !text_utf8_valid("\xe2\x82") &&
+		       !text_utf8_valid("\xed\xa0\x80") && !text_utf8_valid("\xc0\x80"),
+	       "utf8_valid: whole sequences; a stray byte, a cut, a surrogate, an overlong not");
 }
 
 static void test_fs_sha_text(void)

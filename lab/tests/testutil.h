@@ -146,6 +146,33 @@ static inline void testutil_json_dir_close(struct testutil_json_dir *d)
 
 #define _cleanup_json_dir_ __attribute__((cleanup(testutil_json_dir_close)))
 
+static inline int testutil_log_filter(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return n >= 5 && strcmp(d->d_name + n - 4, ".log") == 0;
+}
+
+/* fn(NAME) for each NAME.log of a directory below the repo root (console fixtures), in name
+ * order; how many, -1 when the directory cannot be read. */
+static inline int testutil_each_log(const char *rel, void (*fn)(const char *name))
+{
+	_cleanup_free_ char *dir = fs_join(testutil_root(), rel);
+	struct dirent **ents = NULL;
+	int n = dir ? scandir(dir, &ents, testutil_log_filter, alphasort) : -1;
+
+	for (int i = 0; i < n; i++) {
+		char name[256];
+
+		snprintf(name, sizeof(name), "%.*s", (int)(strlen(ents[i]->d_name) - 4),
+			 ents[i]->d_name);
+		fn(name);
+		free(ents[i]);
+	}
+	free(ents);
+	return n;
+}
+
 /* A configuration parser's data-driven cases in rel: ok-NAME.json must parse to the JSON in
  * ok-NAME.expected (what parse() filled in, as dump() writes it back), err-NAME.json must fail
  * with the "path: reason" line in err-NAME.expected.  parse() and dump() get a zeroed struct

@@ -73,6 +73,16 @@ void text_utf8_sanitize(char *s, size_t len)
 	}
 }
 
+int text_utf8_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	for (size_t i = 0, k; i < n; i += k)
+		if (!(k = text_utf8_len((const unsigned char *)s + i, n - i)))
+			return 0;
+	return 1;
+}
+
 /* Optimal string alignment over three rows of the table; the lengths are bounded, so the
  * rows live on the stack. */
 unsigned text_distance(const char *a, const char *b)

@@ -16,6 +16,9 @@ size_t text_utf8_len(const unsigned char *s, size_t avail);
 /* Replace bytes that are not valid UTF-8 (and NULs) with '?' in place, so that jansson takes
  * arbitrary guest output (a console, a runner's stderr) as a string. */
 void text_utf8_sanitize(char *s, size_t len);
+/* 1 when the string s is valid UTF-8 (what text_utf8_sanitize leaves, what jansson takes),
+ * else 0. */
+int text_utf8_valid(const char *s);
 /* The edit distance between a and b (insertions, deletions, substitutions and swaps of two
  * neighbours, each 1: "comapre" is 1 from "compare"), for "did you mean" suggestions; strings
  * longer than TEXT_DISTANCE_MAX count as TEXT_DISTANCE_MAX + 1 away from everything. */

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# suite-order: builds (boots the lab's builds: runs after the tests that do not, run-tests.sh)
+# Integration: kernel warnings as findings of their own (lab/core/kwarn.h, analysis/warndiff.h).
+# B is baseline plus a WARN_ON_ONCE() on the anonymous fault path that fires once a boot
+# (lab/tests/data/kernels/test-warn-fault.json, one file: built from baseline's ccache); its
+# figures do not move (one test of a flag a fault), but it warns.  Through `lab run` under the
+# contention model, 2 boots a side:
+#   - every boot of B ends "ok" with its figures and runs[].warnings naming the site
+#     (mm/memory.c:LINE, the console excerpt); A's boots have an empty list;
+#   - `lab compare` exits 1: a regression by the new warning alone, its first line shown,
+#     while the deciding series is no regression; the JSON says 1 new, 0 gone;
+#   - `lab show` lists the warning under each of B's runs, the dashboard in its table;
+#   - no QEMU is left behind.
+# TAP; ends with "N passed, N failed".  The kernels come from the caches (lab/tests/prewarm.sh
+# builds them ahead in the suite; alone, `lab run` builds them).
+set -u
+cd "$(dirname "$0")/../../.."
+. lab/tests/lib.sh
+it_init
+r="$tmp/ab"
+
+t0=$(date +%s)
+$lab run lab/tests/data/jobs/warn-ab.json --seed 11 --parallel 2 --out "$r" >"$tmp/ab.out" 2>"$tmp/ab.err"
+ok $? "A/B baseline against a kernel that warns: 4 boots end (exit 0, $(( $(date +%s) - t0 )) s)"
+explain_runs "$r"
+jr() { jq -e "$1" "$r/report.json" >/dev/null; }
+check "every run ends ok, with its figures" jr \
+	'[.runs[] | .status == "ok" and (.workloads[0].results | length > 0)] | all'
+check "A's runs: scanned, no warning" jr \
+	'[.runs[] | select(.kernel.label == "baseline") | .warnings == []] | all and length == 2'
+check "B's runs: one warning each, at mm/memory.c, with the excerpt" jr \
+	'[.runs[] | select(.kernel.label == "warn-fault") | .warnings | length == 1 and .[0].kind == "warning" and (.[0].where | test("^mm/memory\\.c:[0-9]+$")) and .[0].count == 1 and (.[0].first_line | startswith("WARNING: CPU: ")) and (.[0].excerpt | contains("cut here"))] | all and length == 2'
+
+$lab compare "$r" >"$tmp/cmp.txt" 2>"$tmp/cmp.err"
+ok "$(rc_is $? 1)" "lab compare exits 1: a regression"
+has "$tmp/cmp.txt" "new in B: warning, B in 2 of 2 boots, A in 0 of 2 boots" "... the new warning, boots per side"
+has "$tmp/cmp.txt" "    WARNING: CPU: " "... its first line"
+check "... the decision last, with the warning" sh -c "tail -1 '$tmp/cmp.txt' | grep -q '^decision: regression (.*1 new kernel warning)'"
+wide=$(awk 'length($0) > 80' "$tmp/cmp.txt" | wc -l)
+ok "$wide" "... in 80 columns ($wide lines wider)"
+$lab compare "$r" --json >"$tmp/cmp.json" 2>/dev/null
+check "JSON: 1 new, 0 gone, the site's kind and boots" jq -e \
+	'.comparisons[0].warnings | .new == 1 and .gone == 0 and .sites[0].kind == "warning" and .sites[0].b_boots == 2 and .sites[0].a_boots == 0 and .sites[0].change == "new"' "$tmp/cmp.json"
+check "the figures do not move: no deciding series regressed" jq -e \
+	'[.comparisons[0].rows[] | select(.primary) | .verdict] | all(. != "regression") and length > 0' "$tmp/cmp.json"
+
+$lab show "$r" >"$tmp/show.txt" 2>&1
+ok $? "lab show exits 0"
+check "lab show: the warning under each of B's runs" test \
+	"$(grep -c 'kernel warnings: warning mm/memory.c:[0-9]* x1' "$tmp/show.txt")" = 2
+check "the dashboard's warnings table names it" grep -q 'Kernel warnings</caption>' "$r/dashboard.html"
+check "no qemu left" no_qemu
+finish
