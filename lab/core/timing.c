@@ -171,9 +171,9 @@ enum timing_model timing_choose(enum timing_model req, int kvm_ok, unsigned vcpu
 		return TIMING_KVM;
 	}
 	/* The contention model, not plain icount: as deterministic, it also shows what an A/B
-	 * of a lock change is about (vCPUs finding a lock taken), and its boots took a quarter
-	 * of icount's host time in make bench's verdict part (the same pft job, 12.7 s against
-	 * 51.2 s a boot).  Its QEMU is built the first time it is needed. */
+	 * of a lock change is about (vCPUs finding a lock taken), and its boots cost less host
+	 * time than icount's on make bench's verdict job (BENCHMARKS.md, verdict).  Its QEMU is
+	 * built the first time it is needed. */
 	if (ab && vcpus <= TIMING_ICOUNT_MAX_VCPUS) {
 		snprintf(why, len, "quantum: no working KVM, and an A/B verdict needs figures the "
 				   "host's load cannot move, with the vCPUs side by side");
