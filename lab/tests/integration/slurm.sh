@@ -163,7 +163,8 @@ check "... the node, idle, its features, its CPUs" jq -e --argjson c "$(nproc)" 
 bash -c "exec -a 'qemu-system-x86_64 -name guest=numalab-0-0,debug-threads=on $state/libvirt' sleep 300" &
 fake=$!
 pids+=("$fake")
-for _ in $(seq 300); do sinfo -h -N -o %T | grep -q drain && break; sleep 0.1; done
+# The health check gives a guest it finds 15 s to go before it drains (lab/slurm/healthcheck).
+for _ in $(seq 600); do sinfo -h -N -o %T | grep -q drain && break; sleep 0.1; done
 check "an idle node with a lab guest left is drained by the health check" bash -c "sinfo -h -N -o %T | grep -q drain"
 has <(sinfo -h -N -o %E) "numalab: a lab guest is left on the idle node" "... with the reason"
 "$lab" hosts --slurm >"$tmp/hosts.out"
