@@ -61,6 +61,12 @@ static int abs_path(const char *s)
 	return s && s[0] == '/' && s[1];
 }
 
+/* A TCG plugin instruments translated code: nothing to instrument under KVM.  NULL: none. */
+static int plugin_valid(const struct domain_spec *s, const char *plugin)
+{
+	return !plugin || (s->accel != DOMAIN_ACCEL_KVM && !strncmp(plugin, "file=/", 6));
+}
+
 static int spec_valid(const struct domain_spec *s)
 {
 	const struct topology *t = s->topo;
@@ -86,8 +92,7 @@ static int spec_valid(const struct domain_spec *s)
 	if (s->quantum && (s->accel != DOMAIN_ACCEL_TCG_ICOUNT || s->quantum > DOMAIN_QUANTUM_MAX ||
 			   !s->emulator))
 		return 0;
-	/* A TCG plugin instruments translated code: nothing to instrument under KVM. */
-	if (s->plugin && (s->accel == DOMAIN_ACCEL_KVM || strncmp(s->plugin, "file=/", 6)))
+	if (!plugin_valid(s, s->plugin) || !plugin_valid(s, s->plugin2))
 		return 0;
 	if ((s->emulator && !abs_path(s->emulator)) || !abs_path(s->kernel) ||
 	    (s->firmware && !abs_path(s->firmware)) ||
@@ -185,19 +190,25 @@ static void xml_icount(struct strbuf *sb, const struct domain_spec *spec)
 			   "    <qemu:arg value='%llu'/>\n", arg, spec->seed);
 }
 
-/* QEMU's own arguments, which libvirt has no element for: icount and -seed, a TCG plugin. */
+static void xml_plugin(struct strbuf *sb, const char *plugin)
+{
+	if (!plugin)
+		return;
+	strbuf_append(sb, "    <qemu:arg value='-plugin'/>\n    <qemu:arg value='");
+	strbuf_append_xml(sb, plugin);
+	strbuf_append(sb, "'/>\n");
+}
+
+/* QEMU's own arguments, which libvirt has no element for: icount and -seed, TCG plugins. */
 static void xml_qemu_args(struct strbuf *sb, const struct domain_spec *spec)
 {
-	if (spec->accel != DOMAIN_ACCEL_TCG_ICOUNT && !spec->plugin)
+	if (spec->accel != DOMAIN_ACCEL_TCG_ICOUNT && !spec->plugin && !spec->plugin2)
 		return;
 	strbuf_append(sb, "  <qemu:commandline>\n");
 	if (spec->accel == DOMAIN_ACCEL_TCG_ICOUNT)
 		xml_icount(sb, spec);
-	if (spec->plugin) {
-		strbuf_append(sb, "    <qemu:arg value='-plugin'/>\n    <qemu:arg value='");
-		strbuf_append_xml(sb, spec->plugin);
-		strbuf_append(sb, "'/>\n");
-	}
+	xml_plugin(sb, spec->plugin);
+	xml_plugin(sb, spec->plugin2);
 	strbuf_append(sb, "  </qemu:commandline>\n");
 }
 
@@ -347,7 +358,7 @@ int domain_xml(const struct domain_spec *spec, char **out)
 	iommu = domain_wants_iommu(spec);
 
 	strbuf_appendf(&sb, "<domain type='%s'%s>\n", spec->accel == DOMAIN_ACCEL_KVM ? "kvm" : "qemu",
-		       spec->accel == DOMAIN_ACCEL_TCG_ICOUNT || spec->plugin
+		       spec->accel == DOMAIN_ACCEL_TCG_ICOUNT || spec->plugin || spec->plugin2
 			       ? " xmlns:qemu='" DOMAIN_QEMU_NS "'" : "");
 	xml_element(&sb, "  ", "name", spec->name);
 	if (spec->uuid)

@@ -54,7 +54,10 @@ struct domain_spec {
 				   * most this many instructions per vCPU (needs the lab's QEMU
 				   * as emulator) */
 	const char *plugin;       /* optional, TCG only: QEMU's -plugin value
-				   * (file=/abs/x.so,ARG=...), the lock-instruction counter */
+				   * (file=/abs/x.so,ARG=...), the lock-instruction counter or
+				   * the NUMA cost model */
+	const char *plugin2;      /* optional, TCG only: a second -plugin (the profile), loaded
+				   * after the first */
 };
 
 /* -icount's value: "shift=0,sleep=off" plus ",quantum=Q" when quantum > 0.  -EINVAL above

@@ -14,7 +14,8 @@
 
 static const char *const job_keys[] = {
 	"name", "topology", "kernel", "kernels", "matrix", "repeats", "workloads", "timeouts", "debug",
-	"knobs", "image", "timing", "quantum", "precision", "parallel", "lock_insns", "numa_cost",
+	"knobs", "image", "timing", "quantum", "precision", "parallel", "lock_insns", "profile",
+	"numa_cost",
 	NULL,
 };
 static const char *const precision_keys[] = {"ci_pct", "min_boots", "max_boots", "max_s", NULL};
@@ -331,6 +332,9 @@ static int parse_timing(const json_t *j, struct job *job, struct lab_error *err)
 	 * "auto" can only mean that model (parse_numa_cost refuses another). */
 	if (job->timing == TIMING_AUTO && json_object_get(j, "numa_cost"))
 		job->timing = TIMING_QUANTUM;
+	/* A profile is exact under the contention model only: "auto" means it there too. */
+	if (job->timing == TIMING_AUTO && json_is_true(json_object_get(j, "profile")))
+		job->timing = TIMING_QUANTUM;
 	/* The round belongs to the model: a quantum on another model would be ignored. */
 	v = json_object_get(j, "quantum");
 	job->quantum = 0;
@@ -368,6 +372,27 @@ static int parse_lock_insns(const json_t *j, struct job *job, struct lab_error *
 				 "plugin counts TCG's instructions per vCPU, which stock QEMU under "
 				 "icount tells it wrongly; instruction counts do not depend on the "
 				 "model)");
+	return 0;
+}
+
+/* "profile": an instruction profile per kernel symbol of each measured window (the TCG
+ * plugin lab/plugin/profile.c, core/profile.h), loaded beside the lock counter or the NUMA cost
+ * model.  Its models are lock_insns' (the same vCPU index, the same reason), and it is exact
+ * under the deterministic one: quantum. */
+static int parse_profile(const json_t *j, struct job *job, struct lab_error *err)
+{
+	const json_t *v = json_object_get(j, "profile");
+
+	job->profile = 0;
+	if (!v)
+		return 0;
+	if (!json_is_boolean(v))
+		return error_set(err, "profile", "must be true or false");
+	job->profile = json_is_true(v);
+	if (job->profile && job->timing != TIMING_TCG && job->timing != TIMING_QUANTUM)
+		return error_set(err, "profile", "needs \"timing\": \"tcg\" or \"quantum\" (the "
+				 "plugin counts TCG's instructions per vCPU, which stock QEMU under "
+				 "icount tells it wrongly; quantum's counts are exact)");
 	return 0;
 }
 
@@ -505,7 +530,7 @@ static int job_parse(const json_t *j, job_topology_loader load, void *userdata, 
 	    (r = parse_debug(j, job, err)) < 0 || (r = job_parse_image(j, job, err)) < 0 ||
 	    (r = parse_timing(j, job, err)) < 0 || (r = parse_precision(j, job, err)) < 0 ||
 	    (r = parse_parallel(j, job, err)) < 0 || (r = parse_numa_cost(j, job, err)) < 0 ||
-	    (r = parse_lock_insns(j, job, err)) < 0 ||
+	    (r = parse_lock_insns(j, job, err)) < 0 || (r = parse_profile(j, job, err)) < 0 ||
 	    (r = knobs_parse(json_object_get(j, "knobs"), &job->topo, &job->knobs, err)) < 0 ||
 	    (r = job_merge_knobs(job, json_is_true(json_object_get(
 						  json_object_get(j, "knobs"), "required")))) < 0)

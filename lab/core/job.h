@@ -97,6 +97,8 @@ struct job {
 	unsigned parallel;           /* "parallel": guests at once, 0 = "auto" (the default) */
 	int lock_insns;              /* "lock_insns": the TCG plugin counts instructions inside
 				      * and outside spinlocks (core/lockinsn.h) */
+	int profile;                 /* "profile": the TCG plugin's instruction profile per
+				      * kernel symbol (core/profile.h) */
 	/* "numa_cost": the NUMA cost model's charges (core/numacost.h) paid in the contention
 	 * model's rounds by the TCG plugin lab/plugin/numacost.c.  The preset's name or path as
 	 * written, "" for none; the preset itself once the caller has read its file

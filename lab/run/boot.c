@@ -368,6 +368,7 @@ static int boot_xml(const struct boot_params *bp, const struct boot_where *wh,
 		.quantum = bp->quantum,
 		.emulator = bp->emulator,
 		.plugin = bp->plugin,
+		.plugin2 = bp->plugin2,
 	};
 	_cleanup_free_ char *path = fs_join(bp->run_dir, "domain.xml");
 	int r;

@@ -21,6 +21,7 @@ struct boot_params {
 	unsigned quantum;          /* the contention model's round (core/domain.h); 0: none */
 	const char *emulator;      /* the QEMU binary; NULL: the system's */
 	const char *plugin;        /* QEMU's -plugin value (run/lockinsn_plugin.h); NULL: none */
+	const char *plugin2;       /* a second one (run/profile_plugin.h); NULL: none */
 	const char *runners_dir;
 	const json_t *guestjob;
 	const char *kernel_config; /* the build's .config: the agent sends only that its own is

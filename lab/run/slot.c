@@ -17,6 +17,7 @@
 #include "run/hostload.h"
 #include "run/kernels.h"
 #include "run/lockinsn_plugin.h"
+#include "run/profile_plugin.h"
 #include "run/numacost_plugin.h"
 #include "run/slot.h"
 #include "util/cleanup.h"
@@ -212,6 +213,7 @@ static char *kernel_extra(const struct job *job, const char *cmdline)
 {
 	const char *word = job->lock_insns    ? LOCKINSN_CMDLINE
 			   : job->numa_cost[0] ? NUMACOST_CMDLINE
+			   : job->profile      ? PROFILE_CMDLINE
 					       : NULL;
 	char *s;
 
@@ -223,40 +225,42 @@ static char *kernel_extra(const struct job *job, const char *cmdline)
 	return s;
 }
 
-/* "lock_insns": the plugin needs the tcg model (core/job.c says why) and this machine (its
- * map and output are local files). */
-static int lockinsn_before(struct run_ctx *c, const struct host *m, const struct krun_kernel *k,
-			   const char *dir, char *plugin, size_t len, char *why, size_t why_len)
+/* "lock_insns" and "profile": their plugins need the tcg or quantum model (core/job.c says
+ * why) and this machine (their map and output are local files).  key: the job's. */
+static int counter_host_ok(const char *key, const struct host *m, char *why, size_t why_len)
 {
 	enum timing_model t = m->host.timing;
 
 	if (t != TIMING_TCG && t != TIMING_QUANTUM) {
-		snprintf(why, why_len, "lock_insns needs the timing model tcg or quantum, not %s "
-			 "(core/job.c says why)", timing_info(t)->name);
+		snprintf(why, why_len, "%s needs the timing model tcg or quantum, not %s "
+			 "(core/job.c says why)", key, timing_info(t)->name);
 		return -EINVAL;
 	}
 	if (m->vc.remote) {
-		snprintf(why, why_len, "lock_insns runs on this machine only, not on %s", m->uri);
+		snprintf(why, why_len, "%s runs on this machine only, not on %s", key, m->uri);
 		return -EINVAL;
 	}
-	return lockinsn_prepare(dir, k->image, c->runners, plugin, len, why, why_len);
+	return 0;
 }
 
-/* The plugin's counts into the run's results; a failure is said and kept in the run, whose
- * timings stand. */
-static int lockinsn_after(struct run_ctx *c, unsigned index, const char *dir, json_t *rj)
+/* The plugin's counts into the run's results (collect: lockinsn_collect or
+ * profile_collect); a failure is said and kept in the run as KEY_error, and its timings
+ * stand.  what: the counts in words, for the progress line. */
+static int counter_after(struct run_ctx *c, unsigned index, const char *dir, json_t *rj,
+			 int (*collect)(const char *, json_t *, char *, size_t), const char *key,
+			 const char *what)
 {
-	char why[512] = "";
-	int r = lockinsn_collect(dir, rj, why, sizeof(why));
+	char why[512] = "", err_key[48];
+	int r = collect(dir, rj, why, sizeof(why));
 
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
-		run_ctx_progress(c, "run %u: lock instructions: %s", index + 1, why);
-		return json_object_set_new(rj, "lock_insns_error", json_string(why)) < 0 ? -ENOMEM
-											   : 0;
+		run_ctx_progress(c, "run %u: %s: %s", index + 1, what, why);
+		snprintf(err_key, sizeof(err_key), "%s_error", key);
+		return json_object_set_new(rj, err_key, json_string(why)) < 0 ? -ENOMEM : 0;
 	}
-	run_ctx_progress(c, "run %u: lock instructions counted for %d result(s)", index + 1, r);
+	run_ctx_progress(c, "run %u: %s for %d result(s)", index + 1, what, r);
 	return 0;
 }
 
@@ -370,9 +374,9 @@ static void settle(int r, int lost, const char *why, const struct run_limits *li
 }
 
 /* After the boot: the post-mortem of a disk that did not end ok, the kernel's and image's
- * parts of the record, the lock counter's counts, the report. */
+ * parts of the record, the lock counter's counts and the profile, the report. */
 static int record_boot(struct run_slot *s, struct run_record *rec, struct boot_result *res,
-		       const char *dir, char *overlay, const char *plugin)
+		       const char *dir, char *overlay, const char *plugin, const char *plugin2)
 {
 	struct run_ctx *c = s->c;
 	unsigned index = s->index, total = c->job->repeats * c->kr.n;
@@ -397,7 +401,12 @@ static int record_boot(struct run_slot *s, struct run_record *rec, struct boot_r
 		return -ENOMEM;
 	if (!(rj = runreport_run_json(rec)))
 		return -ENOMEM;
-	if ((plugin[0] && c->job->lock_insns && lockinsn_after(c, index, dir, rj) < 0) ||
+	if ((plugin[0] && c->job->lock_insns &&
+	     counter_after(c, index, dir, rj, lockinsn_collect, "lock_insns",
+			   "lock instructions counted") < 0) ||
+	    (plugin2[0] && c->job->profile &&
+	     counter_after(c, index, dir, rj, profile_collect, "profile",
+			   "instruction profile") < 0) ||
 	    (numa && json_object_set(rj, "numa_cost", numa) < 0) ||
 	    (numa_why[0] && json_object_set_new(rj, "numa_cost_error", json_string(numa_why)) < 0)) {
 		json_decref(rj);
@@ -417,7 +426,7 @@ static int boot_one(struct run_slot *s, struct host *m)
 	int online = boot_online_after(kvm, c->job->topo.vcpus, k->jk->cmdline);
 	_cleanup_free_ char *extra = kernel_extra(c->job, k->jk->cmdline);
 	_cleanup_free_ char *cmdline = extra ? boot_cmdline(k->image, kvm, online, extra) : NULL;
-	char plugin[4 * PATH_MAX + 48] = "";
+	char plugin[4 * PATH_MAX + 48] = "", plugin2[4 * PATH_MAX + 48] = "";
 	unsigned total = c->job->repeats * c->kr.n;
 	char dir[PATH_MAX + 32], name[64], run_id[192], why[512] = "";
 	char overlay[PATH_MAX] = "";
@@ -447,8 +456,14 @@ static int boot_one(struct run_slot *s, struct host *m)
 	r = gj && cmdline ? run_seed(c->o, index, m->host.timing, &rec) : -ENOMEM;
 	if (r < 0)
 		return r;
-	if ((c->job->lock_insns && lockinsn_before(c, m, k, dir, plugin, sizeof(plugin), why,
-						   sizeof(why)) < 0) ||
+	if ((c->job->lock_insns &&
+	     (counter_host_ok("lock_insns", m, why, sizeof(why)) < 0 ||
+	      lockinsn_prepare(dir, k->image, c->runners, plugin, sizeof(plugin), why,
+			       sizeof(why)) < 0)) ||
+	    (c->job->profile &&
+	     (counter_host_ok("profile", m, why, sizeof(why)) < 0 ||
+	      profile_prepare(dir, k->image, c->runners, plugin2, sizeof(plugin2), why,
+			      sizeof(why)) < 0)) ||
 	    (c->job->numa_cost[0] && numacost_before(c, m, k, dir, plugin, sizeof(plugin), why,
 						     sizeof(why)) < 0))
 		return record_lab_error(c, &rec, why);
@@ -460,6 +475,7 @@ static int boot_one(struct run_slot *s, struct host *m)
 	bp.cmdline = cmdline;
 	bp.seed = rec.seed;
 	bp.plugin = plugin[0] ? plugin : NULL;
+	bp.plugin2 = plugin2[0] ? plugin2 : NULL;
 	bp.guestjob = gj;
 	bp.disk = disk;
 	bp.why = why;
@@ -484,7 +500,7 @@ static int boot_one(struct run_slot *s, struct host *m)
 		run_ctx_progress(c, "run %u/%u: host %s lost: %s", index + 1, total, m->uri,
 				 rec.reason);
 	}
-	r = record_boot(s, &rec, &res, dir, overlay, plugin);
+	r = record_boot(s, &rec, &res, dir, overlay, plugin, plugin2);
 	boot_result_free(&res);
 	return r;
 }

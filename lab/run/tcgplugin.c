@@ -142,3 +142,56 @@ int tcgplugin_read_out(const char *run_dir, const char *name, const char *what, 
 			 out, strerror(-r));
 	return r;
 }
+
+int tcgplugin_prepare_mapped(const char *run_dir, const char *runners_dir, const char *name,
+			     const char *what, const char *kernel, const char *who,
+			     const char *need, char *plugin, size_t len, char *why,
+			     size_t why_len)
+{
+	struct tcgplugin_files f;
+	int r;
+
+	plugin[0] = '\0';
+	r = tcgplugin_files(run_dir, runners_dir, name, what, &f, why, why_len);
+	if (r < 0)
+		return r;
+	r = tcgplugin_write_map(&f, kernel, who, need, NULL, why, why_len);
+	if (r == 0 && (size_t)snprintf(plugin, len, "file=%s,map=%s,out=%s", f.so, f.map, f.out) >=
+			      len) {
+		plugin[0] = '\0';
+		snprintf(why, why_len, "the plugin's paths are too long: %s", f.dir);
+		r = -ENAMETOOLONG;
+	}
+	tcgplugin_files_free(&f);
+	return r;
+}
+
+int tcgplugin_collect(const char *run_dir, const char *name, const char *what, size_t max,
+		      int (*parse)(const char *text, size_t len, json_t **out,
+				   struct lab_error *err),
+		      int (*attach)(json_t *run, const json_t *plugin), json_t *run, char *why,
+		      size_t why_len)
+{
+	_cleanup_free_ char *text = NULL, *path = NULL;
+	_cleanup_json_ json_t *j = NULL;
+	struct lab_error err = { 0 };
+	char base[64];
+	size_t n = 0;
+	int r;
+
+	snprintf(base, sizeof(base), "%s.json", name);
+	if (!(path = fs_join(run_dir, base)))
+		return -ENOMEM;
+	r = tcgplugin_read_out(run_dir, name, what, max, &text, &n, why, why_len);
+	if (r < 0)
+		return r;
+	if ((r = parse(text, n, &j, &err)) < 0) {
+		error_set_file(&err, path);
+		error_format(&err, why, why_len);
+		return r;
+	}
+	r = attach(run, j);
+	if (r < 0)
+		snprintf(why, why_len, "out of memory");
+	return r;
+}

@@ -2,7 +2,10 @@
  * run/numacost_plugin.h): its .so beside the runners, the run directory's absolute path, the
  * files it reads and writes there, the kernel's symbol map, and nm's text of a binary. */
 #pragma once
+#include <jansson.h>
 #include <stddef.h>
+
+#include "util/error.h"
 
 /* Absolute paths, each malloc'd: QEMU gets them in one -plugin value, which has no quoting,
  * so none may hold a comma. */
@@ -38,3 +41,20 @@ int tcgplugin_write_map(const struct tcgplugin_files *f, const char *kernel, con
  * exiting?) or more than max bytes. */
 int tcgplugin_read_out(const char *run_dir, const char *name, const char *what, size_t max,
 		       char **text, size_t *len, char *why, size_t why_len);
+
+/* A plugin that needs only the kernel's map: f for NAME, the map (need: as
+ * tcgplugin_write_map's, who the job's key), and plugin filled with
+ * "file=...,map=...,out=..." (len bytes).  0, or a negative errno with why set. */
+int tcgplugin_prepare_mapped(const char *run_dir, const char *runners_dir, const char *name,
+			     const char *what, const char *kernel, const char *who,
+			     const char *need, char *plugin, size_t len, char *why,
+			     size_t why_len);
+
+/* After the boot: NAME's output (tcgplugin_read_out, at most max bytes), checked by parse and
+ * joined to run's results by attach.  attach's count, or a negative errno with why set (a
+ * parse error names the file and the JSON path). */
+int tcgplugin_collect(const char *run_dir, const char *name, const char *what, size_t max,
+		      int (*parse)(const char *text, size_t len, json_t **out,
+				   struct lab_error *err),
+		      int (*attach)(json_t *run, const json_t *plugin), json_t *run, char *why,
+		      size_t why_len);

@@ -3,8 +3,9 @@
 # guest (lab/tests/data/jobs/quantum-one.json: 4s-8c, mmap_contention 4 tasks + 1 mapper, 1 s)
 # booted ROUNDS times under each timing model, tcg, icount, quantum (Q = QUANTUM, default
 # the lab's) and quantum with the NUMA cost model (the job plus "numa_cost": "wsm-ex-4s", the
-# plugin's default tier), each boot alone with its own seed.  Prints the median wall seconds a
-# boot, the ratios quantum / icount, quantum / tcg and numa / quantum, and each model's
+# plugin's default tier) and quantum with the instruction profile (the job plus "profile": true),
+# each boot alone with its own seed.  Prints the median wall seconds a boot, the ratios quantum /
+# icount, quantum / tcg, numa / quantum and profile / quantum, and each model's
 # faults/s (the model changes the figure: under icount the threads take turns).  Numbers from this one run; the QEMU build is
 # not timed (`lab qemu build` first, or the first quantum boot pays for it: said when it did).
 # A boot that did not end ok fails the part: it says which and why, prints no figure from it
@@ -29,11 +30,14 @@ fi
 # the same way.
 numa_job=lab/tests/data/jobs/.quantum-one-numa.$$.json
 jq '. + {"numa_cost": "wsm-ex-4s"}' "$job" >"$numa_job"
-trap 'rm -rf "$tmp" "$numa_job"' EXIT
+prof_job=lab/tests/data/jobs/.quantum-one-profile.$$.json
+jq '. + {"profile": true}' "$job" >"$prof_job"
+trap 'rm -rf "$tmp" "$numa_job" "$prof_job"' EXIT
 declare -A wall fps
-for m in tcg icount quantum numa; do
+for m in tcg icount quantum numa profile; do
 	j=$job t=$m
 	[ "$m" = numa ] && j=$numa_job t=quantum
+	[ "$m" = profile ] && j=$prof_job t=quantum
 	args=(--timing "$t" --quiet-wait 0)
 	[ "$t" = quantum ] && [ -n "${QUANTUM:-}" ] && args+=(--quantum "$QUANTUM")
 	ws=() fs=()
@@ -48,8 +52,8 @@ for m in tcg icount quantum numa; do
 	printf '  %-8s %7.1f s a boot (median of %d), faults/s %.4g (median)\n' "$m" "${wall[$m]}" \
 		"$rounds" "${fps[$m]}"
 done
-printf '  host time a boot, quantum / icount: %.2f; quantum / tcg: %.2f; numa / quantum: %.2f\n' \
+printf '  host time a boot, quantum / icount: %.2f; quantum / tcg: %.2f; numa / quantum: %.2f; profile / quantum: %.2f\n' \
 	"$(echo "${wall[quantum]} / ${wall[icount]}" | bc -l)" "$(echo "${wall[quantum]} / ${wall[tcg]}" | bc -l)" \
-	"$(echo "${wall[numa]} / ${wall[quantum]}" | bc -l)"
+	"$(echo "${wall[numa]} / ${wall[quantum]}" | bc -l)" "$(echo "${wall[profile]} / ${wall[quantum]}" | bc -l)"
 printf '  host: %s CPUs, load %s\n' "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
 bench_exit

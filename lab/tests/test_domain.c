@@ -306,6 +306,26 @@ static void run_escaping(void)
 }
 
 /* Inputs domain_xml must refuse with -EINVAL, leaving *out alone. */
+/* Two plugins (the NUMA cost model and the profile): both -plugin arguments, in order, and
+ * one without the other. */
+static void run_two_plugins(const struct domain_spec *good)
+{
+	struct domain_spec spec = *good;
+	_cleanup_free_ char *both = NULL, *second = NULL;
+	const char *a, *b;
+
+	spec.accel = DOMAIN_ACCEL_TCG;
+	spec.plugin = "file=/p/numacost.so,out=/r/n.json";
+	spec.plugin2 = "file=/p/profile.so,out=/r/p.json";
+	a = domain_xml(&spec, &both) == 0 ? strstr(both, "file=/p/numacost.so") : NULL;
+	b = a ? strstr(both, "file=/p/profile.so") : NULL;
+	tap_ok(a && b && a < b, "two plugins: both -plugin values, the first first");
+	spec.plugin = NULL;
+	tap_ok(domain_xml(&spec, &second) == 0 && strstr(second, "xmlns:qemu=") &&
+		       strstr(second, "<qemu:arg value='-plugin'/>") &&
+		       strstr(second, "file=/p/profile.so"), "the second plugin alone: its -plugin");
+}
+
 static void run_refusals(void)
 {
 	struct topology t;
@@ -342,6 +362,8 @@ static void run_refusals(void)
 		{"quantum above the patch's 65535", good},
 		{"a TCG plugin under KVM", good},
 		{"a TCG plugin that is not file=/ABSOLUTE", good},
+		{"a second TCG plugin under KVM", good},
+		{"a second TCG plugin that is not file=/ABSOLUTE", good},
 	};
 	unsigned i = 0;
 
@@ -372,6 +394,9 @@ static void run_refusals(void)
 	cases[i].spec.accel = DOMAIN_ACCEL_KVM;
 	cases[i++].spec.plugin = "file=/p/lockinsn.so";
 	cases[i++].spec.plugin = "file=lockinsn.so";
+	cases[i].spec.accel = DOMAIN_ACCEL_KVM;
+	cases[i++].spec.plugin2 = "file=/p/profile.so";
+	cases[i++].spec.plugin2 = "profile.so";
 
 	{
 		char *out = NULL;
@@ -387,6 +412,7 @@ static void run_refusals(void)
 		       cases[i].what, r);
 	}
 	tap_ok(domain_xml(NULL, NULL) == -EINVAL, "refusals: NULL spec");
+	run_two_plugins(&good);
 	{
 		char arg[64];
 
