@@ -72,7 +72,7 @@ DEPS_FIRST := $(if $(filter $(INSTALL_GOALS),$(MAKECMDGOALS)),$(DEPS_STAMP),$(DE
 .PHONY: FORCE all deps run check check-fresh unit integration bench clean doctor install uninstall fuzz \
 	fuzz-build fuzz-bins
 all: $(B)/lab $(B)/labd $(RUN_BINS) $(TEST_BIN) $(B)/plugin/lockinsn.so $(B)/plugin/numacost.so \
-	$(B)/tests/synthlock.elf $(B)/tests/synthnuma.elf
+	$(B)/plugin/profile.so $(B)/tests/synthlock.elf $(B)/tests/synthnuma.elf $(B)/tests/synthprof.elf
 
 # `make deps` always asks; run/check only call the installer when a probe says something is missing.
 deps:
@@ -138,6 +138,12 @@ $(B)/plugin/lockinsn.so: lab/plugin/lockinsn.c lab/plugin/plugutil.h lab/plugin/
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(if $(WERROR),-Werror,) -O2 -g -fPIC -shared -fvisibility=hidden \
 		$(PLUGIN_CFLAGS) -o $@ $< $(shell pkg-config --libs glib-2.0 2>/dev/null)
+# The per-symbol instruction profile (self and inclusive, in lockinsn's windows), built the same
+# way; its test guest (lab/tests/synthprof.S): a bare program whose calls have a known structure.
+$(B)/plugin/profile.so: lab/plugin/profile.c lab/plugin/plugutil.h lab/plugin/qemu-plugin.h | $(DEPS_FIRST)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(if $(WERROR),-Werror,) -O2 -g -fPIC -shared -fvisibility=hidden \
+		$(PLUGIN_CFLAGS) -o $@ $< $(shell pkg-config --libs glib-2.0 2>/dev/null)
 # The NUMA cost model as a plugin: the model's engine (lab/core/numacost.c, pure C) compiled in
 # as it is.  It needs the lab's QEMU (images/qemu/0003-icount-charge.patch): another QEMU
 # refuses to load it (undefined qemu_plugin_vcpu_stall).
@@ -156,6 +162,10 @@ $(B)/tests/synthnuma.elf: lab/tests/synthnuma.S lab/tests/synthpages.S.inc
 	@mkdir -p $(dir $@)
 	$(CC) -m32 -c -o $(B)/tests/synthnuma.o $<
 	ld -m elf_i386 -Ttext=0x100000 --build-id=none -o $@ $(B)/tests/synthnuma.o
+$(B)/tests/synthprof.elf: lab/tests/synthprof.S lab/tests/synthpages.S.inc
+	@mkdir -p $(dir $@)
+	$(CC) -m32 -c -o $(B)/tests/synthprof.o $<
+	ld -m elf_i386 -Ttext=0x100000 --build-id=none -o $@ $(B)/tests/synthprof.o
 
 run: all
 	$(B)/lab run configs/first.json
@@ -210,7 +220,8 @@ DATA_DIRS   := kernels images configs lab/report
 UNITS       := $(wildcard lab/systemd/*.service lab/systemd/*.timer)
 SUBST_PREFIX = sed -i 's|/usr/local/|$(PREFIX)/|g'
 
-install: $(B)/lab $(B)/labd $(RUN_BINS) $(B)/plugin/lockinsn.so $(B)/plugin/numacost.so
+install: $(B)/lab $(B)/labd $(RUN_BINS) $(B)/plugin/lockinsn.so $(B)/plugin/numacost.so \
+		$(B)/plugin/profile.so
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(RUNNERDIR) $(DESTDIR)$(DATADIR) \
 		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(COMPLDIR)
@@ -220,6 +231,7 @@ install: $(B)/lab $(B)/labd $(RUN_BINS) $(B)/plugin/lockinsn.so $(B)/plugin/numa
 	install -m 0755 $(RUN_BINS) $(DESTDIR)$(RUNNERDIR)/
 	install -D -m 0755 $(B)/plugin/lockinsn.so $(DESTDIR)$(PREFIX)/lib/numalab/plugin/lockinsn.so
 	install -D -m 0755 $(B)/plugin/numacost.so $(DESTDIR)$(PREFIX)/lib/numalab/plugin/numacost.so
+	install -D -m 0755 $(B)/plugin/profile.so $(DESTDIR)$(PREFIX)/lib/numalab/plugin/profile.so
 	install -d $(DESTDIR)$(PREFIX)/lib/numalab/slurm
 	install -m 0755 lab/slurm/epilog lab/slurm/healthcheck $(DESTDIR)$(PREFIX)/lib/numalab/slurm/
 	find $(DATA_DIRS) -type f | while read -r f; do \

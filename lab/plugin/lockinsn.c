@@ -295,16 +295,8 @@ static int map_load(const char *path)
 /* "name+0xoff" of the text symbol at or below addr (the map is `nm -n`: sorted). */
 static void symbolize(uint64_t addr, char *buf, size_t len)
 {
-	size_t lo = 0, hi = nr_syms;
+	size_t lo = plugutil_below(sym_addr, nr_syms, addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (sym_addr[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0)
 		snprintf(buf, len, "0x%" PRIx64, addr);
 	else
@@ -383,24 +375,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 {
 	const char *map = NULL;
 
-	if (strcmp(info->target_name, "x86_64")) {
-		fprintf(stderr, "lockinsn: x86_64 only, not %s\n", info->target_name);
+	if (plugutil_map_out_args("lockinsn", info, argc, argv, &map, &out_path) < 0)
 		return -1;
-	}
-	for (int i = 0; i < argc; i++) {
-		if (!strncmp(argv[i], "map=", 4))
-			map = argv[i] + 4;
-		else if (!strncmp(argv[i], "out=", 4))
-			out_path = argv[i] + 4;
-		else {
-			fprintf(stderr, "lockinsn: unknown argument %s (map=FILE, out=FILE)\n", argv[i]);
-			return -1;
-		}
-	}
-	if (!map || !out_path) {
-		fprintf(stderr, "lockinsn: map=FILE and out=FILE are needed\n");
-		return -1;
-	}
 	if (map_load(map) < 0) {
 		fprintf(stderr, "lockinsn: cannot read %s\n", map);
 		return -1;

@@ -1,8 +1,10 @@
-/* What the lab's TCG plugins (lockinsn.c, numacost.c) share: recognising the release store,
- * reading a guest register and finding the registers they read.  Header-only: each plugin is one shared object of its own.
+/* What the lab's TCG plugins (lockinsn.c, numacost.c, profile.c) share: recognising the
+ * release store, reading a guest register and finding the registers they read, the arguments
+ * map=FILE and out=FILE, finding an address's symbol in a sorted map.  Header-only: each plugin is one shared object of its own.
  * GPL-2.0-or-later, as the qemu-plugin.h it uses. */
 #pragma once
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "qemu-plugin.h"
@@ -49,4 +51,47 @@ static inline void plugutil_regs_find(const char *const *names, struct qemu_plug
 			if (!strcmp(d->name, names[k]))
 				*out[k] = d->handle;
 	}
+}
+
+/* The arguments of a plugin that takes map=FILE and out=FILE, both needed, on x86_64 only
+ * (lockinsn.c, profile.c): 0, or -1 after saying why on stderr, each line "WHO: ...". */
+static inline int plugutil_map_out_args(const char *who, const qemu_info_t *info, int argc,
+					char **argv, const char **map, char **out)
+{
+	if (strcmp(info->target_name, "x86_64")) {
+		fprintf(stderr, "%s: x86_64 only, not %s\n", who, info->target_name);
+		return -1;
+	}
+	for (int i = 0; i < argc; i++) {
+		if (!strncmp(argv[i], "map=", 4))
+			*map = argv[i] + 4;
+		else if (!strncmp(argv[i], "out=", 4))
+			*out = argv[i] + 4;
+		else {
+			fprintf(stderr, "%s: unknown argument %s (map=FILE, out=FILE)\n", who, argv[i]);
+			return -1;
+		}
+	}
+	if (!*map || !*out) {
+		fprintf(stderr, "%s: map=FILE and out=FILE are needed\n", who);
+		return -1;
+	}
+	return 0;
+}
+
+/* How many of the n sorted addresses are at or below addr: the symbol of addr is the one
+ * before that index (none when 0). */
+static inline size_t plugutil_below(const uint64_t *addr, size_t n, uint64_t a)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr[mid] <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }

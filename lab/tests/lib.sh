@@ -168,6 +168,26 @@ free_port() {
 	echo "$p"
 }
 
+# plugin_run NAME PLUGIN ELF [QEMU-ARGS...]: the bare guest ELF (lab/tests/synth*.S) under TCG
+# with the TCG plugin PLUGIN, given map=$T/map (the caller's `nm -n` of ELF) and out=$T/NAME.json;
+# ok when the guest ran to its end (isa-debug-exit at 0xf4: QEMU exits (0 << 1) | 1 when the
+# guest wrote 0), QEMU's output as comments when it wrote no JSON.
+plugin_run() {
+	timeout 60 qemu-system-x86_64 -machine q35 -accel tcg "${@:4}" -display none -nodefaults \
+		-no-reboot -kernel "$3" -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+		-plugin "$2,map=$T/map,out=$T/$1.json" >"$T/$1.out" 2>&1
+	ok "$(rc_is $? 1)" "$1: the guest ran to its end (QEMU exit 1 from isa-debug-exit)"
+	[ -s "$T/$1.json" ] || diag "$T/$1.out"
+}
+# plugin_refused NAME PLUGIN ELF ARGS TEXT: QEMU does not start with PLUGIN given ARGS, and says
+# TEXT (two checks).
+plugin_refused() {
+	timeout 20 qemu-system-x86_64 -machine q35 -accel tcg -display none -nodefaults \
+		-kernel "$3" -plugin "$2,$4" >"$T/$1.out" 2>&1
+	ok "$(rc_is $? 1)" "$1: QEMU refuses to start"
+	has "$T/$1.out" "$5" "... saying \"$5\""
+}
+
 # synthnuma_run QEMU ELF CONSOLE [QEMU-ARGS...]: the bare 4-vCPU guest lab/tests/synthnuma.S on
 # its machine: two NUMA nodes of two vCPUs (0-1, 2-3: its ping-pongs expect that), 128 MiB
 # each, the debug console (port 0xe9) in CONSOLE, isa-debug-exit at 0xf4 (QEMU exits 1 when

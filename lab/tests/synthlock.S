@@ -22,11 +22,7 @@
 
 #include "synthpages.S.inc"
 
-	.text
-	.code32
-	.align 4
-mb_header:
-	.long 0x1BADB002, 0, -(0x1BADB002)
+	multiboot_header
 
 	.globl _start
 _start:
@@ -37,10 +33,7 @@ _start:
 
 	.code64
 long_mode:
-	mov $0x10, %ax
-	mov %ax, %ds
-	mov %ax, %es
-	mov %ax, %ss
+	flat_data_segments
 	mov $stack_top, %esp
 
 	/* Outside any window: not counted. */
@@ -120,24 +113,12 @@ _raw_spin_lock:
 	movb $1, (%rdi)
 	ret
 
-	.data
-	.align 8
-gdt:
-	.quad 0
-	.quad 0x00209a0000000000 /* 64-bit code */
-	.quad 0x0000920000000000 /* data */
-gdtr:
-	.word gdtr - gdt - 1
-	.long gdt
+	long_mode_gdt
 lock_a:
 	.quad 0
 lock_b:
 	.quad 0
 
-	.bss
-	.align 4096
-pml4:	.skip 4096
-pdpt:	.skip 4096
-pd:	.skip 4096
+	page_tables
 	.skip 8192
 stack_top:

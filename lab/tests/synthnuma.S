@@ -110,11 +110,7 @@
 
 #include "synthpages.S.inc"
 
-	.text
-	.code32
-	.align 4
-mb_header:
-	.long 0x1BADB002, 0, -(0x1BADB002)
+	multiboot_header
 
 	.globl _start
 _start:
@@ -190,18 +186,12 @@ tramp_end:
 	.code32
 ap_pm:
 	/* Flat data segments (the real-mode ones have a 64 KiB limit), then as the BSP. */
-	mov $0x10, %ax
-	mov %ax, %ds
-	mov %ax, %es
-	mov %ax, %ss
+	flat_data_segments
 	jmp to_long
 
 	.code64
 long_mode:
-	mov $0x10, %ax
-	mov %ax, %ds
-	mov %ax, %es
-	mov %ax, %ss
+	flat_data_segments
 	/* Who am I: the initial APIC id, CPUID leaf 1 EBX[31:24]; it picks the stack. */
 	mov $1, %eax
 	cpuid
@@ -463,9 +453,5 @@ packed:	.skip 64
 lock_l:	.skip 64
 data_d:	.skip 64
 
-	.bss
-	.align 4096
-pml4:	.skip 4096
-pdpt:	.skip 4096
-pd:	.skip 4096
+	page_tables
 stacks:	.skip STACK_SIZE * NCPU

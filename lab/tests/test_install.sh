@@ -30,6 +30,7 @@ for r in "$B"/runners/*; do present "usr/lib/numalab/runners/$(basename "$r")"; 
 present usr/lib/numalab/slurm/epilog
 present usr/lib/numalab/slurm/healthcheck
 present usr/lib/numalab/plugin/lockinsn.so
+present usr/lib/numalab/plugin/profile.so
 for f in kernels/baseline.json kernels/base.config images/debian-perf.json \
 	configs/quick.json configs/topologies/4s-8c.json lab/report/dashboard.js \
 	lab/report/dashboard.css lab/report/vendor/chart.umd.min.js; do

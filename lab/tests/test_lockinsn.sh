@@ -14,14 +14,7 @@ plugin=$B/plugin/lockinsn.so elf=$B/tests/synthlock.elf
 
 nm -n "$elf" >"$T/map"
 # run NAME [QEMU-ARGS...]: the guest with the plugin; its JSON in $T/NAME.json.
-run() {
-	timeout 60 qemu-system-x86_64 -machine q35 -accel tcg "${@:2}" -display none -nodefaults \
-		-no-reboot -kernel "$elf" -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-		-plugin "$plugin,map=$T/map,out=$T/$1.json" >"$T/$1.out" 2>&1
-	# isa-debug-exit: QEMU exits (0 << 1) | 1 when the guest wrote 0.
-	ok "$(rc_is $? 1)" "$1: the guest ran to its end (QEMU exit 1 from isa-debug-exit)"
-	[ -s "$T/$1.json" ] || diag "$T/$1.out"
-}
+run() { plugin_run "$1" "$plugin" "$elf" "${@:2}"; }
 w() { jq -e "$2" "$T/$1.json" >/dev/null; }
 site() { echo ".windows[] | select(.id == $1) | .sites[] | select(.site | startswith(\"$2+\"))"; }
 
@@ -51,12 +44,6 @@ run again
 check "a second run: the same counts" cmp -s "$T/tcg.json" "$T/again.json"
 
 # Refused arguments: QEMU does not start.
-timeout 20 qemu-system-x86_64 -machine q35 -accel tcg -display none -nodefaults -kernel "$elf" \
-	-plugin "$plugin,map=$T/map" >"$T/noout.out" 2>&1
-ok "$(rc_is $? 1)" "no out=: QEMU refuses to start"
-has "$T/noout.out" "map=FILE and out=FILE are needed" "... saying what is needed"
-timeout 20 qemu-system-x86_64 -machine q35 -accel tcg -display none -nodefaults -kernel "$elf" \
-	-plugin "$plugin,map=$T/none,out=$T/x.json" >"$T/nomap.out" 2>&1
-ok "$(rc_is $? 1)" "an unreadable map: QEMU refuses to start"
-has "$T/nomap.out" "cannot read $T/none" "... naming it"
+plugin_refused no-out "$plugin" "$elf" "map=$T/map" "lockinsn: map=FILE and out=FILE are needed"
+plugin_refused bad-map "$plugin" "$elf" "map=$T/none,out=$T/x.json" "lockinsn: cannot read $T/none"
 finish
