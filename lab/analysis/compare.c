@@ -32,6 +32,7 @@ void compare_free(struct comparison *c)
 	free(c->rows);
 	free(c->only_a);
 	free(c->only_b);
+	deltas_diff_free(&c->deltas);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -399,6 +400,11 @@ int compare_variants(const struct series_set *s, size_t va, size_t vb, double th
 	out->outcome_regression = s->variants[vb].failed > 0 && s->variants[va].failed == 0;
 	warn_diff_make(&s->variants[va].warn, s->variants[va].runs, &s->variants[vb].warn,
 		       s->variants[vb].runs, &out->warn);
+	if ((r = deltas_diff_make(&s->variants[va].deltas, &s->variants[vb].deltas,
+				  &out->deltas)) < 0) {
+		compare_free(out);
+		return r;
+	}
 	if (out->nr_rows == 0 && !out->outcome_regression) {
 		r = no_overlap(s, out, err);
 		compare_free(out);
@@ -561,6 +567,35 @@ static json_t *keys_json(const struct series_set *s, const size_t *keys, size_t 
 	return a;
 }
 
+const struct deltas_workload *compare_deltas_of(const struct comparison *c,
+						const struct series_what *g)
+{
+	return deltas_find(&c->deltas, g->topology, g->workload, g->params_text);
+}
+
+/* A workload a row group: its name, params and topology, and why its figures moved. */
+static json_t *workloads_json(const struct series_set *s, const struct comparison *c)
+{
+	const struct series_what *prev = NULL;
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < c->nr_rows; i++) {
+		const struct series_what *g = &s->groups[s->keys[c->rows[i].key].group];
+
+		if (prev && compare_same_workload(prev, g))
+			continue;
+		prev = g;
+		if (json_array_append_new(a, json_pack("{s:s,s:O,s:s,s:o}", "workload", g->workload,
+						       "params", g->params, "topology",
+						       g->topology, "deltas",
+						       deltas_json(compare_deltas_of(c, g)))) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
 static json_t *one_json(const struct series_set *s, const struct comparison *c)
 {
 	json_t *rows = json_array(), *o;
@@ -583,7 +618,8 @@ static json_t *one_json(const struct series_set *s, const struct comparison *c)
 		      c->boots_needed ? json_integer((json_int_t)c->boots_needed) : json_null());
 	if (o && c->host_class && c->host_class[0])
 		json_object_set_new(o, "host_class", json_string(c->host_class));
-	if (o && json_object_set_new(o, "warnings", warn_diff_json(&c->warn)) < 0) {
+	if (o && (json_object_set_new(o, "warnings", warn_diff_json(&c->warn)) < 0 ||
+		  json_object_set_new(o, "workloads", workloads_json(s, c)) < 0)) {
 		json_decref(o);
 		return NULL;
 	}

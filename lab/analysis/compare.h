@@ -73,6 +73,8 @@ struct comparison {
 	int outcome_regression;
 	struct warn_diff warn;       /* the kernel warnings of both sides: a new one in B is a
 				      * regression (points into the series_set) */
+	struct deltas_diff deltas;   /* per workload, why its figures moved: not deciding
+				      * (analysis/deltas.h) */
 	int all_metrics;             /* every metric decides, not only primary ones */
 	double threshold_pct;
 	const char *timing;          /* the timing model both sides ran under */
@@ -108,6 +110,11 @@ int compare_brief(const struct series_set *s, const struct comparison *c, size_t
 /* A workload's heading line(s): its name, only the parameters that differ from its defaults,
  * and the topology, wrapped at 80 columns (markdown: the name in bold). */
 void compare_heading(struct strbuf *sb, const struct series_what *g, int markdown);
+/* Whether two groups are of one workload: topology, name and params (not the metric). */
+int compare_same_workload(const struct series_what *a, const struct series_what *b);
+/* The deltas of the workload of group g (analysis/deltas.h), NULL when none were read. */
+const struct deltas_workload *compare_deltas_of(const struct comparison *c,
+						const struct series_what *g);
 /* Every series of every comparison as CSV (RFC 4180, a header line first). */
 int compare_csv(const struct series_set *s, const struct comparison *c, size_t n, char **out);
 /* One comparison row as a JSON object (also used by the dashboard). */

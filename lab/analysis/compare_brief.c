@@ -125,7 +125,7 @@ void compare_heading(struct strbuf *sb, const struct series_what *g, int markdow
 	strbuf_appendf(sb, "    on %s\n", g->topology);
 }
 
-static int same_group(const struct series_what *a, const struct series_what *b)
+int compare_same_workload(const struct series_what *a, const struct series_what *b)
 {
 	return !strcmp(a->topology, b->topology) && !strcmp(a->workload, b->workload) &&
 	       !strcmp(a->params_text, b->params_text);
@@ -167,7 +167,20 @@ static void table_markdown(struct strbuf *sb, const struct brief_cells *cells, s
 	}
 }
 
-/* The deciding rows, a table under each workload heading. */
+/* Whether a deciding row of the workload of rows [i, j) moved: only there do the deltas say
+ * why (-v shows them under every workload). */
+static int moved(const struct comparison *c, size_t i, size_t j)
+{
+	for (; i < j; i++)
+		if ((c->rows[i].primary || c->all_metrics) &&
+		    (c->rows[i].verdict == VERDICT_REGRESSION ||
+		     c->rows[i].verdict == VERDICT_IMPROVEMENT))
+			return 1;
+	return 0;
+}
+
+/* The deciding rows, a table under each workload heading; under a workload that moved, why
+ * (analysis/deltas.h). */
 static int brief_rows(struct strbuf *sb, const struct series_set *s, const struct comparison *c,
 		      int markdown)
 {
@@ -181,7 +194,7 @@ static int brief_rows(struct strbuf *sb, const struct series_set *s, const struc
 		const struct series_what *g = &s->groups[s->keys[c->rows[i].key].group];
 		size_t n = 0, j = i;
 
-		for (; j < c->nr_rows && same_group(g, &s->groups[s->keys[c->rows[j].key].group]);
+		for (; j < c->nr_rows && compare_same_workload(g, &s->groups[s->keys[c->rows[j].key].group]);
 		     j++)
 			if (c->rows[j].primary || c->all_metrics)
 				row_cells(s, &c->rows[j], &cells[n++]);
@@ -192,6 +205,12 @@ static int brief_rows(struct strbuf *sb, const struct series_set *s, const struc
 				table_markdown(sb, cells, n);
 			else
 				table_text(sb, cells, n);
+		}
+		if (n && moved(c, i, j) && deltas_any(compare_deltas_of(c, g))) {
+			/* markdown: a paragraph of its own, not a table row */
+			if (markdown)
+				strbuf_append(sb, "\n");
+			deltas_text(sb, compare_deltas_of(c, g), markdown);
 		}
 		i = j;
 	}

@@ -104,7 +104,8 @@ static void text_only(struct strbuf *sb, const struct series_set *s, const char 
 		strbuf_appendf(sb, "  ... (%zu more; --json lists them all)\n", n - TEXT_ONLY_LIST);
 }
 
-/* The rows of one family (deciding or not), grouped under workload headings. */
+/* The rows of one family (deciding or not), grouped under workload headings; under each
+ * workload's deciding rows, why its figures moved (analysis/deltas.h). */
 static void text_rows(struct strbuf *sb, const struct series_set *s, const struct comparison *c,
 		      int deciding)
 {
@@ -116,8 +117,9 @@ static void text_rows(struct strbuf *sb, const struct series_set *s, const struc
 
 		if ((c->rows[i].primary || c->all_metrics) != deciding)
 			continue;
-		if (!prev || strcmp(prev->topology, g->topology) || strcmp(prev->workload, g->workload) ||
-		    strcmp(prev->params_text, g->params_text)) {
+		if (!prev || !compare_same_workload(prev, g)) {
+			if (prev && deciding)
+				deltas_text(sb, compare_deltas_of(c, prev), 0);
 			strbuf_appendf(sb, "\n%s %s on %s\n", g->workload, g->params_text, g->topology);
 			strbuf_appendf(sb, "%6s  %-*s  %-10s %-5s %3s %10s %6s %6s %3s %10s %6s %6s %9s  %-20s %7s  %s\n",
 				       "tasks", mw, "metric", "unit", "mean", "n", "A mean", "cv", "cv-in",
@@ -127,6 +129,8 @@ static void text_rows(struct strbuf *sb, const struct series_set *s, const struc
 		prev = g;
 		text_row(sb, s, &c->rows[i], mw);
 	}
+	if (prev && deciding)
+		deltas_text(sb, compare_deltas_of(c, prev), 0);
 }
 
 static void text_counts(struct strbuf *sb, const unsigned *n)

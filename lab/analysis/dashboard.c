@@ -242,6 +242,80 @@ static void ab_warnings(struct strbuf *sb, const struct warn_diff *d)
 	strbuf_append(sb, "</table>\n");
 }
 
+/* A number of a deltas table: prec decimals, signed (sign) and with a suffix; undefined
+ * when it is not finite (a relative change from 0: "new"). */
+static void delta_cell(struct strbuf *sb, double v, int prec, int sign, const char *suffix,
+		       const char *undefined)
+{
+	if (isfinite(v))
+		strbuf_appendf(sb, sign ? "<td>%+.*f%s</td>" : "<td>%.*f%s</td>", prec, v, suffix);
+	else
+		strbuf_appendf(sb, "<td>%s</td>", undefined);
+}
+
+static void delta_row(struct strbuf *sb, const char *kind, const char *name,
+		      const struct deltas_row *r, int profile)
+{
+	strbuf_appendf(sb, "<tr><td>%s</td><td>", kind);
+	esc(sb, name);
+	strbuf_append(sb, "</td>");
+	delta_cell(sb, r->a, 3, 0, "", "");
+	delta_cell(sb, r->b, 3, 0, "", "");
+	delta_cell(sb, r->delta, 3, 1, "", "");
+	delta_cell(sb, r->rel_pct, 1, 1, " %", "new");
+	if (profile) {
+		delta_cell(sb, r->incl_delta, 3, 1, "", "");
+		delta_cell(sb, r->incl_rel_pct, 1, 1, " %", "new");
+	} else {
+		strbuf_append(sb, "<td></td><td></td>");
+	}
+	strbuf_append(sb, "</tr>\n");
+}
+
+/* Why a workload's figures moved (analysis/deltas.h), a table a workload that has any: not
+ * deciding.  Symbol and counter names are the reports': escaped. */
+static void ab_deltas(struct strbuf *sb, const struct series_set *s, const struct comparison *c)
+{
+	const struct series_what *prev = NULL;
+
+	for (size_t i = 0; i < c->nr_rows; i++) {
+		const struct series_what *g = &s->groups[s->keys[c->rows[i].key].group];
+		const struct deltas_workload *w;
+		const char *unit;
+		char name[DELTAS_NAME_MAX + 32];
+
+		if (prev && compare_same_workload(prev, g))
+			continue;
+		prev = g;
+		if (!deltas_any(w = compare_deltas_of(c, g)))
+			continue;
+		unit = deltas_unit_name(w->unit) ? deltas_unit_name(w->unit) : "op";
+		strbuf_append(sb, "<table class=\"deltas\"><caption>Why it moved (not deciding: "
+				  "where the instructions went): ");
+		esc(sb, g->workload);
+		strbuf_append(sb, " on ");
+		esc(sb, g->topology);
+		strbuf_appendf(sb, "</caption>\n<tr><th>source</th><th>name</th><th>A /%s</th>"
+				   "<th>B /%s</th><th>&Delta;</th><th>&Delta; %%</th>"
+				   "<th>incl &Delta;</th><th>incl &Delta; %%</th></tr>\n",
+			       unit, unit);
+		if (w->profile_absent && (w->a_profiled || w->b_profiled)) {
+			strbuf_append(sb, "<tr><td colspan=\"8\">no profile lines: ");
+			esc(sb, w->profile_absent);
+			strbuf_append(sb, "</td></tr>\n");
+		}
+		for (size_t k = 0; k < w->nr_profile; k++)
+			delta_row(sb, "self insns", w->profile[k].name, &w->profile[k], 1);
+		for (size_t k = 0; k < w->nr_counters; k++) {
+			const struct deltas_row *r = &w->counters[k];
+
+			snprintf(name, sizeof(name), "%s %s", r->name, r->figure);
+			delta_row(sb, r->source, name, r, 0);
+		}
+		strbuf_append(sb, "</table>\n");
+	}
+}
+
 static void ab_table(struct strbuf *sb, const struct series_set *s, const struct comparison *c)
 {
 	const struct series_variant *va = &s->variants[c->va], *vb = &s->variants[c->vb];
@@ -284,6 +358,7 @@ static void ab_table(struct strbuf *sb, const struct series_set *s, const struct
 	ab_timing(sb, c);
 	ab_warnings(sb, &c->warn);
 	ab_rows(sb, s, c, 1);
+	ab_deltas(sb, s, c);
 	if (other) {
 		strbuf_appendf(sb, "<details class=\"other\"><summary>Other metrics (%u; shown, they "
 				   "do not decide)</summary>\n", other);

@@ -50,6 +50,7 @@ void series_free(struct series_set *s)
 		json_decref(s->variants[i].timings);
 		json_decref(s->variants[i].classes);
 		warn_tally_free(&s->variants[i].warn);
+		deltas_tally_free(&s->variants[i].deltas);
 	}
 	for (size_t i = 0; i < s->nr_groups; i++)
 		what_free(&s->groups[i]);
@@ -542,6 +543,8 @@ static int read_workload(struct reader *r, struct wl *w, const json_t *wj, const
 		return -ENOMEM;
 	if (strcmp(status, "ok"))
 		return 0;
+	if ((e = deltas_tally_add(&r->s->variants[w->variant].deltas, k, wj, w->boot)) < 0)
+		return e;
 	jsonpath_key(p, sizeof(p), prefix, "results");
 	json_array_foreach(results, i, res) {
 		char q[JSONPATH_LEN];

@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "analysis/deltas.h"
 #include "analysis/warndiff.h"
 #include "util/error.h"
 
@@ -57,6 +58,8 @@ struct series_variant {
 	unsigned lockdep;      /* runs of a lock-counting twin (a result with info.lock_stat:
 				* lockdep ran); a twin is never compared with a plain kernel */
 	struct warn_tally warn; /* the kernel warnings its runs printed (analysis/warndiff.h) */
+	struct deltas_tally deltas; /* per workload and boot, the profile and counters that say
+				     * why a figure moved (analysis/deltas.h) */
 };
 
 struct series_report {

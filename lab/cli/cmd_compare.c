@@ -106,9 +106,12 @@ void cmd_compare_help(void)
 	       "    WARNING: CPU: 1 PID: 1 at mm/memory.c:4755 do_anonymous_page+0x3a/0x5c0\n"
 	       "\"new in B\" (A never printed it) is a regression by itself, whatever the\n"
 	       "figures say; \"gone in B\" and \"in both\" are shown, not deciding; \"one side\n"
-	       "only\": the other side's reports predate warnings.  The default output fits\n"
-	       "80 columns for a mail, the decision on the last line.  Each option at\n"
-	       "length: man lab, \"OPTIONS OF LAB COMPARE\".\n"
+	       "only\": the other side's reports predate warnings.  Under a workload that\n"
+	       "moved (-v: every workload), \"why it moved\": the profile's symbols whose\n"
+	       "instructions per fault (or op) changed beyond the boots' spread, and counters\n"
+	       "(vmstat, lock) that did.  Not deciding: they say where the instructions went.\n"
+	       "The default output fits 80 columns for a mail, the decision on the last\n"
+	       "line.  Each option at length: man lab, \"OPTIONS OF LAB COMPARE\".\n"
 	       "\nOPTIONS\n");
 	opt_print(stdout, options);
 	printf("\nEXAMPLES\n"
