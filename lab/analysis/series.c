@@ -300,8 +300,6 @@ static long add_variant(struct series_set *s, const char *label)
 	return (long)s->nr_variants++;
 }
 
-/* 1 when a result of the run carries info.lock_stat: only a lock-counting twin has
- * /proc/lock_stat (runners/PROTOCOL.md). */
 /* Whether a result of the run has info.KEY (lock_stat: a lockdep twin; lock_insns: the
  * lock-instruction counter). */
 static int run_has_info(const json_t *run, const char *key)
@@ -313,6 +311,17 @@ static int run_has_info(const json_t *run, const char *key)
 		json_array_foreach(json_object_get(w, "results"), k, res)
 			if (json_object_get(json_object_get(res, "info"), key))
 				return 1;
+	return 0;
+}
+
+static int run_has_results(const json_t *run)
+{
+	const json_t *w;
+	size_t i;
+
+	json_array_foreach(json_object_get(run, "workloads"), i, w)
+		if (json_array_size(json_object_get(w, "results")))
+			return 1;
 	return 0;
 }
 
@@ -337,6 +346,11 @@ static int count_run(struct series_set *s, size_t variant, size_t report, const 
 	v->contended += json_is_true(json_object_get(noise, "contended"));
 	v->lockdep += run_has_info(run, "lock_stat");
 	v->lock_insns += run_has_info(run, "lock_insns");
+	/* A run that failed before its results says nothing either way. */
+	if (run_has_info(run, "profile") || json_object_get(run, "profile_error"))
+		v->profiled++;
+	else if (run_has_results(run))
+		v->unprofiled++;
 	if (cpus > 0 && cpus < 1 << 20 && (!v->host_cpus || (unsigned)cpus < v->host_cpus))
 		v->host_cpus = (unsigned)cpus;
 	v->runs++;

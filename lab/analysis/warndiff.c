@@ -66,6 +66,7 @@ const char *warn_change_name(enum warn_change c)
 {
 	switch (c) {
 	case WARN_NEW: return "new";
+	case WARN_SPORADIC: return "sporadic";
 	case WARN_GONE: return "gone";
 	case WARN_BOTH: return "both";
 	case WARN_UNKNOWN: return "unknown";
@@ -77,6 +78,15 @@ const char *warn_change_name(enum warn_change c)
 static int all_scanned(unsigned runs, unsigned scanned)
 {
 	return runs > 0 && scanned == runs;
+}
+
+/* Whether B printed a site in more than half of its scanned boots: a warning the change
+ * brings shows in most boots (a WARN_ON_ONCE on a path every boot takes: all of them); one in
+ * a boot now and then is as likely the guest's own (seen: "Unexpected reschedule of offline
+ * CPU" while CPUs come online, 1 boot in 6 of two kernels alike) and decides nothing alone. */
+static int often(const struct warn_site *s, unsigned scanned)
+{
+	return 2 * s->boots > scanned;
 }
 
 void warn_diff_make(const struct warn_tally *a, unsigned a_runs, const struct warn_tally *b,
@@ -95,8 +105,10 @@ void warn_diff_make(const struct warn_tally *a, unsigned a_runs, const struct wa
 
 		r->b = &b->sites[i];
 		r->a = site_find(a, r->b->kind, r->b->where);
-		r->change = r->a ? WARN_BOTH : a_all ? WARN_NEW : WARN_UNKNOWN;
+		r->change = r->a ? WARN_BOTH : !a_all ? WARN_UNKNOWN : often(r->b, b->scanned)
+							       ? WARN_NEW : WARN_SPORADIC;
 		out->nr_new += r->change == WARN_NEW;
+		out->nr_sporadic += r->change == WARN_SPORADIC;
 	}
 	for (unsigned i = 0; i < a->nr_sites; i++) {
 		struct warn_row *r;
@@ -139,10 +151,11 @@ json_t *warn_diff_json(const struct warn_diff *d)
 		}
 	if (!sites)
 		return NULL;
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "a_runs", (json_int_t)d->a_runs,
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "a_runs", (json_int_t)d->a_runs,
 			 "a_scanned", (json_int_t)d->a_scanned, "b_runs", (json_int_t)d->b_runs,
 			 "b_scanned", (json_int_t)d->b_scanned, "new", (json_int_t)d->nr_new, "gone",
-			 (json_int_t)d->nr_gone, "sites", sites);
+			 (json_int_t)d->nr_gone, "sporadic", (json_int_t)d->nr_sporadic, "sites",
+			 sites);
 }
 
 /* "B in 3 of 5 boots", or "B not scanned" for a side whose reports predate warnings. */
@@ -162,7 +175,8 @@ static void row_text(struct strbuf *sb, const struct warn_diff *d, const struct 
 {
 	const struct warn_site *s = row_site(r);
 	static const char *const lead[] = {
-		[WARN_NEW] = "new in B", [WARN_GONE] = "gone in B", [WARN_BOTH] = "in both",
+		[WARN_NEW] = "new in B", [WARN_SPORADIC] = "new in B, sporadic",
+		[WARN_GONE] = "gone in B", [WARN_BOTH] = "in both",
 		[WARN_UNKNOWN] = "one side only",
 	};
 
@@ -179,8 +193,11 @@ void warn_diff_text(struct strbuf *sb, const struct warn_diff *d, int markdown)
 {
 	if (!d->nr_rows)
 		return;
-	strbuf_appendf(sb, "kernel warnings (%u new in B, %u gone; a new one decides):\n",
-		       d->nr_new, d->nr_gone);
+	strbuf_appendf(sb, "kernel warnings (%u new in B, %u gone", d->nr_new, d->nr_gone);
+	if (d->nr_sporadic)
+		strbuf_appendf(sb, ", %u sporadic", d->nr_sporadic);
+	strbuf_appendf(sb, "; a new one decides%s):\n",
+		       d->nr_sporadic ? ",\n  one in at most half of B's boots does not" : "");
 	for (size_t i = 0; i < d->nr_rows; i++)
 		row_text(sb, d, &d->rows[i], markdown);
 }

@@ -6,8 +6,9 @@
  * either way.  The boot is the unit: a site counts once per boot that printed it, however
  * many times it printed there.
  *
- * The decision: a site B warns at in some boot while every boot of A was scanned and none
- * warned there is a regression (a new warning), whatever the figures say; the reverse is a
+ * The decision: a site B warns at in more than half of its boots while every boot of A was
+ * scanned and none warned there is a regression (a new warning), whatever the figures say;
+ * in at most half it is listed as sporadic and decides nothing (warndiff.c says why); the reverse is a
  * warning gone, reported, never a regression.  Sites both sides show are listed, not
  * deciding.  When A's runs were not all scanned a site of B is listed as unknown. */
 #pragma once
@@ -36,7 +37,8 @@ struct warn_tally {
 };
 
 enum warn_change {
-	WARN_NEW,     /* B warns, A scanned and never did: a regression */
+	WARN_NEW,     /* B warns in most boots, A scanned and never did: a regression */
+	WARN_SPORADIC, /* B warns in at most half its boots, A never did: not deciding */
 	WARN_GONE,    /* A warns, B scanned and never did */
 	WARN_BOTH,    /* both warn there */
 	WARN_UNKNOWN, /* one side warns; the other's runs were not all scanned */
@@ -51,7 +53,7 @@ struct warn_diff {
 	struct warn_row rows[2 * WARN_SITES_MAX];
 	size_t nr_rows;
 	unsigned a_runs, a_scanned, b_runs, b_scanned;
-	unsigned nr_new, nr_gone;
+	unsigned nr_new, nr_gone, nr_sporadic;
 };
 
 /* Count one scanned run's warnings (its report's runs[].warnings, read by
@@ -62,7 +64,7 @@ void warn_tally_free(struct warn_tally *t);
 void warn_diff_make(const struct warn_tally *a, unsigned a_runs, const struct warn_tally *b,
 		    unsigned b_runs, struct warn_diff *out);
 const char *warn_change_name(enum warn_change c);
-/* {"a_runs", "a_scanned", "b_runs", "b_scanned", "new", "gone", "sites": [{"kind", "where",
+/* {"a_runs", "a_scanned", "b_runs", "b_scanned", "new", "gone", "sporadic", "sites": [{"kind", "where",
  * "first_line", "change", "a_boots", "b_boots", "a_count", "b_count", "excerpt"}]}; NULL on
  * ENOMEM. */
 json_t *warn_diff_json(const struct warn_diff *d);

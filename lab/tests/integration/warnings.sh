@@ -4,12 +4,16 @@
 # B is baseline plus a WARN_ON_ONCE() on the anonymous fault path that fires once a boot
 # (lab/tests/data/kernels/test-warn-fault.json, one file: built from baseline's ccache); its
 # figures do not move (one test of a flag a fault), but it warns.  Through `lab run` under the
-# contention model, 2 boots a side:
+# contention model with the instruction profile (lab/plugin/profile.c), 2 boots a side:
 #   - every boot of B ends "ok" with its figures and runs[].warnings naming the site
 #     (mm/memory.c:LINE, the console excerpt); A's boots have an empty list;
 #   - `lab compare` exits 1: a regression by the new warning alone, its first line shown,
 #     while the deciding series is no regression; the JSON says 1 new, 0 gone;
 #   - `lab show` lists the warning under each of B's runs, the dashboard in its table;
+#   - every result has its profile (info.profile: the kept symbols' and the rest's self
+#     instructions add up to the window's); `lab compare -v` lists the flag's test as
+#     __handle_mm_fault's instructions per fault (do_anonymous_page is inlined there), not
+#     deciding; A's first boot again with its seed gives the same profile, byte for byte;
 #   - no QEMU is left behind.
 # TAP; ends with "N passed, N failed".  The kernels come from the caches (lab/tests/prewarm.sh
 # builds them ahead in the suite; alone, `lab run` builds them).
@@ -49,5 +53,26 @@ ok $? "lab show exits 0"
 check "lab show: the warning under each of B's runs" test \
 	"$(grep -c 'kernel warnings: warning mm/memory.c:[0-9]* x1' "$tmp/show.txt")" = 2
 check "the dashboard's warnings table names it" grep -q 'Kernel warnings</caption>' "$r/dashboard.html"
+
+# --- the profile ----------------------------------------------------------------------------
+check "every result has its profile: kept self + other_self = the window's instructions" jr \
+	'[.runs[].workloads[].results[].info.profile | (.symbols | map(.self) | add) + .other_self == .insns and (.symbols | length) > 10] | all and length == 4'
+$lab compare "$r" -v >"$tmp/cmpv.txt" 2>&1
+has "$tmp/cmpv.txt" "why it moved (not deciding; per fault, boots A 2, B 2):" "lab compare -v: why it moved, not deciding"
+check "... __handle_mm_fault, where the warning's test is, +2 to +5 insns/fault" \
+	grep -Eq '^    __handle_mm_fault  \+[2-4]\.[0-9] insns/fault' "$tmp/cmpv.txt"
+check "JSON: the deltas decide nothing, __handle_mm_fault first" jq -e \
+	'.comparisons[0].workloads[0].deltas | .deciding == false and .profile[0].symbol == "__handle_mm_fault" and .profile[0].self_delta >= 2 and .profile[0].self_delta <= 5' "$tmp/cmp.json"
+$lab run lab/tests/data/jobs/warn-a.json --seed 11 --out "$tmp/again" >"$tmp/again.out" 2>&1
+ok $? "A's first boot again, with its seed (11)"
+check "... the same profile, byte for byte" cmp -s \
+	<(jq -S '.runs[0].workloads[0].results[0].info.profile' "$r/report.json") \
+	<(jq -S '.runs[0].workloads[0].results[0].info.profile' "$tmp/again/report.json")
+check "... and the same figures" cmp -s \
+	<(jq -S '.runs[0].workloads[0].results[0].metrics' "$r/report.json") \
+	<(jq -S '.runs[0].workloads[0].results[0].metrics' "$tmp/again/report.json")
+$lab compare "$r/report.json" "$tmp/again/report.json" >/dev/null 2>"$tmp/pool.err"
+check "a profiled report is compared with another profiled one (not refused: exit $?)" \
+	test ! -s "$tmp/pool.err"
 check "no qemu left" no_qemu
 finish
