@@ -28,11 +28,15 @@
 
 #include "util/strbuf.h"
 
-/* The smallest self-instruction delta per op a profile line needs, whatever its spread.  A
- * guess to start with: an A/A measurement (the same kernel both sides, profiled) is to set it
- * above what such a pair shows. */
+/* The smallest self-instruction delta per op a profile line needs, whatever its spread.  The
+ * A/A of the profile (configs/bench/profile-aa.json: baseline both sides, 10 boots each, pft
+ * at 1 and 4 tasks, seeds 8100-8119) listed nothing: most symbols' counts per fault are the
+ * same in every boot (a difference of 0.001 or less), while mas_walk's follow each boot's
+ * maple tree (A/A -8.4 insns/fault at 1.9 standard errors), which the spread test holds
+ * back; the largest of 96 was 2.06 standard errors.  A planted 64-instruction loop came out
+ * +65.0, and one flag test +3.0. */
 #define PROFILE_DELTA_MIN_INSNS 1.0
-/* A delta must exceed this many standard errors of the difference. */
+/* A delta must exceed this many standard errors of the difference (above the A/A's 2.06). */
 #define DELTAS_SE_FACTOR 3.0
 /* A counter must move by at least this much relative to A (any change from 0 does). */
 #define DELTAS_COUNTER_MIN_PCT 5.0
