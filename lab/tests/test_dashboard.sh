@@ -123,6 +123,21 @@ ok $([ "$(attr data-status "$T/dom")" = ok ] && [ -n "$charts" ] && [ "$charts" 
 	[ "$charts" = "$drawn" ] && [ "$(attr data-overflow "$T/dom")" = 0 ] && echo 0 || echo 1) \
 	"... every chart drawn, the projection's too (${drawn:-?} of ${charts:-?}), nothing overflows"
 
+# Why it moved: a real profiled A/B (configs/ab-profile.json --seed 7100, its profiles cut to
+# 12 symbols a result): the deltas table under the verdicts, drawn in Chromium.
+prof=$ART/dashboard-profile.html
+$LAB report lab/tests/data/compare/real-profile.json -o "$prof" >/dev/null 2>"$T/err"
+ok $? "a profiled A/B's page written"
+has "$prof" '<table class="deltas"><caption>Why it moved (not deciding' "... its deltas table, not deciding"
+check "... __handle_mm_fault's row: 334 -> 399 instructions a fault, +65" grep -q '__handle_mm_fault</td><td>334.000</td><td>399.000</td><td>+65.000</td>' "$prof"
+chrome --window-size=1400,2400 --virtual-time-budget=10000 --dump-dom \
+	"file://$(realpath "$prof")#all" >"$T/dom" 2>"$T/chrome.err"
+ok $([ "$(attr data-status "$T/dom")" = ok ] && [ "$(attr data-overflow "$T/dom")" = 0 ] &&
+	grep -q 'class="deltas"' "$T/dom" && echo 0 || echo 1) \
+	"... drawn in Chromium: the table in the DOM, every chart drawn, nothing overflows ($(attr data-overflow-what "$T/dom"))"
+! grep -q 'CONSOLE' "$T/chrome.err"
+ok $? "... no console messages"
+
 rm -f "$ART/dashboard.png"
 chrome --hide-scrollbars --window-size=1400,2400 --virtual-time-budget=10000 \
 	--screenshot="$(realpath "$ART")/dashboard.png" "file://$(realpath "$page")" >/dev/null 2>&1
