@@ -134,9 +134,16 @@ static int add_counter(struct deltas_boot *b, const char *source, const char *na
 
 static int read_profile(struct deltas_boot *b, const json_t *p)
 {
-	const json_t *sym;
+	const json_t *sym, *cut = json_object_get(p, "self_cutoff");
 	size_t i;
 	int r = 0;
+
+	if (b->profiled == 1) /* the boot's first profiled result (read_result counted it) */
+		b->cutoff_known = 1;
+	if (json_is_integer(cut) && json_integer_value(cut) >= 0)
+		b->self_cutoff += (double)json_integer_value(cut);
+	else
+		b->cutoff_known = 0;
 
 	json_array_foreach(json_object_get(p, "symbols"), i, sym) {
 		const char *name = json_string_value(json_object_get(sym, "symbol"));
@@ -329,7 +336,7 @@ static size_t side_values(const struct deltas_workload_tally *t, enum deltas_uni
 }
 
 struct est {
-	double a, b, delta, rel_pct, se;
+	double a, b, delta, rel_pct, se, p;
 };
 
 /* Means, their difference and its standard error, from both sides' boots of key. */
@@ -339,10 +346,16 @@ static int estimate(const struct deltas_workload_tally *ta, const struct deltas_
 {
 	size_t na = side_values(ta, u, src, key, idx, xa), nb = side_values(tb, u, src, key, idx, xb);
 	struct stats_summary sa, sb;
+	struct stats_diff w;
 
 	if (na < 2 || nb < 2 || stats_summarize(xa, na, STATS_ARITHMETIC, &sa) < 0 ||
 	    stats_summarize(xb, nb, STATS_ARITHMETIC, &sb) < 0)
 		return -EINVAL;
+	/* Both sides constant: p 0 when they differ, 1 when not (stats_welch's t is infinite). */
+	if (sa.stddev == 0 && sb.stddev == 0)
+		e->p = sa.mean != sb.mean ? 0 : 1;
+	else
+		e->p = stats_welch(xa, na, xb, nb, STATS_ARITHMETIC, &w) == 0 ? w.p : 1;
 	e->a = sa.mean;
 	e->b = sb.mean;
 	e->delta = sb.mean - sa.mean;
@@ -385,6 +398,7 @@ static void row_set(struct deltas_row *r, const struct est *e)
 	r->delta = e->delta;
 	r->rel_pct = e->rel_pct;
 	r->se = e->se;
+	r->p = e->p;
 }
 
 /* Biggest self delta first; the name settles ties, so that the order never depends on the
@@ -415,7 +429,7 @@ static int by_rel(const void *x, const void *y)
 
 static int beyond_spread(const struct est *e)
 {
-	return fabs(e->delta) > DELTAS_SE_FACTOR * e->se;
+	return e->delta != 0 && e->p < DELTAS_P_MAX;
 }
 
 /* Both sides of one workload, with room for a figure per boot each. */
@@ -425,6 +439,51 @@ struct pair {
 	double *xa, *xb;
 };
 
+/* How many of a side's profiled boots list symbol k; *cut: the most a boot that does not
+ * could have of it per op (NAN when a boot does not say). */
+static unsigned listed_in(const struct deltas_workload_tally *t, enum deltas_unit u,
+			  const char *k, unsigned *profiled, double *cut)
+{
+	unsigned n = 0;
+
+	*profiled = 0;
+	*cut = 0;
+	for (size_t i = 0; i < t->nr_boots; i++) {
+		const struct deltas_boot *b = &t->boots[i];
+		double c;
+
+		if (!boot_has(b, u, 0))
+			continue;
+		(*profiled)++;
+		n += json_object_get(b->profile, k) != NULL;
+		c = b->cutoff_known ? b->self_cutoff / boot_ops(b, u, 1) : NAN;
+		if (isnan(c) || isnan(*cut))
+			*cut = NAN; /* a boot that does not say: nothing is known */
+		else if (c > *cut)
+			*cut = c;
+	}
+	return n;
+}
+
+/* Whether symbol k can be compared, as deltas.h says: listed by every profiled boot of both
+ * sides, or by every boot of one side and none of the other, above that side's cut-off by
+ * the threshold (self: both sides' means, self instructions per op). */
+static int comparable(const struct pair *p, const char *k, const struct est *self)
+{
+	unsigned pa, pb, na, nb;
+	double ca, cb;
+
+	na = listed_in(p->a, p->unit, k, &pa, &ca);
+	nb = listed_in(p->b, p->unit, k, &pb, &cb);
+	if (na == pa && nb == pb)
+		return 1;
+	if (na == 0 && nb == pb)
+		return !isnan(ca) && self->b - ca >= PROFILE_DELTA_MIN_INSNS;
+	if (nb == 0 && na == pa)
+		return !isnan(cb) && self->a - cb >= PROFILE_DELTA_MIN_INSNS;
+	return 0;
+}
+
 /* A symbol's line into r: 1 listed, 0 not, -1 not comparable (too few boots). */
 static int profile_row(const struct pair *p, const char *k, struct deltas_row *r)
 {
@@ -433,7 +492,8 @@ static int profile_row(const struct pair *p, const char *k, struct deltas_row *r
 	if (estimate(p->a, p->b, p->unit, 0, k, 0, p->xa, p->xb, &self) < 0 ||
 	    estimate(p->a, p->b, p->unit, 0, k, 1, p->xa, p->xb, &incl) < 0)
 		return -1;
-	if (fabs(self.delta) < PROFILE_DELTA_MIN_INSNS || !beyond_spread(&self))
+	if (fabs(self.delta) < PROFILE_DELTA_MIN_INSNS || !beyond_spread(&self) ||
+	    !comparable(p, k, &self))
 		return 0;
 	r->source = "profile";
 	r->figure = "self";

@@ -14,12 +14,15 @@
  * whose self instructions per op moved most, each with its incl delta.  Counters come from
  * info.vmstat (per name), info.lock_insns (per lock call site's function: acquisitions and
  * instructions inside the lock) and info.lock_stat (per lock class: acquisitions and
- * contentions; lockdep twins only).  A symbol or counter one boot lacks counts 0 there, when
- * that boot has the source at all.
+ * contentions; lockdep twins only).  A counter one boot lacks counts 0 there, when that boot
+ * has the source at all.  A symbol is another matter: a result keeps only its biggest ones
+ * (core/profile.h), so a symbol some boots of a side list and others do not sits at the cut and
+ * is not compared, and one a side never lists counts 0 there only when the other side's figure
+ * is above what that side could have left out (its results' self_cutoff) by the threshold.
  *
- * A delta is listed only when it stands out from the boot-to-boot spread: |delta| >
- * DELTAS_SE_FACTOR standard errors of the difference (sqrt(sA^2/nA + sB^2/nB), s the sample
- * standard deviation of the per-boot figures), so it takes at least 2 boots a side.
+ * A delta is listed only when it stands out from the boot-to-boot spread: Welch's test of the
+ * per-boot figures gives p < DELTAS_P_MAX (or both sides are constant and differ, as most
+ * symbols' counts are under the deterministic models), so it takes at least 2 boots a side.
  * Malformed values (not a finite number, not the expected type) are skipped; every list read
  * is bounded. */
 #pragma once
@@ -36,8 +39,10 @@
  * back; the largest of 96 was 2.06 standard errors.  A planted 64-instruction loop came out
  * +65.0, and one flag test +3.0. */
 #define PROFILE_DELTA_MIN_INSNS 1.0
-/* A delta must exceed this many standard errors of the difference (above the A/A's 2.06). */
-#define DELTAS_SE_FACTOR 3.0
+/* A delta must stand out from the spread: Welch's p below this.  Not a number of standard
+ * errors: from 2 or 3 boots a side the spread is itself so uncertain that a split-PMD A/B of
+ * 2 boots listed 8 symbols at 3 standard errors that more boots did not bear out. */
+#define DELTAS_P_MAX 0.001
 /* A counter must move by at least this much relative to A (any change from 0 does). */
 #define DELTAS_COUNTER_MIN_PCT 5.0
 #define DELTAS_PROFILE_ROWS 10     /* profile lines listed at most, a workload */
@@ -63,6 +68,9 @@ struct deltas_boot {
 	double faults_prof, ops_prof; /* the same over the profiled results */
 	unsigned sources;          /* DELTAS_SRC_* seen in a result */
 	json_t *profile;           /* symbol -> [self, incl] */
+	double self_cutoff;        /* the sum of its profiled results' self_cutoff: a symbol
+				    * they do not list has at most this many self instructions */
+	int cutoff_known;          /* every profiled result said its self_cutoff */
 	json_t *counters;          /* "source\x1fname\x1ffigure" -> total */
 };
 
@@ -86,6 +94,7 @@ struct deltas_row {
 				       * vmstat: "count" */
 	double a, b, delta, rel_pct;  /* per op; rel_pct NAN when a is 0 */
 	double se;                    /* of the difference */
+	double p;                     /* Welch's two-sided p; 0 when both sides are constant */
 	double incl_a, incl_b, incl_delta, incl_rel_pct; /* profile lines only */
 };
 

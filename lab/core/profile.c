@@ -134,7 +134,7 @@ static json_t *window_json(const json_t *w, const json_t *plugin)
 	size_t n = json_array_size(syms);
 	_cleanup_free_ const json_t **v = calloc(n ? n : 1, sizeof(*v));
 	_cleanup_free_ unsigned char *keep = calloc(n ? n : 1, 1);
-	json_int_t other_self = 0;
+	json_int_t other_self = 0, cutoff = 0;
 	json_t *arr;
 
 	if (!v || !keep)
@@ -144,6 +144,10 @@ static json_t *window_json(const json_t *w, const json_t *plugin)
 	qsort(v, n, sizeof(*v), by_self_desc);
 	for (size_t i = 0; i < n && i < PROFILE_REPORT_SYMBOLS; i++)
 		keep[i] = 1;
+	/* A symbol the result does not list has at most the last kept one's self instructions
+	 * (0 when every symbol is kept): what a comparison may assume of it (analysis/deltas.h). */
+	if (n > PROFILE_REPORT_SYMBOLS)
+		cutoff = ival(v[PROFILE_REPORT_SYMBOLS - 1], "self");
 	if (mark_top_incl(v, n, keep) < 0)
 		return NULL;
 	if (!(arr = json_array()))
@@ -162,8 +166,9 @@ static json_t *window_json(const json_t *w, const json_t *plugin)
 		}
 		other_self += ival(v[i], "self");
 	}
-	return json_pack("{s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:s}", "insns", ival(w, "insns"),
-			 "tasks", ival(w, "tasks"), "other_self", other_self, "symbols_total",
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:s}", "insns",
+			 ival(w, "insns"), "tasks", ival(w, "tasks"), "other_self", other_self,
+			 "self_cutoff", cutoff, "symbols_total",
 			 (json_int_t)n, "symbols", arr, "dropped", ival(plugin, "dropped"),
 			 "stack_overflows", ival(plugin, "stack_overflows"), "source",
 			 "QEMU TCG plugin profile: instructions counted per translated block, "

@@ -6,7 +6,9 @@
  *
  * What a result keeps: the PROFILE_REPORT_SYMBOLS symbols with the most self instructions and
  * as many with the most inclusive ones (a caller whose work is its callees'), the rest summed
- * in other_self, so that the symbols' self plus other_self is the window's instructions. */
+ * in other_self, so that the symbols' self plus other_self is the window's instructions, and
+ * self_cutoff is the most self instructions a symbol it does not list can have (0: it lists
+ * every symbol). */
 #pragma once
 #include <jansson.h>
 #include <stddef.h>
