@@ -1,6 +1,8 @@
 /* One bisection measurement against the ends: see bisect_class.h. */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,4 +167,68 @@ int bclass_boot_values(const struct series_set *s, size_t key, size_t v, double 
 	*out = m;
 	*n = st.boots;
 	return 0;
+}
+
+/* {"culprit_deltas_absent": why}: the bisection's document says why it has no deltas rather
+ * than leaving a reader to guess whether they were looked for. */
+static int culprit_absent(json_t **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int culprit_absent(json_t **out, const char *fmt, ...)
+{
+	char why[768];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	*out = json_pack("{s:s}", "culprit_deltas_absent", why);
+	return *out ? 0 : -ENOMEM;
+}
+
+int bclass_culprit_deltas(const struct series_set *s, size_t parent, size_t culprit,
+			  const struct bclass_pick *pick, json_t **out, struct strbuf *text)
+{
+	struct lab_error err = { 0 };
+	struct comparison c;
+	const struct deltas_workload *w;
+	char msg[sizeof(err.file) + sizeof(err.path) + sizeof(err.msg) + 8];
+	json_t *d;
+	size_t key;
+	int r;
+
+	*out = NULL;
+	if (parent >= s->nr_variants || culprit >= s->nr_variants)
+		return culprit_absent(out, "%s was not measured",
+				      parent >= s->nr_variants ? "the culprit's parent"
+							       : "the culprit");
+	if (bclass_find_key(s, pick, &key, &err) < 0) {
+		error_format(&err, msg, sizeof(msg));
+		return culprit_absent(out, "%s", msg);
+	}
+	/* The threshold decides the rows' verdicts only; the deltas do not depend on it. */
+	r = compare_variants(s, parent, culprit, COMPARE_DEFAULT_THRESHOLD_PCT, 0, &c, &err);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		error_format(&err, msg, sizeof(msg));
+		return culprit_absent(out, "the culprit cannot be compared with its parent: %s",
+				      msg);
+	}
+	w = compare_deltas_of(&c, &s->groups[s->keys[key].group]);
+	if (!w) {
+		r = culprit_absent(out, "no deltas were read for %s", s->groups[s->keys[key].group]
+								   .workload);
+		compare_free(&c);
+		return r;
+	}
+	d = deltas_json(w);
+	if (d && json_object_set_new(d, "against", json_string("the culprit's parent")) == 0)
+		*out = json_pack("{s:o}", "culprit_deltas", d);
+	else
+		json_decref(d);
+	if (*out && text && deltas_any(w)) {
+		deltas_text(text, w, 0);
+		strbuf_append(text, "  (A: the culprit's parent, B: the culprit)\n");
+	}
+	compare_free(&c);
+	return *out && (!text || !text->err) ? 0 : -ENOMEM;
 }

@@ -59,3 +59,14 @@ enum bisect_class bclass_commit(const struct bclass_diff *vs_good, const struct 
 /* The per-boot values of variant v on key (the mean of each boot's repetitions, as compare
  * takes them), in boot order; caller frees *out.  0 values: *out NULL.  -ENOMEM. */
 int bclass_boot_values(const struct series_set *s, size_t key, size_t v, double **out, size_t *n);
+
+/* Why the culprit moved: the deltas (lab/analysis/deltas.h: profile lines and counters per
+ * op, not deciding) of the culprit (variant culprit) against its parent (variant parent) on
+ * the workload pick follows, as `lab compare` lists them under that workload's verdict.
+ * *out gets {"culprit_deltas": {deltas_json()'s keys, "against": "the culprit's parent"}}, or
+ * {"culprit_deltas_absent": "why"} when there are none to take: a side not measured
+ * ((size_t)-1), a pick the reports lack, sides compare refuses (different timing models), no
+ * deltas read.  text gets deltas_text()'s lines (A the parent, B the culprit) and a line
+ * saying so, nothing when there is nothing to show.  0, or -ENOMEM. */
+int bclass_culprit_deltas(const struct series_set *s, size_t parent, size_t culprit,
+			  const struct bclass_pick *pick, json_t **out, struct strbuf *text);

@@ -287,7 +287,7 @@ static int print_result(const struct bisect_run_summary *s)
 	printf("answer: %s\n", s->answer == BISECT_ANSWER_NONE ? "none (interrupted)"
 							      : bisect_answer_name(s->answer));
 	if (s->culprit[0])
-		printf("culprit: %s %s\n", s->culprit, s->culprit_subject);
+		printf("culprit: %s %s\n%s", s->culprit, s->culprit_subject, s->why);
 	if (s->reason[0])
 		printf("reason: %s\n", s->reason);
 	printf("cost: %u commits, %u measurement(s), %u build(s) (%.0f s), %u boot(s), %.0f s\n",

@@ -1,5 +1,8 @@
 /* The bisection as one JSON document (schema BISECT_SCHEMA): one converter from the structs in
- * bisect.h.  Unknown numbers (NAN) and infinite ones are null: JSON has neither. */
+ * bisect.h.  Unknown numbers (NAN) and infinite ones are null: JSON has neither.  What the
+ * engine does not hold, lab/regress/bisect.c adds to the document it writes: each step's
+ * directory, the series, params, host, cost, and a named culprit's "culprit_deltas" or
+ * "culprit_deltas_absent" (reports/SCHEMA.md). */
 #include "core/bisect.h"
 
 #include <errno.h>

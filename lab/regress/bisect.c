@@ -16,6 +16,7 @@
 #include "util/clock.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
+#include "util/strbuf.h"
 
 /* Largest step report read back (a report of BISECT_MAX_BOOTS_STEP boots is far smaller). */
 #define STEP_REPORT_MAX (64u << 20)
@@ -30,6 +31,9 @@ struct bctx {
 	json_t *measured;         /* per step: {"dir", "timing", "contended", "builds"...} */
 	unsigned builds, boots;
 	double build_s, t0;
+	json_t *why;              /* once over with a culprit: {"culprit_deltas"...} or
+				   * {"culprit_deltas_absent"...} (analysis/bisect_class.h) */
+	struct strbuf why_text;   /* its lines for the summary */
 	char *msg;
 	size_t len;
 };
@@ -128,20 +132,27 @@ static void read_step(json_t *rep, int revert, struct step_read *s)
 		s->outcome = BISECT_OUTCOME_OK;
 }
 
-/* Add the report in dir to s under label. */
+/* Add the report in dir to s under label; what went wrong in err. */
+static int add_report(struct series_set *s, const char *dir, const char *label,
+		      struct lab_error *err)
+{
+	_cleanup_json_ json_t *rep = load_report(dir);
+
+	if (!rep) {
+		error_set(err, "", "cannot read %s/report.json", dir);
+		return -EIO;
+	}
+	return series_add_report(s, rep, dir, label, err);
+}
+
 static int add_dir(struct bctx *c, struct series_set *s, const char *dir, const char *label)
 {
-	_cleanup_json_ json_t *rep = NULL;
 	struct lab_error err = { 0 };
-	int r;
+	int r = add_report(s, dir, label, &err);
 
-	if (!(rep = load_report(dir)))
-		return fail(c, -EIO, "cannot read %s/report.json", dir);
-	if ((r = series_add_report(s, rep, dir, label, &err)) < 0) {
+	if (r < 0)
 		error_format(&err, c->msg, c->len);
-		return r;
-	}
-	return 0;
+	return r;
 }
 
 static int add_step(struct bctx *c, struct series_set *s, size_t k, const char *label)
@@ -329,6 +340,69 @@ static int measure(struct bctx *c, const struct bisect_next *nx, struct bisect_m
 
 /* ---- the log and the result ---------------------------------------------------------------- */
 
+/* The reports that stand for commit's figures under label: every verify measurement of it
+ * in role vrole (a try measured again pools its boots, as gather's do), else its last good
+ * measurement in another role (not the revert's, which is the bad end patched).  None: s has
+ * no variant label. */
+static int add_commit(struct bctx *c, struct series_set *s, size_t commit,
+		      enum bisect_role vrole, const char *label, struct lab_error *err)
+{
+	size_t last = BISECT_NONE;
+	char dir[PATH_MAX + 128];
+	int r = 0, added = 0;
+
+	for (size_t k = 0; k < c->b.n_steps && r == 0; k++) {
+		const struct bisect_step *st = &c->b.steps[k];
+
+		if (st->commit != commit || st->outcome != BISECT_OUTCOME_OK ||
+		    st->role == BISECT_ROLE_REVERT)
+			continue;
+		if (st->role != vrole) {
+			last = k;
+			continue;
+		}
+		step_dir(c, k, commit, st->role, dir, sizeof(dir));
+		r = add_report(s, dir, label, err);
+		added = 1;
+	}
+	if (r == 0 && !added && last != BISECT_NONE) {
+		step_dir(c, last, commit, c->b.steps[last].role, dir, sizeof(dir));
+		r = add_report(s, dir, label, err);
+	}
+	return r;
+}
+
+/* Why the culprit moved, once a bisection over names one: its deltas against its parent's
+ * (analysis/bisect_class.h), for bisect.json and the summary.  A report that cannot be read
+ * is a reason in the document, not a failed bisection: the answer stands without them. */
+static int explain_culprit(struct bctx *c)
+{
+	size_t culprit = c->b.result.culprit;
+	struct series_set s;
+	struct lab_error err = { 0 };
+	char msg[sizeof(err.file) + sizeof(err.path) + sizeof(err.msg) + 8];
+	int r;
+
+	if (c->why || c->b.phase != BISECT_PHASE_DONE || culprit == BISECT_NONE || culprit == 0)
+		return 0;
+	series_init(&s);
+	if ((r = add_commit(c, &s, culprit - 1, BISECT_ROLE_PARENT, "parent", &err)) < 0 ||
+	    (r = add_commit(c, &s, culprit, BISECT_ROLE_CULPRIT, "culprit", &err)) < 0) {
+		if (r == -ENOMEM)
+			goto out;
+		error_format(&err, msg, sizeof(msg));
+		c->why = json_pack("{s:s}", "culprit_deltas_absent", msg);
+		r = c->why ? 0 : -ENOMEM;
+	} else {
+		r = bclass_culprit_deltas(&s, bclass_variant(&s, "parent"),
+					  bclass_variant(&s, "culprit"), &c->pick, &c->why,
+					  &c->why_text);
+	}
+out:
+	series_free(&s);
+	return r;
+}
+
 /* bisect.json: the engine's document, with each step's directory and how it was measured, the
  * series followed, what the bisection was asked and what it cost. */
 static int write_outputs(struct bctx *c)
@@ -343,7 +417,7 @@ static int write_outputs(struct bctx *c)
 	int r;
 
 	if (!lpath || !jpath || (r = bisect_log_format(&c->b, &log)) < 0 ||
-	    (r = bisect_to_json(&c->b, &doc)) < 0)
+	    (r = bisect_to_json(&c->b, &doc)) < 0 || (r = explain_culprit(c)) < 0)
 		return fail(c, -ENOMEM, "out of memory");
 	if ((r = fs_write_atomic(lpath, log, strlen(log))) < 0)
 		return fail(c, r, "cannot write %s: %s", lpath, strerror(-r));
@@ -359,6 +433,8 @@ static int write_outputs(struct bctx *c)
 						   (json_int_t)c->builds, "boots",
 						   (json_int_t)c->boots, "build_s", c->build_s,
 						   "wall_s", clock_now_s() - c->t0));
+	if (c->why)
+		json_object_update(doc, c->why);
 	if ((r = jsonio_write_file(jpath, doc)) < 0)
 		return fail(c, r, "cannot write %s: %s", jpath, strerror(-r));
 	return 0;
@@ -516,6 +592,7 @@ static void summarize(struct bctx *c, struct bisect_run_summary *sum)
 			 c->b.commits[res->culprit].subject);
 	}
 	snprintf(sum->series, sizeof(sum->series), "%s", c->series);
+	snprintf(sum->why, sizeof(sum->why), "%s", c->why_text.len ? c->why_text.buf : "");
 	snprintf(sum->result, sizeof(sum->result), "%s/bisect.json", c->o->dir);
 	snprintf(sum->log, sizeof(sum->log), "%s/bisect.log", c->o->dir);
 	sum->commits = (unsigned)c->b.n;
@@ -531,6 +608,7 @@ int bisect_run(const struct bisect_run_opts *o, struct bisect_run_summary *sum, 
 {
 	const struct bisect_params *p = o->p;
 	struct bctx c = { .o = o, .p = p, .msg = msg, .len = len, .t0 = clock_now_s(),
+			  .why_text = STRBUF_INIT,
 			  .pick = { .workload = p->workload[0] ? p->workload : NULL,
 				    .metric = p->metric[0] ? p->metric : NULL,
 				    .tasks = p->tasks } };
@@ -578,6 +656,8 @@ out:
 		bisect_free(&c.b);
 	json_decref(c.tmpl);
 	json_decref(c.measured);
+	json_decref(c.why);
+	strbuf_free(&c.why_text);
 	if (r == -EINTR)
 		snprintf(msg, len, "interrupted: resume with 'lab bisect resume %s'", o->dir);
 	return r;

@@ -10,7 +10,10 @@
  *   NAME.json         the variant the steps are made from (paths made absolute)
  *   bisect.log        the replayable log, rewritten after every step
  *   bisect.json       the result (schema numalab.bisect/1) with every step, its directory,
- *                     the series followed, how it was measured and what it cost
+ *                     the series followed, how it was measured and what it cost; once a
+ *                     culprit is named, why it moved: "culprit_deltas" (the deltas of `lab
+ *                     compare` of the culprit against its parent, from the verify steps'
+ *                     reports, else the last of each commit) or "culprit_deltas_absent"
  *   steps/NNN-SHA12-ROLE/   one `lab run` output per step: report.json, run-*, NAME.json
  * An interrupted bisection resumes from bisect.log: recorded steps are kept, a step that was
  * under way is measured again. */
@@ -35,6 +38,8 @@ struct bisect_run_summary {
 	char reason[512];
 	char culprit[65], culprit_subject[BISECT_SUBJECT_MAX + 8];  /* "" when none */
 	char series[512];            /* the series followed, in words */
+	char why[4096];              /* a named culprit's deltas against its parent, the lines of
+				      * deltas_text (at most 24 of ~100 columns: they fit); "" none */
 	char result[PATH_MAX + 32];  /* bisect.json */
 	char log[PATH_MAX + 32];     /* bisect.log */
 	unsigned commits, measurements, builds, boots;

@@ -3,7 +3,10 @@
  *
  * Inputs: the synthetic reports of lab/tests/data/compare/ (b.json's pft faults/s at 4 tasks is
  * about 9 % below a.json's), labelled as the good end, the bad end and the commit measured.
- * The parameters' JSON is compared with lab/tests/golden/bisect-params.json (UPDATE_GOLDEN=1 rewrites it). */
+ * The parameters' JSON is compared with lab/tests/golden/bisect-params.json (UPDATE_GOLDEN=1 rewrites it).
+ * Why a culprit moved: the profiled fixtures of lab/tests/data/deltas/ (testutil_deltas.h), A
+ * labelled the culprit's parent and B the culprit; the planted case's JSON and lines are
+ * compared with lab/tests/golden/bisect-culprit-deltas.{json,txt}. */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
@@ -11,6 +14,7 @@
 #include "analysis/bisect_class.h"
 #include "core/bisect_params.h"
 #include "testutil.h"
+#include "testutil_deltas.h"
 
 #define DATA "lab/tests/data/compare/"
 
@@ -182,11 +186,105 @@ static void test_params(void)
 	       "params: another schema refused");
 }
 
+/* The case's A as "parent" and B as "culprit" (B's runs on accel, when given), and the
+ * culprit's deltas against its parent on pick; *out and text to be freed.  0, or -EINVAL. */
+static int culprit_case(const char *name, const char *accel, const struct bclass_pick *pick,
+			json_t **out, struct strbuf *text)
+{
+	_cleanup_json_ json_t *a = NULL, *b = NULL;
+	struct lab_error err = { 0 };
+	struct series_set s;
+	json_t *run;
+	size_t i;
+	int r = -EINVAL;
+
+	*out = NULL;
+	series_init(&s);
+	if (deltas_case_load(name, &a, &b) < 0)
+		return -EINVAL;
+	json_array_foreach(json_object_get(b, "runs"), i, run)
+		if (accel)
+			json_object_set_new(json_object_get(run, "host"), "accel", json_string(accel));
+	if (series_add_report(&s, a, "parent.json", "parent", &err) == 0 &&
+	    series_add_report(&s, b, "culprit.json", "culprit", &err) == 0)
+		r = bclass_culprit_deltas(&s, bclass_variant(&s, "parent"),
+					  bclass_variant(&s, "culprit"), pick, out, text);
+	else
+		printf("# %s: %s\n", name, err.msg);
+	series_free(&s);
+	return r;
+}
+
+/* The string key of o, or "". */
+static const char *str_of(const json_t *o, const char *key)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	return v ? v : "";
+}
+
+static void test_culprit_deltas(void)
+{
+	static const struct bclass_pick pick = { .tasks = 4 }, nope = { .metric = "nope" };
+	_cleanup_strbuf_ struct strbuf text = STRBUF_INIT, quiet = STRBUF_INIT, none = STRBUF_INIT;
+	_cleanup_json_ json_t *out = NULL, *aa = NULL, *one = NULL, *tm = NULL, *np = NULL;
+	_cleanup_free_ char *js = NULL;
+	const json_t *d;
+	struct series_set empty;
+	int r;
+
+	if (!tap_ok(culprit_case("planted", NULL, &pick, &out, &text) == 0, "culprit: planted"))
+		return;
+	d = json_object_get(out, "culprit_deltas");
+	tap_ok(d && !json_object_get(out, "culprit_deltas_absent") &&
+	       !strcmp(str_of(d, "against"), "the culprit's parent") &&
+	       json_is_false(json_object_get(d, "deciding")) &&
+	       !strcmp(str_of(json_array_get(json_object_get(d, "profile"), 0), "symbol"),
+		       "do_anonymous_page"),
+	       "culprit: its deltas against its parent, do_anonymous_page first, not deciding");
+	tap_ok(text.buf && strstr(text.buf, "  why it moved (not deciding; per fault, boots A 3, "
+					    "B 3):\n    do_anonymous_page  +52.0 insns/fault") &&
+	       strstr(text.buf, "(A: the culprit's parent, B: the culprit)\n"),
+	       "culprit: the summary's lines, A the parent and B the culprit");
+	js = json_dumps(out, JSON_INDENT(2) | JSON_SORT_KEYS);
+	testutil_golden("bisect-culprit-deltas.json", js);
+	testutil_golden("bisect-culprit-deltas.txt", text.buf);
+
+	r = culprit_case("aa", NULL, &pick, &aa, &quiet);
+	tap_ok(r == 0 && json_array_size(json_object_get(json_object_get(aa, "culprit_deltas"),
+							 "profile")) == 0 && quiet.len == 0,
+	       "culprit: nothing stands out (A/A): deltas with no line, no summary lines");
+	r = culprit_case("one-side", NULL, &pick, &one, &none);
+	tap_ok(r == 0 && strstr(str_of(one, "culprit_deltas_absent"),
+				"cannot be compared with its parent") &&
+	       strstr(str_of(one, "culprit_deltas_absent"), "profile") && none.len == 0,
+	       "culprit: a side compare refuses (one profiled): the reason instead (%s)",
+	       str_of(one, "culprit_deltas_absent"));
+	r = culprit_case("planted", "kvm", &pick, &tm, NULL);
+	tap_ok(r == 0 && strstr(str_of(tm, "culprit_deltas_absent"),
+				"cannot be compared with its parent") &&
+	       strstr(str_of(tm, "culprit_deltas_absent"), "kvm"),
+	       "culprit: different timing models: the reason instead (%s)",
+	       str_of(tm, "culprit_deltas_absent"));
+	r = culprit_case("planted", NULL, &nope, &np, NULL);
+	tap_ok(r == 0 && strstr(str_of(np, "culprit_deltas_absent"), "pft.nope"),
+	       "culprit: a series the reports lack: the reason instead (%s)",
+	       str_of(np, "culprit_deltas_absent"));
+	json_decref(out);
+	series_init(&empty);
+	r = bclass_culprit_deltas(&empty, (size_t)-1, (size_t)-1, &pick, &out, NULL);
+	tap_ok(r == 0 && !strcmp(str_of(out, "culprit_deltas_absent"),
+				 "the culprit's parent was not measured"),
+	       "culprit: a parent not measured: said so");
+	series_free(&empty);
+}
+
 int main(void)
 {
 	test_pick();
 	test_classes();
 	test_rule();
 	test_params();
+	test_culprit_deltas();
 	return tap_done();
 }

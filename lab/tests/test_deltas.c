@@ -1,81 +1,23 @@
 /* Why it moved (lab/analysis/deltas.h through compare.c): each case in
- * lab/tests/data/deltas/NAME.json gives, a run each, what to put into the info of every
- * result of A's and B's runs ("a", "b") of a synthetic A/B where B regresses
- * (lab/tests/data/compare/{a,b}.json, three boots a side, two results a boot).  Figures in a
- * case are per fault: the plant multiplies every number by "ops", which it also gives every
- * result as its page_faults metric (null: neither, and figures are planted as they are).
- * `lab compare`'s short form, -v and the comparison's "workloads" JSON are compared with
- * lab/tests/golden/deltas-NAME.{txt,json}; UPDATE_GOLDEN=1 rewrites them. */
-#include <math.h>
-
+ * lab/tests/data/deltas/NAME.json planted into a synthetic A/B where B regresses
+ * (testutil_deltas.h says how).  `lab compare`'s short form, -v and the comparison's
+ * "workloads" JSON are compared with lab/tests/golden/deltas-NAME.{txt,json}; UPDATE_GOLDEN=1
+ * rewrites them. */
 #include "analysis/compare.h"
 #include "analysis/dashboard.h"
 #include "testutil.h"
+#include "testutil_deltas.h"
 
-#define DATA "lab/tests/data/deltas"
-#define REPORTS "lab/tests/data/compare/"
-
-/* A deep copy of v with every number multiplied by k. */
-static json_t *scaled(const json_t *v, double k)
-{
-	json_t *c, *x;
-	const char *key;
-	size_t i;
-
-	if (json_is_number(v))
-		return json_real(round(json_number_value(v) * k));
-	if (json_is_object(v)) {
-		c = json_object();
-		json_object_foreach((json_t *)v, key, x)
-			json_object_set_new(c, key, scaled(x, k));
-		return c;
-	}
-	if (json_is_array(v)) {
-		c = json_array();
-		json_array_foreach(v, i, x)
-			json_array_append_new(c, scaled(x, k));
-		return c;
-	}
-	return json_deep_copy(v);
-}
-
-/* Side's entries into doc's runs, the n-th run getting the n-th. */
-static int plant(json_t *doc, const json_t *c, const char *side)
-{
-	const json_t *ops = json_object_get(c, "ops"), *run, *res, *patch;
-	double k = json_is_number(ops) ? json_number_value(ops) : 1;
-	size_t i, j;
-
-	json_array_foreach(json_object_get(doc, "runs"), i, run) {
-		if (!(patch = json_array_get(json_object_get(c, side), i)))
-			return -EINVAL;
-		json_array_foreach(json_object_get(json_array_get(json_object_get(run, "workloads"),
-								  0),
-						   "results"),
-				   j, res) {
-			_cleanup_json_ json_t *x = scaled(patch, k);
-
-			json_object_update(json_object_get(res, "info"), x);
-			if (json_is_number(ops))
-				json_object_set_new(json_object_get(res, "metrics"), "page_faults",
-						    json_pack("{s:f,s:s,s:s}", "value", k, "unit",
-							      "faults", "better", "lower"));
-		}
-	}
-	return 0;
-}
+#define REPORTS DELTAS_REPORTS
 
 /* The case's A/B compared; 0 when it was (cmp and s then to be freed). */
 static int compared(const char *name, struct series_set *s, struct comparison *cmp)
 {
-	_cleanup_free_ char *path = NULL;
-	_cleanup_json_ json_t *c = NULL, *a = testutil_load(REPORTS "a.json"),
-			      *b = testutil_load(REPORTS "b.json");
+	_cleanup_json_ json_t *a = NULL, *b = NULL;
 	struct lab_error err = { 0 };
 
 	series_init(s);
-	if (asprintf(&path, DATA "/%s.json", name) < 0 || !(c = testutil_load(path)) || !a || !b ||
-	    plant(a, c, "a") < 0 || plant(b, c, "b") < 0)
+	if (deltas_case_load(name, &a, &b) < 0)
 		return -EINVAL;
 	if (series_add_report(s, a, "a.json", "base", &err) < 0 ||
 	    series_add_report(s, b, "b.json", "patched", &err) < 0 ||

@@ -104,6 +104,8 @@ check "the series followed is named" jb "$tmp/b" '.series | test("pft") and test
 check "the culprit's .text differs from its parent's" jb "$tmp/b" \
 	'[.steps[] | select(.role == "culprit")][-1] | .text_sha256 != null and .text_identical == false'
 check "the step reports are lab run reports" test -s "$tmp/b/steps/001-${first:0:12}-good-end/report.json"
+check "the culprit says why it moved: culprit_deltas against its parent, or why not" jb "$tmp/b" \
+	'(.culprit_deltas.against == "the culprit'"'"'s parent" and .culprit_deltas.deciding == false) or (.culprit_deltas_absent | type == "string")'
 $lab bisect log "$tmp/b" >"$tmp/log.txt" 2>&1
 check "lab bisect log prints the replayable log" grep -q "^bisect bad $planted" "$tmp/log.txt"
 $lab bisect log "$tmp/b" --json >"$tmp/log.json" 2>&1
