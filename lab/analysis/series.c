@@ -346,11 +346,16 @@ static int count_run(struct series_set *s, size_t variant, size_t report, const 
 	v->contended += json_is_true(json_object_get(noise, "contended"));
 	v->lockdep += run_has_info(run, "lock_stat");
 	v->lock_insns += run_has_info(run, "lock_insns");
-	/* A run that failed before its results says nothing either way. */
-	if (run_has_info(run, "profile") || json_object_get(run, "profile_error"))
-		v->profiled++;
-	else if (run_has_results(run))
-		v->unprofiled++;
+	/* Only under a host-clock model does the profile's plugin move a figure (it slows the
+	 * guest); under a deterministic one the same seed gives the same figures with and without
+	 * it.  A run that failed before its results says nothing either way. */
+	if (!json_is_true(json_object_get(json_object_get(json_object_get(run, "host"), "timing"),
+					  "deterministic"))) {
+		if (run_has_info(run, "profile") || json_object_get(run, "profile_error"))
+			v->profiled++;
+		else if (run_has_results(run))
+			v->unprofiled++;
+	}
 	if (cpus > 0 && cpus < 1 << 20 && (!v->host_cpus || (unsigned)cpus < v->host_cpus))
 		v->host_cpus = (unsigned)cpus;
 	v->runs++;

@@ -55,12 +55,13 @@ struct series_variant {
 				* cpus), 0 unknown: what a host-clock model can show */
 	unsigned lock_insns;   /* runs with the lock-instruction counter (info.lock_insns): a
 				* slower guest, never compared with runs without it */
-	unsigned profiled;     /* runs with the instruction profile (info.profile, or the
-				* run's profile_error): its plugin moves a figure slightly
-				* (-0.009 % measured), so a profiled side is compared with a
-				* profiled side only */
-	unsigned unprofiled;   /* runs with results and no profile (a run that failed before
-				* its results is neither) */
+	unsigned profiled;     /* runs under a host-clock model (tcg) with the instruction
+				* profile (info.profile, or the run's profile_error): its plugin
+				* slows the guest there, so such a side is compared with its
+				* own kind only; under a deterministic model it changes no
+				* figure and is not counted */
+	unsigned unprofiled;   /* runs under a host-clock model with results and no profile
+				* (a run that failed before its results is neither) */
 	unsigned lockdep;      /* runs of a lock-counting twin (a result with info.lock_stat:
 				* lockdep ran); a twin is never compared with a plain kernel */
 	struct warn_tally warn; /* the kernel warnings its runs printed (analysis/warndiff.h) */

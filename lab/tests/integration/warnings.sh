@@ -13,7 +13,8 @@
 #   - every result has its profile (info.profile: the kept symbols' and the rest's self
 #     instructions add up to the window's); `lab compare -v` lists the flag's test as
 #     __handle_mm_fault's instructions per fault (do_anonymous_page is inlined there), not
-#     deciding; A's first boot again with its seed gives the same profile, byte for byte;
+#     deciding; A's first boot again with its seed gives the same profile, byte for byte,
+#     and without the plugin the same figures;
 #   - no QEMU is left behind.
 # TAP; ends with "N passed, N failed".  The kernels come from the caches (lab/tests/prewarm.sh
 # builds them ahead in the suite; alone, `lab run` builds them).
@@ -71,8 +72,18 @@ check "... the same profile, byte for byte" cmp -s \
 check "... and the same figures" cmp -s \
 	<(jq -S '.runs[0].workloads[0].results[0].metrics' "$r/report.json") \
 	<(jq -S '.runs[0].workloads[0].results[0].metrics' "$tmp/again/report.json")
-$lab compare "$r/report.json" "$tmp/again/report.json" >/dev/null 2>"$tmp/pool.err"
-check "a profiled report is compared with another profiled one (not refused: exit $?)" \
+# The same boot without the plugin (the job's name kept: it reaches the guest): the plugin
+# counts, it does not change guest time.
+plain=lab/tests/data/jobs/.warn-a-plain.$$.json
+jq 'del(.profile) | .kernels[0].cmdline = "nokaslr"' lab/tests/data/jobs/warn-a.json >"$plain"
+$lab run "$plain" --seed 11 --out "$tmp/plain" >"$tmp/plain.out" 2>&1
+ok $? "... and without the profile (nokaslr, as a profiled boot)"
+rm -f "$plain"
+check "... the same figures, to the last digit" cmp -s \
+	<(jq -S '.runs[0].workloads[0].results[0].metrics' "$r/report.json") \
+	<(jq -S '.runs[0].workloads[0].results[0].metrics' "$tmp/plain/report.json")
+$lab compare "$tmp/again" "$tmp/plain" >/dev/null 2>"$tmp/pool.err"
+check "under quantum a profiled run is compared with a plain one (not refused)" \
 	test ! -s "$tmp/pool.err"
 check "no qemu left" no_qemu
 finish
