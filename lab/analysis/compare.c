@@ -27,6 +27,12 @@ const char *compare_decision_name(enum compare_decision d)
 	return (unsigned)d <= COMPARE_UNDECIDED ? decision_names[d] : "?";
 }
 
+int compare_same_workload(const struct series_what *a, const struct series_what *b)
+{
+	return !strcmp(a->topology, b->topology) && !strcmp(a->workload, b->workload) &&
+	       !strcmp(a->params_text, b->params_text);
+}
+
 void compare_free(struct comparison *c)
 {
 	free(c->rows);

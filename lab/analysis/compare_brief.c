@@ -125,12 +125,6 @@ void compare_heading(struct strbuf *sb, const struct series_what *g, int markdow
 	strbuf_appendf(sb, "    on %s\n", g->topology);
 }
 
-int compare_same_workload(const struct series_what *a, const struct series_what *b)
-{
-	return !strcmp(a->topology, b->topology) && !strcmp(a->workload, b->workload) &&
-	       !strcmp(a->params_text, b->params_text);
-}
-
 static void table_text(struct strbuf *sb, const struct brief_cells *cells, size_t n)
 {
 	int w[NR_COLS];
