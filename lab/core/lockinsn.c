@@ -6,19 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/winjoin.h"
 #include "util/cleanup.h"
 #include "util/jsonio.h"
 
 static const char *const site_keys[] = {"acquisitions", "inside_insns", "inside_max",
 					"inside_min", "locks", "max_cpus_per_lock"};
 #define NR_SITE_KEYS (sizeof(site_keys) / sizeof(site_keys[0]))
-
-static int count_ok(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-
-	return json_is_integer(v) && json_integer_value(v) >= 0;
-}
 
 static int check_site(const json_t *s, const char *path, struct lab_error *err)
 {
@@ -27,7 +21,7 @@ static int check_site(const json_t *s, const char *path, struct lab_error *err)
 	if (!json_is_object(s))
 		return error_set(err, path, "must be an object");
 	for (size_t k = 0; k < NR_SITE_KEYS; k++)
-		if (!count_ok(s, site_keys[k]))
+		if (!winjoin_count_ok(s, site_keys[k]))
 			return error_set(err, path, "%s must be a non-negative integer", site_keys[k]);
 	if (!name || !name[0] || strlen(name) > 320)
 		return error_set(err, path, "site must be a symbol+offset of at most 320 bytes");
@@ -42,8 +36,8 @@ static int check_window(const json_t *w, size_t i, struct lab_error *err)
 	int r;
 
 	snprintf(path, sizeof(path), "windows[%zu]", i);
-	if (!json_is_object(w) || !count_ok(w, "id") || !count_ok(w, "insns") ||
-	    !count_ok(w, "tasks") || !count_ok(w, "open_at_stop") ||
+	if (!json_is_object(w) || !winjoin_count_ok(w, "id") || !winjoin_count_ok(w, "insns") ||
+	    !winjoin_count_ok(w, "tasks") || !winjoin_count_ok(w, "open_at_stop") ||
 	    json_integer_value(json_object_get(w, "id")) > (json_int_t)UINT32_MAX)
 		return error_set(err, path, "needs id (0..2^32-1), insns, tasks and open_at_stop, "
 				 "non-negative integers");
@@ -68,7 +62,7 @@ int lockinsn_parse(const char *text, size_t len, json_t **out, struct lab_error 
 	*out = NULL;
 	if ((r = jsonio_load_doc(text, len, LOCKINSN_MAX_BYTES, LOCKINSN_SCHEMA, &j, err)) < 0)
 		return r;
-	if (!count_ok(j, "dropped") || !count_ok(j, "entries_found"))
+	if (!winjoin_count_ok(j, "dropped") || !winjoin_count_ok(j, "entries_found"))
 		return error_set(err, "", "needs dropped and entries_found, non-negative integers");
 	windows = json_object_get(j, "windows");
 	if (!json_is_array(windows) || json_array_size(windows) > LOCKINSN_MAX_WINDOWS)
@@ -81,15 +75,10 @@ int lockinsn_parse(const char *text, size_t len, json_t **out, struct lab_error 
 	return 0;
 }
 
-static json_int_t ival(const json_t *o, const char *key)
-{
-	return json_integer_value(json_object_get(o, key));
-}
-
 static int by_inside_desc(const void *a, const void *b)
 {
 	const json_t *x = *(const json_t *const *)a, *y = *(const json_t *const *)b;
-	json_int_t ix = ival(x, "inside_insns"), iy = ival(y, "inside_insns");
+	json_int_t ix = winjoin_int(x, "inside_insns"), iy = winjoin_int(y, "inside_insns");
 
 	if (ix != iy)
 		return ix > iy ? -1 : 1;
@@ -99,7 +88,7 @@ static int by_inside_desc(const void *a, const void *b)
 
 /* The window's figures as a result keeps them: the sites with the most instructions inside
  * first, at most LOCKINSN_REPORT_SITES (the rest summed, so nothing is lost from the totals). */
-static json_t *window_json(const json_t *w, json_int_t dropped)
+static json_t *window_json(const json_t *w, const json_t *plugin)
 {
 	const json_t *sites = json_object_get(w, "sites");
 	size_t n = json_array_size(sites);
@@ -119,47 +108,19 @@ static json_t *window_json(const json_t *w, json_int_t dropped)
 			json_array_append_new(arr, json_deep_copy(v[i]));
 			continue;
 		}
-		rest_acq += ival(v[i], "acquisitions");
-		rest_inside += ival(v[i], "inside_insns");
+		rest_acq += winjoin_int(v[i], "acquisitions");
+		rest_inside += winjoin_int(v[i], "inside_insns");
 	}
-	out = json_pack("{s:I, s:I, s:I, s:o*, s:I, s:I, s:I, s:I, s:s}", "insns", ival(w, "insns"),
-			"tasks", ival(w, "tasks"), "open_at_stop", ival(w, "open_at_stop"), "sites",
+	out = json_pack("{s:I, s:I, s:I, s:o*, s:I, s:I, s:I, s:I, s:s}", "insns", winjoin_int(w, "insns"),
+			"tasks", winjoin_int(w, "tasks"), "open_at_stop", winjoin_int(w, "open_at_stop"), "sites",
 			arr, "sites_total", (json_int_t)n, "other_sites_acquisitions", rest_acq,
-			"other_sites_inside_insns", rest_inside, "dropped", dropped, "source",
+			"other_sites_inside_insns", rest_inside, "dropped", winjoin_int(plugin, "dropped"), "source",
 			"QEMU TCG plugin lockinsn: instructions counted per translated block; a section "
 			"runs from a _raw_spin_lock* entry to the movb $0 store that releases it");
 	return out;
 }
 
-static const json_t *find_window(const json_t *plugin, json_int_t id)
-{
-	const json_t *w;
-	size_t i;
-
-	json_array_foreach(json_object_get(plugin, "windows"), i, w)
-		if (ival(w, "id") == id)
-			return w;
-	return NULL;
-}
-
 int lockinsn_attach(json_t *run, const json_t *plugin)
 {
-	json_t *wl, *res;
-	size_t i, k;
-	int n = 0;
-
-	json_array_foreach(json_object_get(run, "workloads"), i, wl)
-		json_array_foreach(json_object_get(wl, "results"), k, res) {
-			json_t *info = json_object_get(res, "info");
-			const json_t *id = json_object_get(info, "lock_insn_window"), *w;
-			json_t *o;
-
-			if (!json_is_integer(id) || !(w = find_window(plugin, json_integer_value(id))))
-				continue;
-			o = window_json(w, ival(plugin, "dropped"));
-			if (!o || json_object_set_new(info, "lock_insns", o) < 0)
-				return -ENOMEM;
-			n++;
-		}
-	return n;
+	return winjoin_attach(run, plugin, "lock_insns", window_json);
 }

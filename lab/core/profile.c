@@ -6,27 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/winjoin.h"
 #include "util/cleanup.h"
 #include "util/jsonio.h"
-
-static int count_ok(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-
-	return json_is_integer(v) && json_integer_value(v) >= 0;
-}
-
-static json_int_t ival(const json_t *o, const char *key)
-{
-	return json_integer_value(json_object_get(o, key));
-}
 
 static int check_symbol(const json_t *s, const char *path, struct lab_error *err)
 {
 	const char *name = json_string_value(json_object_get(s, "symbol"));
 	size_t n = name ? strlen(name) : 0;
 
-	if (!json_is_object(s) || !count_ok(s, "self") || !count_ok(s, "incl"))
+	if (!json_is_object(s) || !winjoin_count_ok(s, "self") || !winjoin_count_ok(s, "incl"))
 		return error_set(err, path, "needs self and incl, non-negative integers");
 	if (!n || n > PROFILE_MAX_NAME)
 		return error_set(err, path, "symbol must be a name of 1 to %d bytes",
@@ -46,8 +35,8 @@ static int check_window(const json_t *w, size_t i, struct lab_error *err)
 	int r;
 
 	snprintf(path, sizeof(path), "windows[%zu]", i);
-	if (!json_is_object(w) || !count_ok(w, "id") || !count_ok(w, "insns") ||
-	    !count_ok(w, "tasks") || ival(w, "id") > (json_int_t)UINT32_MAX)
+	if (!json_is_object(w) || !winjoin_count_ok(w, "id") || !winjoin_count_ok(w, "insns") ||
+	    !winjoin_count_ok(w, "tasks") || winjoin_int(w, "id") > (json_int_t)UINT32_MAX)
 		return error_set(err, path, "needs id (0..2^32-1), insns and tasks, non-negative "
 				 "integers");
 	if (!json_is_array(syms) || json_array_size(syms) > PROFILE_MAX_SYMBOLS)
@@ -57,10 +46,10 @@ static int check_window(const json_t *w, size_t i, struct lab_error *err)
 		snprintf(path, sizeof(path), "windows[%zu].symbols[%zu]", i, k);
 		if ((r = check_symbol(s, path, err)) < 0)
 			return r;
-		if (ival(s, "self") > ival(w, "insns") - self)
+		if (winjoin_int(s, "self") > winjoin_int(w, "insns") - self)
 			return error_set(err, path, "the symbols' self instructions exceed the "
-					 "window's %lld", (long long)ival(w, "insns"));
-		self += ival(s, "self");
+					 "window's %lld", (long long)winjoin_int(w, "insns"));
+		self += winjoin_int(s, "self");
 	}
 	return 0;
 }
@@ -75,8 +64,8 @@ int profile_parse(const char *text, size_t len, json_t **out, struct lab_error *
 	*out = NULL;
 	if ((r = jsonio_load_doc(text, len, PROFILE_MAX_BYTES, PROFILE_SCHEMA, &j, err)) < 0)
 		return r;
-	if (!count_ok(j, "dropped") || !count_ok(j, "symbols_loaded") ||
-	    !count_ok(j, "stack_overflows"))
+	if (!winjoin_count_ok(j, "dropped") || !winjoin_count_ok(j, "symbols_loaded") ||
+	    !winjoin_count_ok(j, "stack_overflows"))
 		return error_set(err, "", "needs dropped, stack_overflows and symbols_loaded, "
 				 "non-negative integers");
 	windows = json_object_get(j, "windows");
@@ -93,7 +82,7 @@ int profile_parse(const char *text, size_t len, json_t **out, struct lab_error *
 /* Most of key first, then by name: the order is the same in every run. */
 static int cmp_desc(const json_t *x, const json_t *y, const char *key)
 {
-	json_int_t ix = ival(x, key), iy = ival(y, key);
+	json_int_t ix = winjoin_int(x, key), iy = winjoin_int(y, key);
 
 	if (ix != iy)
 		return ix > iy ? -1 : 1;
@@ -147,7 +136,7 @@ static json_t *window_json(const json_t *w, const json_t *plugin)
 	/* A symbol the result does not list has at most the last kept one's self instructions
 	 * (0 when every symbol is kept): what a comparison may assume of it (analysis/deltas.h). */
 	if (n > PROFILE_REPORT_SYMBOLS)
-		cutoff = ival(v[PROFILE_REPORT_SYMBOLS - 1], "self");
+		cutoff = winjoin_int(v[PROFILE_REPORT_SYMBOLS - 1], "self");
 	if (mark_top_incl(v, n, keep) < 0)
 		return NULL;
 	if (!(arr = json_array()))
@@ -155,8 +144,8 @@ static json_t *window_json(const json_t *w, const json_t *plugin)
 	for (size_t i = 0; i < n; i++) {
 		if (keep[i]) {
 			if (json_array_append_new(arr, json_pack("{s:I, s:I, s:s}", "incl",
-								 ival(v[i], "incl"), "self",
-								 ival(v[i], "self"), "symbol",
+								 winjoin_int(v[i], "incl"), "self",
+								 winjoin_int(v[i], "self"), "symbol",
 								 json_string_value(json_object_get(
 									 v[i], "symbol")))) < 0) {
 				json_decref(arr);
@@ -164,47 +153,19 @@ static json_t *window_json(const json_t *w, const json_t *plugin)
 			}
 			continue;
 		}
-		other_self += ival(v[i], "self");
+		other_self += winjoin_int(v[i], "self");
 	}
 	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:s}", "insns",
-			 ival(w, "insns"), "tasks", ival(w, "tasks"), "other_self", other_self,
+			 winjoin_int(w, "insns"), "tasks", winjoin_int(w, "tasks"), "other_self", other_self,
 			 "self_cutoff", cutoff, "symbols_total",
-			 (json_int_t)n, "symbols", arr, "dropped", ival(plugin, "dropped"),
-			 "stack_overflows", ival(plugin, "stack_overflows"), "source",
+			 (json_int_t)n, "symbols", arr, "dropped", winjoin_int(plugin, "dropped"),
+			 "stack_overflows", winjoin_int(plugin, "stack_overflows"), "source",
 			 "QEMU TCG plugin profile: instructions counted per translated block, "
 			 "self by the symbol of each instruction, incl while the symbol is on the "
 			 "plugin's shadow call stack");
 }
 
-static const json_t *find_window(const json_t *plugin, json_int_t id)
-{
-	const json_t *w;
-	size_t i;
-
-	json_array_foreach(json_object_get(plugin, "windows"), i, w)
-		if (ival(w, "id") == id)
-			return w;
-	return NULL;
-}
-
 int profile_attach(json_t *run, const json_t *plugin)
 {
-	json_t *wl, *res;
-	size_t i, k;
-	int n = 0;
-
-	json_array_foreach(json_object_get(run, "workloads"), i, wl)
-		json_array_foreach(json_object_get(wl, "results"), k, res) {
-			json_t *info = json_object_get(res, "info");
-			const json_t *id = json_object_get(info, "lock_insn_window"), *w;
-			json_t *o;
-
-			if (!json_is_integer(id) || !(w = find_window(plugin, json_integer_value(id))))
-				continue;
-			o = window_json(w, plugin);
-			if (!o || json_object_set_new(info, "profile", o) < 0)
-				return -ENOMEM;
-			n++;
-		}
-	return n;
+	return winjoin_attach(run, plugin, "profile", window_json);
 }
