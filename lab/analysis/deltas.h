@@ -33,11 +33,11 @@
 
 /* The smallest self-instruction delta per op a profile line needs, whatever its spread.  The
  * A/A of the profile (configs/bench/profile-aa.json: baseline both sides, 10 boots each, pft
- * at 1 and 4 tasks, seeds 8100-8119) listed nothing: most symbols' counts per fault are the
- * same in every boot (a difference of 0.001 or less), while mas_walk's follow each boot's
- * maple tree (A/A -8.4 insns/fault at 1.9 standard errors), which the spread test holds
- * back; the largest of 96 was 2.06 standard errors.  A planted 64-instruction loop came out
- * +65.0, and one flag test +3.0. */
+ * at 1 and 4 tasks, seeds 8100-8119) listed nothing, with 48 and with 128 symbols kept a
+ * result: most symbols' counts per fault are the same in every boot (a difference of 0.001
+ * or less), while mas_walk's follow each boot's maple tree (A/A -8.4 insns/fault at 1.9
+ * standard errors), which the spread test holds back; the largest was 2.12 standard errors.
+ * A planted 64-instruction loop came out +65.0, and one flag test +3.0. */
 #define PROFILE_DELTA_MIN_INSNS 1.0
 /* A delta must stand out from the spread: Welch's p below this.  Not a number of standard
  * errors: from 2 or 3 boots a side the spread is itself so uncertain that a split-PMD A/B of

@@ -20,7 +20,7 @@
 #define PROFILE_MAX_WINDOWS 64        /* the plugin's bounds (lab/plugin/profile.c) */
 #define PROFILE_MAX_SYMBOLS 4096
 #define PROFILE_MAX_NAME 127          /* a symbol's name, bytes */
-#define PROFILE_REPORT_SYMBOLS 48     /* per ranking a result keeps */
+#define PROFILE_REPORT_SYMBOLS 128    /* per ranking a result keeps */
 
 /* Parse and check the plugin's file (text of len bytes): *out a new reference.  -EINVAL with
  * err naming the JSON path. */

@@ -1,6 +1,6 @@
 /* core/profile: the instruction profile's output, checked and joined to a run.
- *  - lab/tests/data/profile/plugin.json: a plugin file of two windows, one of 72 symbols (more
- *    than a result keeps: the 48 with the most self instructions and the 48 with the most
+ *  - lab/tests/data/profile/plugin.json: a plugin file of two windows, one of 182 symbols (more
+ *    than a result keeps: the 128 with the most self instructions and the 128 with the most
  *    inclusive ones, do_user_addr_fault among the latter only), one of 7; run.json: the
  *    results of a run (the lock counter's test run: window ids) plus a result whose window the
  *    plugin never saw and a result without one.  The join must match
@@ -75,9 +75,9 @@ static void join(void)
 			caller |= !strcmp(json_string_value(json_object_get(s, "symbol")),
 					  "do_user_addr_fault");
 		}
-		tap_ok(json_array_size(json_object_get(p, "symbols")) > 48 &&
-			       json_array_size(json_object_get(p, "symbols")) < 72,
-		       "the big window keeps between 48 and 72 symbols: %zu",
+		tap_ok(json_array_size(json_object_get(p, "symbols")) > PROFILE_REPORT_SYMBOLS &&
+			       json_array_size(json_object_get(p, "symbols")) < 182,
+		       "the big window keeps between %d and 182 symbols: %zu", PROFILE_REPORT_SYMBOLS,
 		       json_array_size(json_object_get(p, "symbols")));
 		tap_ok(self == json_integer_value(json_object_get(p, "insns")),
 		       "kept self + other_self = the window's instructions");
