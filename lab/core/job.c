@@ -351,6 +351,26 @@ static int parse_timing(const json_t *j, struct job *job, struct lab_error *err)
 	return 0;
 }
 
+/* A TCG counter's switch (key): true or false, and only under a model whose vCPU index the
+ * plugin can trust (tcg, or quantum on the lab's QEMU).  why: the end of the message. */
+static int parse_counter(const json_t *j, const char *key, const char *why, int *out,
+			 const struct job *job, struct lab_error *err)
+{
+	const json_t *v = json_object_get(j, key);
+
+	*out = 0;
+	if (!v)
+		return 0;
+	if (!json_is_boolean(v))
+		return error_set(err, key, "must be true or false");
+	*out = json_is_true(v);
+	if (*out && job->timing != TIMING_TCG && job->timing != TIMING_QUANTUM)
+		return error_set(err, key, "needs \"timing\": \"tcg\" or \"quantum\" (the plugin "
+				 "counts TCG's instructions per vCPU, which stock QEMU under icount "
+				 "tells it wrongly; %s)", why);
+	return 0;
+}
+
 /* "lock_insns": count the instructions inside and outside each spinlock with the QEMU TCG
  * plugin (lab/plugin/lockinsn.c, core/lockinsn.h).  Under "tcg", or under "quantum" on the
  * lab's QEMU, whose patch 0003 gives a plugin the vCPU that runs a block: stock QEMU 10.0
@@ -359,20 +379,8 @@ static int parse_timing(const json_t *j, struct job *job, struct lab_error *err)
  * four tasks' windows into one here.  Instruction counts do not depend on the timing model. */
 static int parse_lock_insns(const json_t *j, struct job *job, struct lab_error *err)
 {
-	const json_t *v = json_object_get(j, "lock_insns");
-
-	job->lock_insns = 0;
-	if (!v)
-		return 0;
-	if (!json_is_boolean(v))
-		return error_set(err, "lock_insns", "must be true or false");
-	job->lock_insns = json_is_true(v);
-	if (job->lock_insns && job->timing != TIMING_TCG && job->timing != TIMING_QUANTUM)
-		return error_set(err, "lock_insns", "needs \"timing\": \"tcg\" or \"quantum\" (the "
-				 "plugin counts TCG's instructions per vCPU, which stock QEMU under "
-				 "icount tells it wrongly; instruction counts do not depend on the "
-				 "model)");
-	return 0;
+	return parse_counter(j, "lock_insns", "instruction counts do not depend on the model",
+			     &job->lock_insns, job, err);
 }
 
 /* "profile": an instruction profile per kernel symbol of each measured window (the TCG
@@ -381,19 +389,7 @@ static int parse_lock_insns(const json_t *j, struct job *job, struct lab_error *
  * under the deterministic one: quantum. */
 static int parse_profile(const json_t *j, struct job *job, struct lab_error *err)
 {
-	const json_t *v = json_object_get(j, "profile");
-
-	job->profile = 0;
-	if (!v)
-		return 0;
-	if (!json_is_boolean(v))
-		return error_set(err, "profile", "must be true or false");
-	job->profile = json_is_true(v);
-	if (job->profile && job->timing != TIMING_TCG && job->timing != TIMING_QUANTUM)
-		return error_set(err, "profile", "needs \"timing\": \"tcg\" or \"quantum\" (the "
-				 "plugin counts TCG's instructions per vCPU, which stock QEMU under "
-				 "icount tells it wrongly; quantum's counts are exact)");
-	return 0;
+	return parse_counter(j, "profile", "quantum's counts are exact", &job->profile, job, err);
 }
 
 #define NUMA_NAME_CHARS "abcdefghijklmnopqrstuvwxyz0123456789-"

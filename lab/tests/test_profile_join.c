@@ -17,27 +17,7 @@
 
 static void errors(void)
 {
-	_cleanup_json_dir_ struct testutil_json_dir d;
-
-	testutil_json_dir_open(&d, DATA);
-	for (int i = 0; i < d.n; i++) {
-		const char *name = d.ents[i]->d_name;
-		_cleanup_free_ char *jpath = fs_join(d.dir, name), *expected = NULL, *text = NULL;
-		_cleanup_json_ json_t *j = NULL;
-		struct lab_error err = { 0 };
-		size_t n = 0;
-		char got[1024];
-		int r;
-
-		if (strncmp(name, "err-", 4) || !(expected = testutil_read_expected(jpath, name)))
-			continue;
-		if (!tap_ok(fs_read_file(jpath, PROFILE_MAX_BYTES, &text, &n) == 0, "%s: read", name))
-			continue;
-		r = profile_parse(text, n, &j, &err);
-		snprintf(got, sizeof(got), "%s%s%s", err.path, err.path[0] ? ": " : "", err.msg);
-		testutil_check_error(name, r, got, expected);
-		tap_ok(j == NULL, "%s: nothing returned", name);
-	}
+	testutil_text_errors(DATA, PROFILE_MAX_BYTES, profile_parse);
 }
 
 static void join(void)

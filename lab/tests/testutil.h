@@ -173,6 +173,36 @@ static inline int testutil_each_log(const char *rel, void (*fn)(const char *name
 	return n;
 }
 
+/* A text parser's refusals in rel: each err-NAME.json (at most max bytes) must be refused by
+ * parse() with the "path: reason" line in err-NAME.expected, returning nothing (the TCG
+ * plugins' outputs: core/lockinsn.h, core/profile.h). */
+static inline void testutil_text_errors(const char *rel, size_t max,
+					int (*parse)(const char *text, size_t len, json_t **out,
+						     struct lab_error *err))
+{
+	_cleanup_json_dir_ struct testutil_json_dir d;
+
+	testutil_json_dir_open(&d, rel);
+	for (int i = 0; i < d.n; i++) {
+		const char *name = d.ents[i]->d_name;
+		_cleanup_free_ char *jpath = fs_join(d.dir, name), *expected = NULL, *text = NULL;
+		_cleanup_json_ json_t *j = NULL;
+		struct lab_error err = { 0 };
+		size_t n = 0;
+		char got[1024];
+		int r;
+
+		if (strncmp(name, "err-", 4) || !(expected = testutil_read_expected(jpath, name)))
+			continue;
+		if (!tap_ok(fs_read_file(jpath, max, &text, &n) == 0, "%s: read", name))
+			continue;
+		r = parse(text, n, &j, &err);
+		snprintf(got, sizeof(got), "%s%s%s", err.path, err.path[0] ? ": " : "", err.msg);
+		testutil_check_error(name, r, got, expected);
+		tap_ok(j == NULL, "%s: nothing returned", name);
+	}
+}
+
 /* A configuration parser's data-driven cases in rel: ok-NAME.json must parse to the JSON in
  * ok-NAME.expected (what parse() filled in, as dump() writes it back), err-NAME.json must fail
  * with the "path: reason" line in err-NAME.expected.  parse() and dump() get a zeroed struct
