@@ -432,11 +432,11 @@ static int copy_synced(const char *from, const char *to)
 	return r < 0 ? r : write_synced(to, data, len);
 }
 
-/* How many of the variant's requested options a sibling's .config lacks: the fewer, the
- * less Kbuild rebuilds after copying it.  -1 when the sibling is not usable (never built, or
+/* How many of the variant's requested options a sibling's .config lacks (x 100000, plus the
+ * options it sets): the smaller, the less Kbuild rebuilds after copying it.  -1 when the sibling is not usable (never built, or
  * built from another source tree: its .cmd files name that tree's files, so a git variant,
  * whose checkout is its own, never starts from a sibling's objects). */
-static long sibling_distance(struct kctx *c, const char *sib)
+static long sibling_distance(struct kctx *c, const char *sib, const char *tree_key)
 {
 	/* The config the tree's objects were built with: .config may have been rewritten since
 	 * by a configure that found its artifact in the cache. */
@@ -450,63 +450,94 @@ static long sibling_distance(struct kctx *c, const char *sib)
 	long d = -1;
 
 	if (names && vml && cfg && mpath && fs_exists(vml) &&
-	    fs_read_file(mpath, 128, &m, NULL) == 0 && !strcmp(m, c->tree_key) &&
+	    fs_read_file(mpath, 128, &m, NULL) == 0 && !strcmp(m, tree_key) &&
 	    fs_read_file(cfg, KCONFIG_MAX_TEXT, &text, NULL) == 0 &&
 	    kconfig_parse(text, 0, &k, &err) == 0) {
 		for (unsigned i = 0; i < c->v->nr_fragments; i++)
 			names[i] = c->v->fragments[i];
-		d = kconfig_check(c->frags, names, c->v->nr_fragments, &k, mm, 1);
+		/* Ties (siblings that lack none of ours: baseline and a debug variant built with
+		 * more) go to the one with the fewest options set, the nearest to what
+		 * tinyconfig + our fragments gives. */
+		d = (long)kconfig_check(c->frags, names, c->v->nr_fragments, &k, mm, 1) * 100000;
+		for (unsigned i = 0; i < k.n; i++)
+			d += strcmp(k.opts[i].value, "n") != 0;
 		kconfig_free(&k);
 	}
 	free(names);
 	return d;
 }
 
-/* Start a new variant's O= tree from the sibling built from the same source whose config is
- * nearest: Kbuild then only rebuilds what the config difference touches.  Siblings are the
- * O- trees beside it in the same source tree. */
-static void seed_obj(struct kctx *c)
+/* The nearest sibling of the variant's O= tree under src (a source tree whose objects carry
+ * tree_key): its name in best, its distance returned, -1 if none. */
+static long nearest_sibling(struct kctx *c, const char *src, const char *tree_key,
+			    char best[256])
 {
-	char sib[PATH_MAX + 300], best[256] = "", tmp[PATH_MAX + 128];
-	char lpath[PATH_MAX + 300];
-	_cleanup_close_ int lk = -1;
+	char sib[PATH_MAX + 300];
 	long best_d = -1;
 	struct dirent *e;
-	DIR *d;
+	DIR *d = opendir(src);
 
-	d = opendir(c->src_dir);
 	while (d && (e = readdir(d)) != NULL) {
 		long dist;
 
 		if (strncmp(e->d_name, KERNEL_OBJ_PREFIX, strlen(KERNEL_OBJ_PREFIX)) ||
-		    !strcmp(e->d_name + strlen(KERNEL_OBJ_PREFIX), c->v->name) ||
+		    (src == c->src_dir &&
+		     !strcmp(e->d_name + strlen(KERNEL_OBJ_PREFIX), c->v->name)) ||
 		    strstr(e->d_name, ".tmp-"))
 			continue;
-		snprintf(sib, sizeof(sib), "%s/%s", c->src_dir, e->d_name);
-		dist = sibling_distance(c, sib);
+		snprintf(sib, sizeof(sib), "%s/%s", src, e->d_name);
+		dist = sibling_distance(c, sib, tree_key);
 		if (dist >= 0 && (best_d < 0 || dist < best_d)) {
 			best_d = dist;
-			snprintf(best, sizeof(best), "%s", e->d_name + strlen(KERNEL_OBJ_PREFIX));
+			snprintf(best, 256, "%s", e->d_name + strlen(KERNEL_OBJ_PREFIX));
 		}
 	}
 	if (d)
 		closedir(d);
-	if (!best[0])
+	return best_d;
+}
+
+/* Start a new variant's O= tree from the sibling built from the same source whose config is
+ * nearest: Kbuild then only rebuilds what the config difference touches.  Siblings are the
+ * O- trees beside it in the same source tree or, when there are none, in the tree this one
+ * was made from (ksource_tree): then the files this tree's own patches changed are made newer
+ * than every copied object first, so Kbuild recompiles what they touch. */
+static void seed_obj(struct kctx *c)
+{
+	char sib[PATH_MAX + 300], best[256] = "", tmp[PATH_MAX + 128], pdir[PATH_MAX + 96];
+	char lpath[PATH_MAX + 300], pkey[65];
+	const char *from = c->src_dir;
+	_cleanup_close_ int lk = -1;
+	long best_d = nearest_sibling(c, c->src_dir, c->tree_key, best);
+
+	if (best_d < 0 && c->v->src.type != KSRC_GIT &&
+	    ksource_parent(c, pdir, sizeof(pdir)) == 0) {
+		snprintf(pkey, sizeof(pkey), "%s", strrchr(pdir, '/') + 1);
+		best_d = nearest_sibling(c, pdir, pkey, best);
+		from = pdir;
+	}
+	if (best_d < 0)
 		return;
 	/* Never copy a tree that another lab is building right now. */
 	snprintf(lpath, sizeof(lpath), "%s/locks/obj-%s.lock", c->cache, best);
 	lk = open(lpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (lk < 0 || flock(lk, LOCK_SH | LOCK_NB) < 0)
 		return;
-	snprintf(sib, sizeof(sib), "%s/%s%s", c->src_dir, KERNEL_OBJ_PREFIX, best);
+	snprintf(sib, sizeof(sib), "%s/%s%s", from, KERNEL_OBJ_PREFIX, best);
 	snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", c->obj_dir, (long)getpid());
 	char *argv[] = { "cp", "-a", "--reflink=auto", sib, tmp, NULL };
 	struct spawn_job s = { .argv = argv, .log_fd = -1 };
 	int st = 0;
 
-	kctx_progress(c, "%s: starting from %s's build tree (same source, %ld option(s) apart)",
-		      c->v->name, best, best_d);
-	if (kctx_spawn(c, &s, &st) < 0 || st != 0 || rename(tmp, c->obj_dir) < 0)
+	if (from == c->src_dir)
+		kctx_progress(c, "%s: starting from %s's build tree (same source, %ld option(s) "
+			      "apart)", c->v->name, best, best_d / 100000);
+	else
+		kctx_progress(c, "%s: starting from %s's build tree (its source without this "
+			      "variant's last patches, %ld option(s) apart)", c->v->name, best,
+			      best_d / 100000);
+	if (kctx_spawn(c, &s, &st) < 0 || st != 0 ||
+	    (from != c->src_dir && ksource_freshen(c, from) < 0) || rename(tmp, c->obj_dir) < 0)
 		fs_rm_rf(tmp); /* no seed: the build starts from scratch, still correct */
 }
 

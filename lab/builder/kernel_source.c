@@ -3,6 +3,7 @@
  * URL tarball (builder/kernel_source.h; a git source is a checkout: builder/kernel_git.c). */
 #include "builder/kernel_source.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -149,9 +150,9 @@ int ksource_patches(struct kctx *c)
 
 /* ---- the tree -------------------------------------------------------------------------------- */
 
-int ksource_apply_patches(struct kctx *c, const char *dir)
+static int apply_from(struct kctx *c, const char *dir, unsigned from)
 {
-	for (unsigned i = 0; i < c->v->nr_patches; i++) {
+	for (unsigned i = from; i < c->v->nr_patches; i++) {
 		char *argv[] = { "patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch",
 				 "-i", c->patch_file[i], NULL };
 		char out[SPAWN_TAIL_MAX], file[256];
@@ -183,6 +184,203 @@ int ksource_apply_patches(struct kctx *c, const char *dir)
 		}
 	}
 	return 0;
+}
+
+static int extract(struct kctx *c, const char *dir);
+
+int ksource_apply_patches(struct kctx *c, const char *dir)
+{
+	return apply_from(c, dir, 0);
+}
+
+/* ---- a tree made from another -----------------------------------------------------------------
+ * A variant that is another's patches plus more (every `lab ab PATCH`, baseline + PATCH) starts
+ * as hard links to that tree instead of a new extraction, and its O= tree can then start from
+ * the other's objects (kernel.c, seed_obj): Kbuild recompiles what the extra patches touch,
+ * seconds instead of minutes of ccache hits.  Hard links are safe because nothing writes a
+ * source file in place: patch(1) writes a new file and renames it over the link, and Kbuild
+ * writes only under O=.  Each tree records its source and patches (.numalab-patches: one
+ * sha256 a line) and, when made from another, that tree's key (.numalab-parent). */
+#define TREE_PATCHES ".numalab-patches"
+#define TREE_PARENT ".numalab-parent"
+
+/* The variant's first n patches, one sha256 a line. */
+static char *patch_list(struct kctx *c, unsigned n)
+{
+	char *s = calloc(1, (size_t)n * 65 + 1);
+
+	for (unsigned i = 0; s && i < n; i++) {
+		memcpy(s + (size_t)i * 65, c->patch_sha[i], 64);
+		s[(size_t)i * 65 + 64] = '\n';
+	}
+	return s;
+}
+
+/* A ready tree of the same source whose patches are a proper prefix of the variant's, the one
+ * with the most: its key in parent, how many patches it has in *common.  -ENOENT if none. */
+static int find_parent(struct kctx *c, char parent[65], unsigned *common)
+{
+	_cleanup_free_ char *mine = patch_list(c, c->v->nr_patches);
+	char dir[PATH_MAX + 32];
+	struct dirent *e;
+	DIR *d;
+	int best = -1;
+
+	if (!mine)
+		return -ENOMEM;
+	snprintf(dir, sizeof(dir), "%s/src", c->cache);
+	if (!(d = opendir(dir)))
+		return -ENOENT;
+	while ((e = readdir(d)) != NULL) {
+		_cleanup_free_ char *id = NULL, *list = NULL;
+		char path[PATH_MAX + 160];
+		size_t len = 0;
+
+		if (strlen(e->d_name) != 64 || !strcmp(e->d_name, c->srckey))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/.numalab-ready", dir, e->d_name);
+		if (fs_read_file(path, 256, &id, NULL) < 0 || strcmp(id, c->source_id))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/" TREE_PATCHES, dir, e->d_name);
+		if (fs_read_file(path, (size_t)c->v->nr_patches * 65 + 1, &list, &len) < 0 ||
+		    len % 65 || len >= strlen(mine) || memcmp(list, mine, len) ||
+		    (int)(len / 65) <= best)
+			continue;
+		best = (int)(len / 65);
+		snprintf(parent, 65, "%s", e->d_name);
+	}
+	closedir(d);
+	if (best < 0)
+		return -ENOENT;
+	*common = (unsigned)best;
+	return 0;
+}
+
+/* Hard-link the parent tree's sources into stage: every top-level entry but its O= trees and
+ * the lab's own files. */
+static int link_tree(struct kctx *c, const char *from, const char *stage)
+{
+	struct dirent *e;
+	DIR *d = opendir(from);
+	int r = d ? 0 : -errno;
+
+	while (r == 0 && (e = readdir(d)) != NULL) {
+		char src[PATH_MAX + 300];
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    !strncmp(e->d_name, KERNEL_OBJ_PREFIX, strlen(KERNEL_OBJ_PREFIX)) ||
+		    !strncmp(e->d_name, ".numalab-", 9) || !strncmp(e->d_name, ".tmp-", 5))
+			continue;
+		snprintf(src, sizeof(src), "%s/%s", from, e->d_name);
+		char *argv[] = { "cp", "-al", src, (char *)stage, NULL };
+		char out[SPAWN_TAIL_MAX];
+
+		if ((r = kctx_run(c, argv, NULL, out, sizeof(out))) < 0 && r != -EINTR)
+			r = kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot link %s into %s: %s", src,
+				      stage, out);
+	}
+	if (d)
+		closedir(d);
+	return r;
+}
+
+/* Make the stage: from a parent tree when there is one, else from the tarball. */
+static int make_tree(struct kctx *c, const char *stage)
+{
+	char parent[65], pdir[PATH_MAX + 96], mk[PATH_MAX + 128];
+	unsigned common = 0;
+	int r;
+
+	if (find_parent(c, parent, &common) == 0) {
+		snprintf(pdir, sizeof(pdir), "%s/src/%s", c->cache, parent);
+		kctx_progress(c, "%s: linking the source tree of its first %u patch(es) (%.12s)",
+			      c->v->name, common, parent);
+		if ((r = link_tree(c, pdir, stage)) < 0)
+			return r;
+		snprintf(mk, sizeof(mk), "%s/" TREE_PARENT, stage);
+		if ((r = fs_write_atomic(mk, parent, strlen(parent))) < 0)
+			return kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot write %s", mk);
+		return apply_from(c, stage, common);
+	}
+	if ((r = extract(c, stage)) < 0)
+		return r;
+	snprintf(mk, sizeof(mk), "%s/Makefile", stage);
+	if (!fs_exists(mk))
+		return kctx_fail(c, KERNEL_FAIL_SOURCE, -ENOENT, "the source has no top-level Makefile");
+	return apply_from(c, stage, 0);
+}
+
+int ksource_parent(struct kctx *c, char *dir, size_t len)
+{
+	_cleanup_free_ char *key = NULL, *path = fs_join(c->src_dir, TREE_PARENT);
+	char ready[PATH_MAX + 160];
+
+	if (!path)
+		return -ENOMEM;
+	if (fs_read_file(path, 65, &key, NULL) < 0 || strlen(key) != 64 || strchr(key, '/'))
+		return -ENOENT;
+	snprintf(dir, len, "%s/src/%s", c->cache, key);
+	snprintf(ready, sizeof(ready), "%s/.numalab-ready", dir);
+	return fs_exists(ready) ? 0 : -ENOENT;
+}
+
+/* Set the times of every file under the directory cdir to now where the same path under pdir
+ * is not the same inode (pdir -1: no such directory there). */
+static int freshen_dir(int cdir, int pdir, int top)
+{
+	int fd = dup(cdir), r = 0;
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *e;
+
+	if (!d) {
+		r = -errno;
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	while (r == 0 && (e = readdir(d)) != NULL) {
+		struct stat cs, ps;
+		const char *n = e->d_name;
+
+		if (!strcmp(n, ".") || !strcmp(n, "..") ||
+		    (top && (!strncmp(n, KERNEL_OBJ_PREFIX, strlen(KERNEL_OBJ_PREFIX)) ||
+			     !strncmp(n, ".numalab-", 9) || !strncmp(n, ".tmp-", 5))))
+			continue;
+		if (fstatat(cdir, n, &cs, AT_SYMLINK_NOFOLLOW) < 0) {
+			r = -errno;
+			break;
+		}
+		int have = pdir >= 0 && fstatat(pdir, n, &ps, AT_SYMLINK_NOFOLLOW) == 0;
+
+		if (S_ISDIR(cs.st_mode)) {
+			int csub = openat(cdir, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			int psub = have && S_ISDIR(ps.st_mode)
+					   ? openat(pdir, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+							     O_CLOEXEC)
+					   : -1;
+
+			r = csub < 0 ? -errno : freshen_dir(csub, psub, 0);
+			if (csub >= 0)
+				close(csub);
+			if (psub >= 0)
+				close(psub);
+		} else if (!have || cs.st_ino != ps.st_ino || cs.st_dev != ps.st_dev) {
+			if (utimensat(cdir, n, NULL, AT_SYMLINK_NOFOLLOW) < 0)
+				r = -errno;
+		}
+	}
+	closedir(d);
+	return r;
+}
+
+int ksource_freshen(struct kctx *c, const char *parent_dir)
+{
+	_cleanup_close_ int cdir = open(c->src_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int pdir = open(parent_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (cdir < 0 || pdir < 0)
+		return -errno;
+	return freshen_dir(cdir, pdir, 1);
 }
 
 static int extract(struct kctx *c, const char *dir)
@@ -226,12 +424,12 @@ int ksource_tree(struct kctx *c)
 	fs_rm_rf(stage);
 	if ((r = fs_mkdir_p(stage, 0755)) < 0)
 		return kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot create %s", stage);
-	r = extract(c, stage);
-	snprintf(mk, sizeof(mk), "%s/Makefile", stage);
-	if (r == 0 && !fs_exists(mk))
-		r = kctx_fail(c, KERNEL_FAIL_SOURCE, -ENOENT, "the source has no top-level Makefile");
-	if (r == 0)
-		r = ksource_apply_patches(c, stage);
+	r = make_tree(c, stage);
+	_cleanup_free_ char *list = patch_list(c, c->v->nr_patches);
+
+	snprintf(mk, sizeof(mk), "%s/" TREE_PATCHES, stage);
+	if (r == 0 && (r = list ? fs_write_atomic(mk, list, strlen(list)) : -ENOMEM) < 0)
+		kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot write %s", mk);
 	snprintf(mk, sizeof(mk), "%s/.numalab-ready", stage);
 	if (r == 0 && (r = fs_write_atomic(mk, c->source_id, strlen(c->source_id))) == 0 &&
 	    rename(stage, c->src_dir) < 0)

@@ -89,7 +89,9 @@ printf -- '--- a/mm/Kconfig\n+++ b/mm/Kconfig\n@@ -5,2 +5,3 @@\n config PER_VMA_
 variant mbox "$(url)" '["series.mbox"]' '["b.config"]'
 printf 'CONFIG_A=y\nCONFIG_PVH=y\n' >"$tmp/v/pvh.config"
 variant pvh "$(url)" '["good.patch"]' '["pvh.config"]'
-variant urlpatch2 "$(url)" "[{\"url\": \"file://$tmp/v/good.patch\", \"sha256\": \"$psha\"}, \"second.patch\"]" '["a.config"]'
+# The URL patch second: a series that starts with good.patch would start from one's tree, where
+# that patch is already in, and need no fetch.
+variant urlpatch2 "$(url)" "[\"second.patch\", {\"url\": \"file://$tmp/v/good.patch\", \"sha256\": \"$psha\"}]" '["a.config"]'
 
 build one; ok "$(rc_is $? 0)" "build from a file:// tarball with a patch: exit 0"
 img=$(sed -n 's/^image: //p' "$tmp/one.out")
@@ -307,5 +309,41 @@ check "report status build-failure" jq -e '.status == "build-failure"' "$r"
 check "progress says why each run was not booted" grep -q 'not booted' "$tmp/run.err"
 /usr/bin/python3 lab/tests/validate-reports.py "$r" >"$tmp/schema.out" 2>&1
 ok $? "the report validates against reports/report.schema.json"
+
+# ---- a variant that is another's patches plus one (what `lab ab PATCH` builds) ----------------
+# Its source tree is hard links to the other's plus its own patch, its O= tree starts from the
+# other's objects, and only what its patch touched is compiled: the same .text as a build from
+# nothing.  The files its patch changed are made newer than the copied objects even when those
+# were built after the tree was made.
+mkdir -p "$tmp/srcc" && cp -r lab/tests/data/fakekernel-c "$tmp/srcc/linux-fake-c"
+tar -C "$tmp/srcc" -cJf "$tmp/linux-fake-c.tar.xz" linux-fake-c
+csrc=$(printf '{"url": "file://%s", "sha256": "%s"}' "$tmp/linux-fake-c.tar.xz" \
+	"$(sha256sum "$tmp/linux-fake-c.tar.xz" | cut -d' ' -f1)")
+printf -- '--- a/mm/b.c\n+++ b/mm/b.c\n@@ -5,3 +5,3 @@\n {\n-\treturn x + 1;\n+\treturn x + 3; /* B */\n }\n' >"$tmp/v/b.patch"
+variant cbase "$csrc" '["a.patch"]' '["a.config"]'
+variant cchild "$csrc" '["a.patch", "b.patch"]' '["a.config"]'
+build cbase; ok "$(rc_is $? 0)" "a patched tarball variant: exit 0"
+build cchild; ok "$(rc_is $? 0)" "the same patch plus one more: exit 0"
+has "$tmp/cchild.err" "cchild: linking the source tree of its first 1 patch(es)" "... its tree made from the first one's, not extracted again"
+check "... no extraction" bash -c "! grep -q 'cchild: extracting' '$tmp/cchild.err'"
+has "$tmp/cchild.err" "starting from cbase's build tree (its source without this variant's last patches" "... its O= tree from the first one's objects"
+ptree=$(dirname "$(grep -l 'PATCHED' "$tmp"/cache/src/*/mm/a.c | xargs -n1 dirname | xargs -I{} sh -c 'test -e {}/../.numalab-parent || echo {}' | head -1)")
+ctree=$(dirname "$(dirname "$(grep -l '/\* B \*/' "$tmp"/cache/src/*/mm/b.c | head -1)")")
+check "... an unchanged file is the same inode in both trees" test "$(stat -c %i "$ptree/mm/a.c")" = "$(stat -c %i "$ctree/mm/a.c")"
+check "... the changed one is not, and the first tree keeps its own" bash -c "test '$(stat -c %i "$ptree/mm/b.c")' != '$(stat -c %i "$ctree/mm/b.c")' && grep -q 'return x + 1' '$ptree/mm/b.c'"
+check "... only mm/b.o compiled after the copy" test "$(tail -1 "$ctree/O-cchild/rebuilt.log") $(wc -l <"$ctree/O-cchild/rebuilt.log")" = "mm/b.o 3"
+LAB_KERNEL_CACHE="$tmp/cache-alone" "$lab" kernel build "$tmp/v/cchild.json" >"$tmp/alone.out" 2>"$tmp/alone.err"
+ok "$(rc_is $? 0)" "the second variant built from nothing in another cache: exit 0"
+alone=$(sed -n 's/^text: //p' "$tmp/alone.out")
+check "... the same .text sha256 as the incremental build" bash -c "[[ '$alone' =~ ^[0-9a-f]{64}$ ]] && test '$alone' = '$(meta_of cchild text_sha256)'"
+# The first variant's objects rebuilt after the second's tree was made (here: made newer), the
+# second's O= tree gone: seeded again, its patched file must still be compiled.
+rm -rf "$ctree/O-cchild"
+touch -d '+1 hour' "$ptree"/O-cbase/mm/*.o
+"$lab" kernel build --force "$tmp/v/cchild.json" >"$tmp/cchild.out" 2>"$tmp/cchild.err"
+ok "$(rc_is $? 0)" "seeded again from objects newer than its tree: exit 0"
+check "... mm/b.o compiled again" test "$(tail -1 "$ctree/O-cchild/rebuilt.log")" = "mm/b.o"
+check "... the same .text sha256" test "$(meta_of cchild text_sha256)" = "$alone"
+check "... the first tree's files untouched" bash -c "grep -q 'return x + 1' '$ptree/mm/b.c' && ! find '$ptree/mm' -newer '$ctree/mm/b.c' -name '*.c' | grep -q ."
 
 finish
