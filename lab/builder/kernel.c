@@ -66,6 +66,11 @@ int kernel_variants_dir(char *buf, size_t len)
 }
 
 /* The files a variant names must exist before anything starts. */
+/* The most of a patch the lab reads to check it is one (patch(1) reads it all at build). */
+#define PATCH_MAX (64u << 20)
+
+/* The files a variant names exist, and its local patches are patches (a junk file is bad
+ * input here, before anything is built or booted). */
 static int check_files(const struct kvariant *v, struct lab_error *err)
 {
 	char p[64];
@@ -77,9 +82,18 @@ static int check_files(const struct kvariant *v, struct lab_error *err)
 		return error_set(err, "source.git", "no such directory: %s", v->src.path);
 	for (unsigned i = 0; i < v->nr_patches; i++) {
 		snprintf(p, sizeof(p), "patches[%u]", i);
-		if (!v->patches[i].url[0] && access(v->patches[i].path, R_OK) < 0)
+		_cleanup_free_ char *text = NULL;
+		size_t len = 0;
+		char why[128];
+		int r;
+
+		if (v->patches[i].url[0])
+			continue;
+		if ((r = fs_read_file(v->patches[i].path, PATCH_MAX, &text, &len)) < 0)
 			return error_set(err, p, "cannot read %s: %s", v->patches[i].path,
-					 strerror(errno));
+					 r == -EFBIG ? "larger than 64 MiB" : strerror(-r));
+		if (kpatch_check_text(text, len, why, sizeof(why)) < 0)
+			return error_set(err, p, "%s: %s", v->patches[i].path, why);
 	}
 	for (unsigned i = 0; i < v->nr_fragments; i++) {
 		snprintf(p, sizeof(p), "config[%u]", i);
@@ -704,6 +718,36 @@ static int configure_and_build(struct kctx *c, double t0)
 		snprintf(c->a->log, sizeof(c->a->log), "%s/build.log", c->a->dir);
 out:
 	free(psha);
+	return r;
+}
+
+int kernel_check_patches(const struct kvariant *v, const struct kernel_build_opts *o,
+			 int may_extract, struct kernel_artifact *a)
+{
+	static const char *const dirs[] = { "locks", "src", NULL };
+	char d[PATH_MAX + 32];
+	struct kctx c;
+	int r;
+
+	if (v->src.type == KSRC_GIT || !v->nr_patches) { /* a checkout applies them at build */
+		memset(a, 0, sizeof(*a));
+		return 1;
+	}
+	if ((r = kctx_init(&c, v, o, a)) < 0 || lookup(&c))
+		goto out; /* built before: its patches applied then */
+	if (!may_extract && !ksource_tree_cheap(&c)) {
+		r = 1;
+		goto out;
+	}
+	for (unsigned i = 0; r == 0 && dirs[i]; i++) {
+		snprintf(d, sizeof(d), "%s/%s", c.cache, dirs[i]);
+		if ((r = fs_mkdir_p(d, 0755)) < 0)
+			kctx_fail(&c, KERNEL_FAIL_LAB, r, "cannot create %s: %s", d, strerror(-r));
+	}
+	if (r == 0)
+		r = ksource_tree(&c);
+out:
+	kctx_free(&c);
 	return r;
 }
 

@@ -45,6 +45,13 @@ int kernel_variant_load(const char *ref, const char *base_dir, struct kvariant *
  * errno with a->fail and a->error saying why. */
 int kernel_build(const struct kvariant *v, const struct kernel_build_opts *o,
 		 struct kernel_artifact *a);
+/* The variant's patches applied to its source before anything is built: its source tree made
+ * (from a tree it extends, in seconds, or, when may_extract, from the tarball).  0 they apply
+ * (or it was built before), 1 not checked now (a git source, no patches, or no tree to start
+ * from without may_extract), negative with a->fail (KERNEL_FAIL_PATCH: the patch, file and
+ * hunk that fail; KERNEL_FAIL_SOURCE) and a->error. */
+int kernel_check_patches(const struct kvariant *v, const struct kernel_build_opts *o,
+			 int may_extract, struct kernel_artifact *a);
 /* Cache lookup only (no configure, no build): 1 hit (a filled), 0 miss, negative on error. */
 int kernel_lookup(const struct kvariant *v, const struct kernel_build_opts *o,
 		  struct kernel_artifact *a);

@@ -153,8 +153,11 @@ int ksource_patches(struct kctx *c)
 static int apply_from(struct kctx *c, const char *dir, unsigned from)
 {
 	for (unsigned i = from; i < c->v->nr_patches; i++) {
-		char *argv[] = { "patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch",
-				 "-i", c->patch_file[i], NULL };
+		/* --fuzz=0, as git am: a hunk whose context lines differ from the source is
+		 * refused, never applied where it seems to fit (patch's default fuzz of 2 applies
+		 * a patch written for another tree to the wrong code without a word). */
+		char *argv[] = { "patch", "-p1", "--batch", "--forward", "--fuzz=0",
+				 "--no-backup-if-mismatch", "-i", c->patch_file[i], NULL };
 		char out[SPAWN_TAIL_MAX], file[256];
 		const char *shown = c->v->patches[i].url[0] ? c->v->patches[i].url
 							     : c->v->patches[i].path;
@@ -174,10 +177,14 @@ static int apply_from(struct kctx *c, const char *dir, unsigned from)
 		if (r == -EINTR)
 			return kctx_fail(c, KERNEL_FAIL_INTERRUPTED, r, "interrupted");
 		if (r < 0) {
+			char hunk[64];
+
 			kpatch_failing_file(out, file, sizeof(file));
+			kpatch_failing_hunk(out, hunk, sizeof(hunk));
 			if (file[0] != '(')
 				return kctx_fail(c, KERNEL_FAIL_PATCH, -EINVAL, "patches[%u] %s does "
-						 "not apply: %s fails", i, shown, file);
+						 "not apply: %s fails%s%s%s", i, shown, file,
+						 hunk[0] ? " (" : "", hunk, hunk[0] ? ")" : "");
 			/* Not a hunk that failed: say what patch said (e.g. a malformed patch). */
 			return kctx_fail(c, KERNEL_FAIL_PATCH, -EINVAL, "patches[%u] %s does not "
 					 "apply: %s", i, shown, text_last_line(out));
@@ -308,6 +315,15 @@ static int make_tree(struct kctx *c, const char *stage)
 	if (!fs_exists(mk))
 		return kctx_fail(c, KERNEL_FAIL_SOURCE, -ENOENT, "the source has no top-level Makefile");
 	return apply_from(c, stage, 0);
+}
+
+int ksource_tree_cheap(struct kctx *c)
+{
+	char ready[PATH_MAX + 160], parent[65];
+	unsigned common;
+
+	snprintf(ready, sizeof(ready), "%s/src/%s/.numalab-ready", c->cache, c->srckey);
+	return fs_exists(ready) || find_parent(c, parent, &common) == 0;
 }
 
 int ksource_parent(struct kctx *c, char *dir, size_t len)

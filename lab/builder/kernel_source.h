@@ -22,3 +22,5 @@ int ksource_parent(struct kctx *c, char *dir, size_t len);
  * parent_dir (what its own patches changed or made), so that O= objects copied from the
  * parent's tree are older than them, whenever those objects were built. */
 int ksource_freshen(struct kctx *c, const char *parent_dir);
+/* Whether ksource_tree() would take seconds: the tree is there, or one to link from. */
+int ksource_tree_cheap(struct kctx *c);

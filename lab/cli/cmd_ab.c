@@ -52,7 +52,9 @@ void cmd_ab_help(void)
 	cli_synopsis("ab", "PATCH|BASE..HEAD...", options);
 	printf("\nAn A/B of a change against a kernel variant in one command.  PATCH is a patch\n"
 	       "or an mbox of several (git format-patch output), applied in order on top of\n"
-	       "the base variant's source and patches, with the same config.  Both kernels are\n"
+	       "the base variant's source and patches, with the same config.  A patch with no\n"
+	       "diff in it, or whose context is not the source's (no fuzz, as git am), is bad\n"
+	       "input, before anything is built or booted (--dry-run too).  Both kernels are\n"
 	       "built (or found in the cache) and the job runs them interleaved, A B A B; then\n"
 	       "the decision, the dashboard and the next commands, as 'lab run' ends an A/B.\n"
 	       "BASE..HEAD is a range of the git tree --tree names: its diff from the merge\n"

@@ -307,6 +307,57 @@ void kpatch_failing_file(const char *out, char *file, size_t len)
 		snprintf(file, len, "%.*s", (int)strcspn(last, "\n\t '"), last);
 }
 
+void kpatch_failing_hunk(const char *out, char *hunk, size_t len)
+{
+	const char *p = strstr(out, "Hunk #");
+	unsigned n, line;
+
+	hunk[0] = '\0';
+	for (; p; p = strstr(p + 1, "Hunk #"))
+		if (sscanf(p, "Hunk #%u FAILED at %u", &n, &line) == 2) {
+			snprintf(hunk, len, "hunk #%u at line %u", n, line);
+			return;
+		}
+}
+
+/* Whether the line at p starts with prefix. */
+static int line_is(const char *p, const char *end, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return (size_t)(end - p) >= n && !memcmp(p, prefix, n);
+}
+
+static const char *next_line(const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+	return nl ? nl + 1 : end;
+}
+
+int kpatch_check_text(const char *text, size_t len, char *why, size_t wlen)
+{
+	const char *end = text + len, *p = text;
+
+	if (memchr(text, '\0', len)) {
+		snprintf(why, wlen, "not a patch: binary data (a NUL byte at offset %zu)",
+			 (size_t)((const char *)memchr(text, '\0', len) - text));
+		return -EINVAL;
+	}
+	for (; p < end; p = next_line(p, end)) {
+		const char *b = next_line(p, end), *c = next_line(b, end);
+
+		if (line_is(p, end, "--- ") && line_is(b, end, "+++ ") && line_is(c, end, "@@ -"))
+			return 0;
+		if (line_is(p, end, "*** ") && line_is(b, end, "--- ") &&
+		    line_is(c, end, "***************"))
+			return 0;
+	}
+	snprintf(why, wlen, "not a patch: no diff in it (no \"--- FILE\", \"+++ FILE\", \"@@ -\" "
+		 "lines)");
+	return -EINVAL;
+}
+
 /* A relative path of base's made absolute (its directory before it), in place. */
 static int absolute(json_t *holder, const char *key, size_t idx, const char *dir)
 {

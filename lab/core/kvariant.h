@@ -58,6 +58,12 @@ int kvariant_name_ok(const char *s);
  * names come from the patch): the "patching file X" before a FAILED hunk, or the "|--- a/X"
  * header quoted after "can't find file to patch"; "(unknown file)" when neither is there. */
 void kpatch_failing_file(const char *out, char *file, size_t len);
+/* The first hunk GNU patch says FAILED, as "hunk #N at line L"; "" when it names none. */
+void kpatch_failing_hunk(const char *out, char *hunk, size_t len);
+/* Whether text (len bytes) is a patch patch(1) can apply: a unified diff ("--- ", "+++ ",
+ * "@@ -") or a context diff ("*** ", "--- ", "***************"), or an mbox of them; -EINVAL
+ * with why otherwise (binary data, no diff at all). */
+int kpatch_check_text(const char *text, size_t len, char *why, size_t wlen);
 
 /* ---- Kconfig text -------------------------------------------------------------------------- */
 

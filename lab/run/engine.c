@@ -307,6 +307,15 @@ static void warn_overcommit(struct run_ctx *c)
 	}
 }
 
+/* Every variant's source made and patched first (the tarball extracted when it must be). */
+static int check_patches(struct run_ctx *c, struct lab_error *err)
+{
+	struct kernel_build_opts ko = { .interrupt = c->o->env.interrupt, .progress = c->o->env.progress,
+					.progress_ud = c->o->env.progress_ud };
+
+	return krun_check_patches(&c->kr, &ko, 1, err);
+}
+
 /* Variants the cache lacks are built now, with progress; the first bootable kernel probes
  * KVM. */
 static int build_kernels(struct run_ctx *c, char *msg, size_t len)
@@ -384,7 +393,13 @@ static int prepare(struct run_ctx *c, char *msg, size_t len)
 		error_format(&err, msg, len);
 		return r;
 	}
-	/* Before the report directory exists: an interrupted build leaves nothing behind. */
+	/* Before the report directory exists: an interrupted build leaves nothing behind, and a
+	 * patch that does not apply is bad input before any kernel is built. */
+	r = check_patches(c, &err);
+	if (r < 0) {
+		error_format(&err, msg, len);
+		return r;
+	}
 	r = build_kernels(c, msg, len);
 	if (r < 0)
 		return r;

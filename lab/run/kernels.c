@@ -96,6 +96,33 @@ static void hash_kernel(struct krun_kernel *k)
 		k->config_sha256[0] = '\0';
 }
 
+int krun_check_patches(struct krun *kr, const struct kernel_build_opts *o, int may_extract,
+		       struct lab_error *err)
+{
+	for (unsigned i = 0; i < kr->n; i++) {
+		struct krun_kernel *k = &kr->k[i];
+		struct kernel_artifact a;
+		char p[JSONPATH_LEN];
+		int r;
+
+		if (!k->is_variant)
+			continue;
+		r = kernel_check_patches(&k->v, o, may_extract, &a);
+		if (r < 0 && (a.fail == KERNEL_FAIL_PATCH || a.fail == KERNEL_FAIL_SOURCE)) {
+			jsonpath_key(p, sizeof(p), k->jk->path, "variant");
+			r = error_set(err, p, "%s: %s", k->v.name, a.error);
+		} else if (r < 0) {
+			error_set(err, NULL, "kernel %s: %s", k->v.name,
+				  a.error[0] ? a.error : strerror(-r));
+		}
+		k->patches_checked = r == 0;
+		kernel_artifact_free(&a);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 int krun_build(struct krun *kr, const struct kernel_build_opts *o)
 {
 	for (unsigned i = 0; i < kr->n; i++) {

@@ -23,6 +23,7 @@ struct krun_kernel {
 	char image_sha256[65];   /* of the bytes that boot, "" unknown (for history, bisection) */
 	char config_sha256[65];  /* of the build's final .config (variants), "" unknown */
 	struct kconfig *frags;   /* the variant's fragments, for the report's config subset */
+	int patches_checked;     /* krun_check_patches found they apply (or it was built) */
 };
 
 struct krun {
@@ -35,6 +36,11 @@ struct krun {
  * file for errors inside it). */
 int krun_resolve(const struct job *job, const char *job_dir, struct krun *kr,
 		 struct lab_error *err);
+/* Every variant's patches applied to its source before anything is built or booted
+ * (kernel_check_patches): one that does not apply is bad input, -EINVAL with err naming
+ * kernels[N].variant, the patch, the file and the hunk. */
+int krun_check_patches(struct krun *kr, const struct kernel_build_opts *o, int may_extract,
+		       struct lab_error *err);
 /* Build (or find in the cache) every variant; a failure is recorded on that kernel, not
  * returned.  Returns -EINTR when interrupted. */
 int krun_build(struct krun *kr, const struct kernel_build_opts *o);

@@ -66,8 +66,9 @@ static void plan_kernels(struct strbuf *sb, const struct krun *kr)
 			strbuf_appendf(sb, "kernel %s: variant %s, cached (%.12s)\n", k->jk->label,
 				       k->v.name, a.key);
 		else if (hit == 0)
-			strbuf_appendf(sb, "kernel %s: variant %s, to build (lab kernel build %s)\n",
-				       k->jk->label, k->v.name, k->v.name);
+			strbuf_appendf(sb, "kernel %s: variant %s, to build (lab kernel build %s)%s\n",
+				       k->jk->label, k->v.name, k->v.name,
+				       k->patches_checked ? "; its patches apply" : "");
 		else
 			strbuf_appendf(sb, "kernel %s: variant %s, cannot be looked up: %s\n",
 				       k->jk->label, k->v.name, a.error);
@@ -222,7 +223,9 @@ int run_plan(const struct run_opts *o, const struct job *job, struct strbuf *sb,
 	if (!dir)
 		return -ENOMEM;
 	error_set_file(err, o->job_file);
-	if ((r = krun_resolve(job, dir, &kr, err)) < 0) {
+	/* Patches are checked where that takes seconds: a tree of the base's is there. */
+	if ((r = krun_resolve(job, dir, &kr, err)) < 0 ||
+	    (r = krun_check_patches(&kr, &(struct kernel_build_opts){ 0 }, 0, err)) < 0) {
 		krun_free(&kr);
 		return r;
 	}

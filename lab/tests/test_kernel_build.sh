@@ -339,11 +339,33 @@ check "... the same .text sha256 as the incremental build" bash -c "[[ '$alone' 
 # The first variant's objects rebuilt after the second's tree was made (here: made newer), the
 # second's O= tree gone: seeded again, its patched file must still be compiled.
 rm -rf "$ctree/O-cchild"
-touch -d '+1 hour' "$ptree"/O-cbase/mm/*.o
+sleep 2 # now is then past the objects' new time: later than the tree, earlier than the build
+touch -d "@$(( $(stat -c %Y "$ctree/mm/b.c") + 1 ))" "$ptree"/O-cbase/mm/*.o
 "$lab" kernel build --force "$tmp/v/cchild.json" >"$tmp/cchild.out" 2>"$tmp/cchild.err"
 ok "$(rc_is $? 0)" "seeded again from objects newer than its tree: exit 0"
-check "... mm/b.o compiled again" test "$(tail -1 "$ctree/O-cchild/rebuilt.log")" = "mm/b.o"
+check "... seeded from the first one's objects, mm/b.o compiled again, mm/a.o not" bash -c \
+	"grep -q \"starting from cbase's build tree\" '$tmp/cchild.err' && test \"\$(tail -1 '$ctree/O-cchild/rebuilt.log') \$(wc -l <'$ctree/O-cchild/rebuilt.log')\" = 'mm/b.o 3'"
 check "... the same .text sha256" test "$(meta_of cchild text_sha256)" = "$alone"
 check "... the first tree's files untouched" bash -c "grep -q 'return x + 1' '$ptree/mm/b.c' && ! find '$ptree/mm' -newer '$ctree/mm/b.c' -name '*.c' | grep -q ."
+
+# ---- lab ab of a patch that is not one, or does not apply to the base: bad input -------------
+# lab/tests/data/ab-refused/NAME.patch, NAME.expected (what the error says).  Refused in
+# --dry-run and in a real run alike, in seconds (the base's tree is there: "one"), exit 2,
+# no report directory, nothing built or booted.
+for f in lab/tests/data/ab-refused/*.patch; do
+	case_=$(basename "$f" .patch)
+	for mode in --dry-run run; do
+		t0=$(date +%s%N)
+		dry=(); [ $mode = --dry-run ] && dry=(--dry-run)
+		LAB_STATE_DIR="$tmp/state" "$lab" ab "$f" --base "$tmp/v/one.json" "${dry[@]}" \
+			-o "$tmp/ab-$case_" >"$tmp/ab.out" 2>"$tmp/ab.err"
+		rc=$?
+		ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+		ok "$(rc_is $rc 2)" "lab ab $case_.patch ($mode): exit 2 in $ms ms"
+		has "$tmp/ab.err" "$(cat "lab/tests/data/ab-refused/$case_.expected")" "... says why"
+		check "... under 10 s, no report directory, nothing built" bash -c \
+			"[ $ms -lt 10000 ] && [ ! -e '$tmp/ab-$case_' ] && ! grep -q 'building\|booting' '$tmp/ab.err'"
+	done
+done
 
 finish

@@ -406,6 +406,71 @@ static void patch_output_cases(void)
 	}
 }
 
+/* kpatch_failing_hunk: the first FAILED hunk and its line; "" when patch names none. */
+static void patch_hunk_cases(void)
+{
+	static const struct {
+		const char *out, *want;
+	} c[] = {
+		{ "patching file mm/memory.c\nHunk #1 succeeded at 10 (offset 2 lines).\n"
+		  "Hunk #2 FAILED at 4751.\n1 out of 2 hunks FAILED\n", "hunk #2 at line 4751" },
+		{ "patching file mm/Kconfig\nHunk #1 FAILED at 4.\n", "hunk #1 at line 4" },
+		{ "patch: **** Only garbage was found in the patch input.\n", "" },
+		{ "Hunk #x FAILED at 3.\n", "" },
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char hunk[64];
+
+		kpatch_failing_hunk(c[i].out, hunk, sizeof(hunk));
+		if (!tap_ok(!strcmp(hunk, c[i].want), "failing hunk %zu: \"%s\"", i, c[i].want))
+			printf("# got: %s\n", hunk);
+	}
+}
+
+/* kpatch_check_text: every shipped and test patch is one; lab/tests/data/ab-refused's junk,
+ * empty and binary files are not, with the reason their .expected gives. */
+static void patch_text_cases(void)
+{
+	static const char *const good[] = {
+		"kernels/patches/6.12/0001-mm-Kconfig-prompts-for-split-ptlocks-and-per-VMA-lock.patch",
+		"kernels/patches/6.12/bench-anon-fault-cost.patch",
+		"lab/tests/data/kernels/test-warn-fault.patch",
+		"lab/tests/data/patches/comment-only-memory.patch",
+		"lab/tests/data/ab-refused/wrong-context.patch",
+	};
+	static const char *const bad[] = { "junk", "empty", "binary" };
+	char why[128];
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		_cleanup_free_ char *path = fs_join(testutil_root(), good[i]), *text = NULL;
+		size_t len = 0;
+		int ok = fs_read_file(path, TESTUTIL_MAX_FILE, &text, &len) == 0 &&
+			 kpatch_check_text(text, len, why, sizeof(why)) == 0;
+
+		tap_ok(ok, "a patch: %s", good[i]);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		_cleanup_free_ char *path = NULL, *ep = NULL, *text = NULL, *exp = NULL;
+		size_t len = 0;
+		int ok;
+
+		if (asprintf(&path, "%s/lab/tests/data/ab-refused/%s.patch", testutil_root(),
+			     bad[i]) < 0 ||
+		    asprintf(&ep, "%s/lab/tests/data/ab-refused/%s.expected", testutil_root(),
+			     bad[i]) < 0 ||
+		    fs_read_file(path, TESTUTIL_MAX_FILE, &text, &len) < 0 ||
+		    fs_read_file(ep, TESTUTIL_MAX_FILE, &exp, NULL) < 0) {
+			tap_ok(0, "not a patch %s: read the case", bad[i]);
+			continue;
+		}
+		testutil_chomp(exp);
+		ok = kpatch_check_text(text, len, why, sizeof(why)) == -EINVAL && strstr(why, exp);
+		if (!tap_ok(ok, "not a patch: %s (%s)", bad[i], exp))
+			printf("# got: %s\n", why);
+	}
+}
+
 /* kvariant_extend: the base's relative paths made absolute, the child's patches and fragments
  * after the base's, its description, source and base over the base's; errors at their path. */
 static void extend_cases(void)
@@ -462,5 +527,7 @@ int main(void)
 	key_cases();
 	guest_cases();
 	patch_output_cases();
+	patch_hunk_cases();
+	patch_text_cases();
 	return tap_done();
 }
