@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/modelfit.h"
+#include "analysis/robust.h"
 #include "analysis/scalefit.h"
 #include "core/timing.h"
 #include "proto/workload.h"
@@ -250,8 +251,27 @@ static void relative(struct compare_row *row, int higher)
 	row->ci_pct_hi = (higher ? hi : -lo) + 0.0;
 }
 
+/* The rank test, the bootstrap interval and the modes of the per-boot means ma, mb. */
+static void robust_row(struct compare_row *row, const double *ma, const double *mb, int higher,
+		       double threshold_pct)
+{
+	size_t na = row->ab.boots, nb = row->bb.boots;
+	double lo, hi;
+
+	row->rank_p = row->boot_lo_pct = row->boot_hi_pct = NAN;
+	if (!row->tested)
+		return;
+	row->rank_p = robust_mw_p(ma, na, mb, nb);
+	if (robust_boot_ci(ma, na, mb, nb, row->mean, &lo, &hi) == 0) {
+		row->boot_lo_pct = (higher ? lo : -hi) + 0.0;
+		row->boot_hi_pct = (higher ? hi : -lo) + 0.0;
+	}
+	robust_two_modes(ma, na, threshold_pct, &row->modes_gap_pct[0]);
+	robust_two_modes(mb, nb, threshold_pct, &row->modes_gap_pct[1]);
+}
+
 static int fill_row(const struct series_set *s, size_t key, const struct series *a,
-		    const struct series *b, struct compare_row *row)
+		    const struct series *b, double threshold_pct, struct compare_row *row)
 {
 	const struct series_what *g = &s->groups[s->keys[key].group];
 	_cleanup_free_ double *ma = malloc(a->n * sizeof(*ma)), *mb = malloc(b->n * sizeof(*mb));
@@ -278,6 +298,7 @@ static int fill_row(const struct series_set *s, size_t key, const struct series 
 		row->tested = r == 0;
 	}
 	relative(row, g->higher);
+	robust_row(row, ma, mb, g->higher, threshold_pct);
 	return 0;
 }
 
@@ -334,6 +355,10 @@ static int judge_family(struct comparison *c, int primary)
 		/* A mean of 0 leaves no relative change: such a row can only be undecided. */
 		row->verdict = isnan(row->change_pct) && row->tested ? VERDICT_INCONCLUSIVE
 								     : verdict_decide(&in, c->threshold_pct);
+		row->verdict = robust_overrule(row->verdict, row->ab.boots, row->bb.boots,
+					       row->rank_p, row->boot_lo_pct, row->boot_hi_pct,
+					       row->modes_gap_pct, c->threshold_pct, row->robust_why,
+					       sizeof(row->robust_why));
 		if (row->verdict == VERDICT_INCONCLUSIVE || row->verdict == VERDICT_INSUFFICIENT)
 			row->boots_needed = verdict_boots_needed(100 * row->ab.cv_between,
 								 100 * row->bb.cv_between,
@@ -423,7 +448,7 @@ int compare_variants(const struct series_set *s, size_t va, size_t vb, double th
 				out->only_b[out->nr_only_b++] = keys[i];
 			continue;
 		}
-		if ((r = fill_row(s, keys[i], a, b, row)) < 0) {
+		if ((r = fill_row(s, keys[i], a, b, out->threshold_pct, row)) < 0) {
 			compare_free(out);
 			return r;
 		}
@@ -555,6 +580,15 @@ json_t *compare_row_json(const struct series_set *s, const struct compare_row *r
 	fail = fail || json_object_set_new(o, "verdict", json_string(verdict_name(r->verdict))) < 0;
 	fail = fail || json_object_set_new(o, "outside_model", r->fit_why[0] ? json_string(r->fit_why)
 									      : json_null()) < 0;
+	fail = fail || json_object_set_new(o, "rank_p", num(r->rank_p)) < 0;
+	fail = fail || json_object_set_new(o, "bootstrap_ci95_pct",
+					   json_pack("[o,o]", num(r->boot_lo_pct),
+						     num(r->boot_hi_pct))) < 0;
+	fail = fail || json_object_set_new(o, "modes_gap_pct",
+					   json_pack("[o,o]", num(r->modes_gap_pct[0] > 0 ? r->modes_gap_pct[0] : NAN),
+						     num(r->modes_gap_pct[1] > 0 ? r->modes_gap_pct[1] : NAN))) < 0;
+	fail = fail || json_object_set_new(o, "overruled", r->robust_why[0] ? json_string(r->robust_why)
+									   : json_null()) < 0;
 	fail = fail || json_object_set_new(o, "boots_needed",
 					   r->boots_needed ? json_integer((json_int_t)r->boots_needed)
 							   : json_null()) < 0;

@@ -51,6 +51,11 @@ struct compare_row {
 	int fit;                     /* enum modelfit: can the timing model show what it depends
 				      * on (outside: the verdict is VERDICT_OUTSIDE_MODEL) */
 	char fit_why[384];           /* why not, "" when it can */
+	/* Second opinions (analysis/robust.h), NAN / 0 when not computed. */
+	double rank_p;               /* Mann-Whitney, per-boot means */
+	double boot_lo_pct, boot_hi_pct; /* bootstrap interval of change_pct, + = better */
+	double modes_gap_pct[2];     /* A's, B's boots in two modes: the gap in % of the median */
+	char robust_why[256];        /* why they overrule Welch's verdict (then inconclusive) */
 };
 
 enum compare_decision {

@@ -86,6 +86,9 @@ static void text_row(struct strbuf *sb, const struct series_set *s, const struct
 		       fmt_pct(b[6], 48, r->change_pct, 1), ci,
 		       r->tested ? fmt_num(b[7], 48, r->q) : "-", verdict_name(r->verdict),
 		       fmt_needed(need, sizeof(need), r));
+	/* Welch's verdict overruled by the rank test, the bootstrap or the modes. */
+	if (r->robust_why[0])
+		strbuf_appendf(sb, "%6s  ^ not decided: %s\n", "", r->robust_why);
 }
 
 static void text_only(struct strbuf *sb, const struct series_set *s, const char *side,

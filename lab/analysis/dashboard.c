@@ -140,6 +140,11 @@ static void ab_row(struct strbuf *sb, const struct series_set *s, const struct c
 		esc(sb, r->fit_why);
 		strbuf_append(sb, "</div>");
 	}
+	if (r->robust_why[0]) {
+		strbuf_append(sb, "<div class=\"fit\">not decided: ");
+		esc(sb, r->robust_why);
+		strbuf_append(sb, "</div>");
+	}
 	strbuf_append(sb, "</td></tr>\n");
 }
 
