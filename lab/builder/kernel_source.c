@@ -282,9 +282,11 @@ static int link_tree(struct kctx *c, const char *from, const char *stage)
 		char *argv[] = { "cp", "-al", src, (char *)stage, NULL };
 		char out[SPAWN_TAIL_MAX];
 
-		if ((r = kctx_run(c, argv, NULL, out, sizeof(out))) < 0 && r != -EINTR)
-			r = kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot link %s into %s: %s", src,
-				      stage, out);
+		if ((r = kctx_run(c, argv, NULL, out, sizeof(out))) == -EINTR)
+			r = kctx_fail(c, KERNEL_FAIL_INTERRUPTED, r, "interrupted");
+		else if (r < 0)
+			kctx_progress(c, "%s: cannot link %s into %s (%s): extracting instead",
+				      c->v->name, src, stage, text_last_line(out));
 	}
 	if (d)
 		closedir(d);
@@ -302,12 +304,17 @@ static int make_tree(struct kctx *c, const char *stage)
 		snprintf(pdir, sizeof(pdir), "%s/src/%s", c->cache, parent);
 		kctx_progress(c, "%s: linking the source tree of its first %u patch(es) (%.12s)",
 			      c->v->name, common, parent);
-		if ((r = link_tree(c, pdir, stage)) < 0)
-			return r;
-		snprintf(mk, sizeof(mk), "%s/" TREE_PARENT, stage);
-		if ((r = fs_write_atomic(mk, parent, strlen(parent))) < 0)
-			return kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot write %s", mk);
-		return apply_from(c, stage, common);
+		r = link_tree(c, pdir, stage);
+		if (r == 0) {
+			snprintf(mk, sizeof(mk), "%s/" TREE_PARENT, stage);
+			if ((r = fs_write_atomic(mk, parent, strlen(parent))) < 0)
+				return kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot write %s", mk);
+			return apply_from(c, stage, common);
+		}
+		/* Hard links refused (another file system, a limit): a tree of its own. */
+		if (r == -EINTR || (r = fs_rm_rf(stage)) < 0 || (r = fs_mkdir_p(stage, 0755)) < 0)
+			return r == -EINTR ? r
+					   : kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot empty %s", stage);
 	}
 	if ((r = extract(c, stage)) < 0)
 		return r;
