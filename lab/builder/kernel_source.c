@@ -211,6 +211,14 @@ int ksource_apply_patches(struct kctx *c, const char *dir)
 #define TREE_PATCHES ".numalab-patches"
 #define TREE_PARENT ".numalab-parent"
 
+/* Entries of a tree's top level that are the lab's, not the source's: its O= trees, its
+ * markers, trees being made. */
+static int lab_entry(const char *n)
+{
+	return !strncmp(n, KERNEL_OBJ_PREFIX, strlen(KERNEL_OBJ_PREFIX)) ||
+	       !strncmp(n, ".numalab-", 9) || !strncmp(n, ".tmp-", 5);
+}
+
 /* The variant's first n patches, one sha256 a line. */
 static char *patch_list(struct kctx *c, unsigned n)
 {
@@ -274,9 +282,7 @@ static int link_tree(struct kctx *c, const char *from, const char *stage)
 	while (r == 0 && (e = readdir(d)) != NULL) {
 		char src[PATH_MAX + 300];
 
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-		    !strncmp(e->d_name, KERNEL_OBJ_PREFIX, strlen(KERNEL_OBJ_PREFIX)) ||
-		    !strncmp(e->d_name, ".numalab-", 9) || !strncmp(e->d_name, ".tmp-", 5))
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || lab_entry(e->d_name))
 			continue;
 		snprintf(src, sizeof(src), "%s/%s", from, e->d_name);
 		char *argv[] = { "cp", "-al", src, (char *)stage, NULL };
@@ -365,9 +371,7 @@ static int freshen_dir(int cdir, int pdir, int top)
 		struct stat cs, ps;
 		const char *n = e->d_name;
 
-		if (!strcmp(n, ".") || !strcmp(n, "..") ||
-		    (top && (!strncmp(n, KERNEL_OBJ_PREFIX, strlen(KERNEL_OBJ_PREFIX)) ||
-			     !strncmp(n, ".numalab-", 9) || !strncmp(n, ".tmp-", 5))))
+		if (!strcmp(n, ".") || !strcmp(n, "..") || (top && lab_entry(n)))
 			continue;
 		if (fstatat(cdir, n, &cs, AT_SYMLINK_NOFOLLOW) < 0) {
 			r = -errno;

@@ -307,11 +307,18 @@ static void warn_overcommit(struct run_ctx *c)
 	}
 }
 
+/* How this run's kernel work reports and stops. */
+static struct kernel_build_opts kernel_opts(const struct run_ctx *c)
+{
+	return (struct kernel_build_opts){ .interrupt = c->o->env.interrupt,
+					   .progress = c->o->env.progress,
+					   .progress_ud = c->o->env.progress_ud };
+}
+
 /* Every variant's source made and patched first (the tarball extracted when it must be). */
 static int check_patches(struct run_ctx *c, struct lab_error *err)
 {
-	struct kernel_build_opts ko = { .interrupt = c->o->env.interrupt, .progress = c->o->env.progress,
-					.progress_ud = c->o->env.progress_ud };
+	struct kernel_build_opts ko = kernel_opts(c);
 
 	return krun_check_patches(&c->kr, &ko, 1, err);
 }
@@ -320,8 +327,7 @@ static int check_patches(struct run_ctx *c, struct lab_error *err)
  * KVM. */
 static int build_kernels(struct run_ctx *c, char *msg, size_t len)
 {
-	struct kernel_build_opts ko = { .interrupt = c->o->env.interrupt, .progress = c->o->env.progress,
-					.progress_ud = c->o->env.progress_ud };
+	struct kernel_build_opts ko = kernel_opts(c);
 	const char *first;
 	int r = krun_build(&c->kr, &ko);
 
