@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # suite-order: builds (boots the lab's builds: runs after the tests that do not, run-tests.sh)
+# suite-lane: alone (reads tcg figures: after the lanes, run-tests.sh)
 # Integration: the deterministic timing model (single-threaded TCG + icount through libvirt's
 # QEMU command-line passthrough) through `lab run`: the same guest booted twice gives the same
 # pft faults/s to a few %, each boot has its own recorded seed and a seed reproduces its boot
