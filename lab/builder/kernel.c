@@ -670,6 +670,18 @@ static int failed_build(struct kctx *c, const char *log)
 	return -EIO;
 }
 
+/* Whether the O= tree's objects were last built (or copied from a build) with this .config:
+ * then the build is what the source changed, no more.  The record goes either way: the
+ * objects are about to change. */
+static int same_built_config(const char *built, const char *final)
+{
+	_cleanup_free_ char *last = NULL;
+	int same = fs_read_file(built, KCONFIG_MAX_TEXT, &last, NULL) == 0 && !strcmp(last, final);
+
+	unlink(built);
+	return same;
+}
+
 static int configure_and_build(struct kctx *c, double t0)
 {
 	_cleanup_free_ char *final = NULL;
@@ -704,8 +716,7 @@ static int configure_and_build(struct kctx *c, double t0)
 	}
 	snprintf(log, sizeof(log), "%s/numalab-build.log", c->obj_dir);
 	snprintf(built, sizeof(built), "%s/.numalab-built-config", c->obj_dir);
-	unlink(built); /* the objects are about to change */
-	r = kbuild_make(c, log);
+	r = kbuild_make(c, log, !same_built_config(built, final));
 	if (r < 0 && c->a->fail == KERNEL_FAIL_BUILD)
 		r = failed_build(c, log);
 	if (r == 0)

@@ -8,8 +8,10 @@
 /* base target + fragments + olddefconfig in the O= tree, then the check; *final gets the
  * final .config text. */
 int kbuild_configure(struct kctx *c, char **final);
-/* make bzImage with progress lines; log at obj/VARIANT/numalab-build.log. */
-int kbuild_make(struct kctx *c, const char *log_path);
+/* make bzImage with progress lines; log at obj/VARIANT/numalab-build.log.  count: the config
+ * is not the one the O= tree's objects were built with (or there are none), so that most of
+ * the tree rebuilds: `make -n` counts the steps first, for a percentage and an ETA. */
+int kbuild_make(struct kctx *c, const char *log_path, int count);
 /* The sha256 of the built vmlinux's .text (objcopy): code identical to another build's shows
  * as an equal hash.  out is "" when it cannot be had (no objcopy, no ELF vmlinux): never a
  * reason to fail a build; only an interruption is an error. */

@@ -111,6 +111,7 @@ check "with CONFIG_PVH=y the artifact's image is the vmlinux, and no bzImage" ba
 check "meta.json records the vmlinux's sha256" bash -c "[ \"\$(jq -r .image_sha256 '$(dirname "$pimg")/meta.json')\" = \"\$(sha256sum '$pimg' | cut -d' ' -f1)\" ]"
 check "lab kernel path names the vmlinux (a cache hit)" bash -c "[ \"\$('$lab' kernel path '$tmp/v/pvh.json' 2>/dev/null)\" = '$pimg' ]"
 check "progress: fetching, applying, configuring, building" bash -c "grep -q fetching $tmp/one.err && grep -q 'applying.*good.patch' $tmp/one.err && grep -q configuring $tmp/one.err && grep -q 'building bzImage' $tmp/one.err"
+check "the steps make -n counted before the build are the 3 it ran" grep -Eq 'one: built in [0-9]+ s \(3 steps; make -n counted 3\)' "$tmp/one.err"
 build one; ok "$(rc_is $? 0)" "second build: exit 0"
 check "second build is a cache hit" grep -q '^one: cached ' "$tmp/one.out"
 check "same image" test "$(sed -n 's/^image: //p' "$tmp/one.out")" = "$img"
@@ -286,7 +287,7 @@ check "no half clone left" bash -c "! ls -d '$tmp'/cache/src/.tmp-* 2>/dev/null"
 "$lab" kernel build "$tmp/v/slow.json" >"$tmp/slow.out" 2>"$tmp/slow.err" &
 pid=$!
 for _ in $(seq 1 100); do grep -q ' building .*%.*ETA' "$tmp/slow.err" && break; sleep 0.2; done
-check "a progress line with percent and ETA" grep -Eq 'slow: building +[0-9]+% \([0-9]+/~[0-9]+ steps\), [0-9]+m[0-9]+s elapsed, ETA [0-9]+m[0-9]+s' "$tmp/slow.err"
+check "a progress line with percent and ETA, of the 23 steps make -n counted" grep -Eq 'slow: building +[0-9]+% \([0-9]+/23 steps\), [0-9]+m[0-9]+s elapsed, ETA [0-9]+m[0-9]+s' "$tmp/slow.err"
 kill -INT $pid; wait $pid
 ok "$(rc_is $? 4)" "SIGINT: exit 4 (the lab did not finish)"
 check "says it was interrupted" grep -q interrupted "$tmp/slow.err"
@@ -331,6 +332,7 @@ ptree=$(dirname "$(grep -l 'PATCHED' "$tmp"/cache/src/*/mm/a.c | xargs -n1 dirna
 ctree=$(dirname "$(dirname "$(grep -l '/\* B \*/' "$tmp"/cache/src/*/mm/b.c | head -1)")")
 check "... an unchanged file is the same inode in both trees" test "$(stat -c %i "$ptree/mm/a.c")" = "$(stat -c %i "$ctree/mm/a.c")"
 check "... the changed one is not, and the first tree keeps its own" bash -c "test '$(stat -c %i "$ptree/mm/b.c")' != '$(stat -c %i "$ctree/mm/b.c")' && grep -q 'return x + 1' '$ptree/mm/b.c'"
+check "... the same config as the copied objects: no counting, 2 steps (b.o and the link)" bash -c "grep -Eq 'cchild: built in [0-9]+ s \(2 steps\)' '$tmp/cchild.err' && ! grep -q 'counting the steps' '$tmp/cchild.err'"
 check "... only mm/b.o compiled after the copy" test "$(tail -1 "$ctree/O-cchild/rebuilt.log") $(wc -l <"$ctree/O-cchild/rebuilt.log")" = "mm/b.o 3"
 LAB_KERNEL_CACHE="$tmp/cache-alone" "$lab" kernel build "$tmp/v/cchild.json" >"$tmp/alone.out" 2>"$tmp/alone.err"
 ok "$(rc_is $? 0)" "the second variant built from nothing in another cache: exit 0"
