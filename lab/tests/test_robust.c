@@ -27,6 +27,40 @@ struct sides {
 	size_t na, nb;
 };
 
+/* Each rule of robust_overrule alone: a confident Welch the rank test or the bootstrap does
+ * not back, a no-change the bootstrap does not, and what stands.  (The data sets below never
+ * make Welch confident where the rank test is not: on real boots they agree.) */
+static void overrule_cases(void)
+{
+	const double none[2] = { 0, 0 }, moded[2] = { 0, 2.5 };
+	char why[256];
+
+	tap_ok(robust_overrule(VERDICT_REGRESSION, 10, 10, 0.2, -3, -1.5, none, 1, why,
+			       sizeof(why)) == VERDICT_INCONCLUSIVE &&
+		       !strcmp(why, "the rank test finds no difference (Mann-Whitney p = 0.2)"),
+	       "a regression the rank test does not find (10 + 10 boots): inconclusive, saying so");
+	tap_ok(robust_overrule(VERDICT_REGRESSION, 3, 3, 0.1, -3, -1.5, none, 1, why,
+			       sizeof(why)) == VERDICT_REGRESSION && !why[0],
+	       "... but not where the rank test could never find one (3 + 3 boots)");
+	tap_ok(robust_overrule(VERDICT_IMPROVEMENT, 10, 10, 0.001, 0.4, 3, none, 1, why,
+			       sizeof(why)) == VERDICT_INCONCLUSIVE &&
+		       strstr(why, "bootstrap interval [+0.40%, +3.00%] does not clear"),
+	       "an improvement whose bootstrap interval reaches into the band: inconclusive");
+	tap_ok(robust_overrule(VERDICT_NO_CHANGE, 10, 10, 0.5, -0.4, 1.3, none, 1, why,
+			       sizeof(why)) == VERDICT_INCONCLUSIVE && strstr(why, "leaves the"),
+	       "a no-change whose bootstrap interval leaves the band: inconclusive");
+	tap_ok(robust_overrule(VERDICT_REGRESSION, 10, 10, 0.001, -3, -1.5, moded, 1, why,
+			       sizeof(why)) == VERDICT_INCONCLUSIVE &&
+		       strstr(why, "B's boots fall in two modes 2.50% apart"),
+	       "a regression with B's boots in two modes: inconclusive");
+	tap_ok(robust_overrule(VERDICT_REGRESSION, 10, 10, 0.001, -3, -1.5, none, 1, why,
+			       sizeof(why)) == VERDICT_REGRESSION && !why[0],
+	       "a regression every opinion backs stands");
+	tap_ok(robust_overrule(VERDICT_REGRESSION, 10, 10, 0.001, NAN, NAN, none, 1, why,
+			       sizeof(why)) == VERDICT_REGRESSION,
+	       "... and one without a bootstrap (under 5 boots a side) stands on the rank test");
+}
+
 static void exact_cases(void)
 {
 	double a3[] = { 1, 2, 3 }, b3[] = { 4, 5, 6 };
@@ -47,6 +81,7 @@ static void exact_cases(void)
 	       "bootstrap: the same interval twice, around the change (+166.7 %%)");
 	tap_ok(robust_boot_ci(a3, 3, b3, 3, STATS_ARITHMETIC, &lo, &hi) == -EDOM,
 	       "bootstrap: -EDOM below %d boots a side", ROBUST_BOOT_MIN);
+	overrule_cases();
 }
 
 /* Welch's verdict on a, b (higher: + is better) at threshold, then the second opinions'. */
