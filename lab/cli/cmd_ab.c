@@ -9,7 +9,6 @@
 #include <time.h>
 
 #include "cli/cli.h"
-#include "cli/report_decision.h"
 #include "cli/runenv.h"
 #include "cli/runjob.h"
 #include "regress/range.h"
@@ -125,17 +124,6 @@ static int patch_of(const char *arg, char *path, size_t len)
 	return range_patch(args.tree ? args.tree : ".", arg, path, len);
 }
 
-/* The decision's exit code, as `lab compare` gives it. */
-static int decision_code(const char *out)
-{
-	enum compare_decision d;
-
-	if (report_decision_of(out, &d) < 0)
-		return EXIT_UNDECIDED;
-	return d == COMPARE_OK ? EXIT_OK : d == COMPARE_REGRESSION ? EXIT_REGRESSION
-								    : EXIT_UNDECIDED;
-}
-
 /* The report directory: --out, else reports/ab-TIME. */
 static void out_dir(char *out, size_t len)
 {
@@ -156,7 +144,7 @@ int cmd_ab(int argc, char **argv)
 	char *kernels[2] = { base_k, patched };
 	struct cli_run *run = &args.run;
 	struct run_summary sum = { 0 };
-	int first = parse_args(argc, argv), rc;
+	int first = parse_args(argc, argv);
 	size_t used;
 
 	if (first < 0)
@@ -187,8 +175,5 @@ int cmd_ab(int argc, char **argv)
 	run->kernels = kernels;
 	run->nr_kernels = 2;
 	cli_runenv_get(&run->o.env);
-	rc = cli_run_job(run, &sum);
-	if (rc != EXIT_OK || run->dry_run)
-		return rc;
-	return decision_code(out);
+	return cli_run_job(run, &sum); /* the decision's exit code, as `lab compare` gives it */
 }

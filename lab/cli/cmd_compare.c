@@ -9,6 +9,7 @@
 #include "analysis/projseries.h"
 #include "cli/cli.h"
 #include "cli/projopts.h"
+#include "cli/report_decision.h"
 #include "cli/report_files.h"
 #include "util/cleanup.h"
 #include "util/jsonio.h"
@@ -302,8 +303,7 @@ static int run_compare(const struct compare_args *a, struct series_set *s,
 		return fail_input(&err);
 	if (r < 0)
 		return cli_err("%s", strerror(-r)), EXIT_LAB_ERROR;
-	return d == COMPARE_REGRESSION ? EXIT_REGRESSION
-				       : d == COMPARE_UNDECIDED ? EXIT_UNDECIDED : EXIT_OK;
+	return report_decision_exit(d);
 }
 
 int cmd_compare(int argc, char **argv)

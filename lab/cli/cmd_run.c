@@ -58,8 +58,10 @@ static const struct cli_opt options[] = {
 	OPT_CALL(0, "kernel", NULL, "SPEC", opt_kernel,
 		 "[LABEL=]VARIANT[+PATCH...] replacing the job's kernels (repeat it)"),
 	OPT_UINT(0, "repeats", &a.r.repeats, "N", 1, 1000, "boots of each kernel"),
-	OPT_FLAG(0, "dry-run", &a.r.dry_run, "print the plan; build, boot and write nothing"),
+	OPT_FLAG(0, "dry-run", &a.r.dry_run, "print the plan; nothing built or booted"),
 	OPT_FLAG(0, "json", &a.r.json, "the summary as JSON on stdout"),
+	OPT_FLAG(0, "runs-status", &a.r.runs_status,
+		 "exit by the runs alone, not an A/B's decision"),
 	OPT_FLAG(0, "git-bisect", &a.git_bisect, "exit codes for `git bisect run`"),
 	OPT_END(),
 };
@@ -79,10 +81,12 @@ void cmd_run_help(void)
 	       "  lab run configs/ab-vma-lock.json --out reports/ab --resume    # after Ctrl-C\n"
 	       "  lab run configs/quick.json --timing icount --seed 7\n"
 	       "  lab run configs/quick.json --connect qemu+ssh://root@big1/system\n\n"
-	       "Exit status: 0 every run ok, 3 a run failed, 2 bad job file (or a report that\n"
-	       "--resume cannot continue), 4 lab error.  With --git-bisect: 0 good, 1 bad (a\n"
-	       "guest panicked), 125 skip (another failure: a build, a hang, the host), 128\n"
-	       "stop (bad input, lab error).\n");
+	       "Exit status: 3 a run failed; else, for an A/B (two or more kernels or labels),\n"
+	       "its decision as 'lab compare' gives it: 0 no regression, 1 a regression, 3\n"
+	       "undecided; else 0.  2 bad job file (or a report that --resume cannot\n"
+	       "continue), 4 lab error.  --runs-status: 0 every run ok whatever the decision.\n"
+	       "With --git-bisect (the runs alone): 0 good, 1 bad (a guest panicked), 125 skip\n"
+	       "(another failure: a build, a hang, the host), 128 stop (bad input, lab error).\n");
 }
 
 /* The options that go together, once all are read. */
@@ -130,6 +134,8 @@ int cmd_run(int argc, char **argv)
 	cli_runenv_get(&a.r.o.env);
 	timing_parse(a.timing, &a.r.o.timing); /* a word cli_timing_take let through */
 	rc = check_args(argc, argv, first);
+	if (a.git_bisect)
+		a.r.runs_status = 1; /* a guest that panicked is "bad", not a decision */
 	if (rc == 0) {
 		a.r.o.seed_set = a.r.o.seed != ~0ULL;
 		if (!a.r.o.seed_set)

@@ -23,7 +23,8 @@ void cmd_show_help(void)
 	       "EXAMPLES\n"
 	       "  lab show reports/ID\n"
 	       "  lab show reports/ID/report.json | less\n\n"
-	       "Exit status: 0 shown (whatever the decision), 2 not one readable report.\n");
+	       "Exit status: a decision's, as 'lab compare' gives it (0 no regression, 1 a\n"
+	       "regression, 3 undecided); 0 a report of one label; 2 not one readable report.\n");
 }
 
 int cmd_show(int argc, char **argv)
@@ -59,12 +60,13 @@ int cmd_show(int argc, char **argv)
 	if (show_report(f.doc[0], &s, &sb) < 0 || strbuf_take(&sb, &text) < 0)
 		goto cleanup;
 	fputs(text, stdout);
+	rc = EXIT_OK;
 	if (s.nr_variants > 1) {
 		fputs("\n", stdout);
 		fflush(stdout);
-		report_decision_print(&s, &d);
+		/* the decision printed is the status, as `lab compare` gives it */
+		rc = report_decision_print(&s, &d) < 0 ? EXIT_UNDECIDED : report_decision_exit(d);
 	}
-	rc = EXIT_OK;
 cleanup:
 	series_free(&s);
 	report_files_free(&f);

@@ -5,23 +5,38 @@
 #include <stdlib.h>
 
 #include "cli/cli.h"
-#include "cli/report_files.h"
 #include "util/cleanup.h"
+#include "util/exitcode.h"
 #include "util/strbuf.h"
+
+/* Every label against the first: 0 with c[0..*n) (freed by the caller, also on error). */
+static int compare_labels(const struct series_set *s, struct comparison **c, size_t *n,
+			  struct strbuf *note)
+{
+	*n = 0;
+	if (!(*c = calloc(s->nr_variants, sizeof(**c))))
+		return -ENOMEM;
+	return compare_all(s, COMPARE_DEFAULT_THRESHOLD_PCT, 0, *c, n, note);
+}
+
+static void free_labels(struct comparison *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		compare_free(&c[i]);
+	free(c);
+}
 
 int report_decision_print(const struct series_set *s, enum compare_decision *d)
 {
-	_cleanup_free_ struct comparison *c = NULL;
 	_cleanup_strbuf_ struct strbuf note = STRBUF_INIT;
 	_cleanup_free_ char *text = NULL, *why = NULL;
+	struct comparison *c = NULL;
 	size_t n = 0;
 	int r;
 
 	if (s->nr_variants < 2)
 		return 1;
-	if (!(c = calloc(s->nr_variants, sizeof(*c))))
-		return -ENOMEM;
-	r = compare_all(s, COMPARE_DEFAULT_THRESHOLD_PCT, 0, c, &n, &note);
+	r = compare_labels(s, &c, &n, &note);
 	if (r == 0 && n == 0) {
 		strbuf_take(&note, &why);
 		cli_err("no decision: %s", why && why[0] ? why : "no two labels to compare");
@@ -31,40 +46,30 @@ int report_decision_print(const struct series_set *s, enum compare_decision *d)
 		*d = compare_decide_all(c, n);
 		fputs(text, stdout);
 	}
-	for (size_t i = 0; i < n; i++)
-		compare_free(&c[i]);
+	free_labels(c, n);
 	return r;
 }
 
-int report_decision_of(const char *dir, enum compare_decision *d)
+int report_decision_exit(enum compare_decision d)
 {
-	struct report_files f = { 0 };
-	struct lab_error err = { 0 };
-	struct series_set s;
-	_cleanup_free_ struct comparison *c = NULL;
+	return d == COMPARE_REGRESSION ? EXIT_REGRESSION
+				       : d == COMPARE_UNDECIDED ? EXIT_UNDECIDED : EXIT_OK;
+}
+
+int report_decision_get(const struct series_set *s, enum compare_decision *d)
+{
 	_cleanup_strbuf_ struct strbuf note = STRBUF_INIT;
+	struct comparison *c = NULL;
 	size_t n = 0;
 	int r;
 
-	series_init(&s);
-	r = report_files_add(&f, dir, &err);
-	if (r == 0)
-		r = report_files_read(&f, &err);
-	if (r == 0 && f.n == 1)
-		r = series_add_report(&s, f.doc[0], f.path[0], NULL, &err);
-	if (r == 0 && (f.n != 1 || s.nr_variants < 2))
-		r = -EINVAL;
-	if (r == 0 && !(c = calloc(s.nr_variants, sizeof(*c))))
-		r = -ENOMEM;
-	if (r == 0)
-		r = compare_all(&s, COMPARE_DEFAULT_THRESHOLD_PCT, 0, c, &n, &note);
+	if (s->nr_variants < 2)
+		return 1;
+	r = compare_labels(s, &c, &n, &note);
 	if (r == 0 && !n)
 		r = -EINVAL;
 	if (r == 0)
 		*d = compare_decide_all(c, n);
-	for (size_t i = 0; i < n; i++)
-		compare_free(&c[i]);
-	series_free(&s);
-	report_files_free(&f);
+	free_labels(c, n);
 	return r;
 }

@@ -11,6 +11,8 @@
  * the decision.  0; 1 when there is nothing to compare (one label); -ENOMEM, -EINVAL (said on
  * stderr, e.g. labels that ran different workloads). */
 int report_decision_print(const struct series_set *s, enum compare_decision *d);
-/* The same decision of the report at dir, nothing printed: 0 with *d; -EINVAL (not one
- * readable report of two or more labels, or labels that cannot be compared). */
-int report_decision_of(const char *dir, enum compare_decision *d);
+/* The same decision, nothing printed: 0 with *d; 1 (one label), -ENOMEM, -EINVAL. */
+int report_decision_get(const struct series_set *s, enum compare_decision *d);
+/* A decision's exit code, for every command that prints one (util/exitcode.h): EXIT_OK,
+ * EXIT_REGRESSION, EXIT_UNDECIDED. */
+int report_decision_exit(enum compare_decision d);

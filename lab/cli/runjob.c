@@ -68,7 +68,8 @@ static int load_resume(const struct cli_run *a, const struct job *job, const cha
 	return r;
 }
 
-static void print_summary(const struct run_summary *s, int as_json)
+/* The summary; as JSON with the A/B's decision when there is one (decision: NULL). */
+static void print_summary(const struct run_summary *s, int as_json, const char *decision)
 {
 	_cleanup_json_ json_t *j = NULL;
 	_cleanup_free_ char *text = NULL;
@@ -81,32 +82,40 @@ static void print_summary(const struct run_summary *s, int as_json)
 	j = json_pack("{s:I, s:I, s:I, s:s, s:s, s:s}", "runs", (json_int_t)s->runs, "ok",
 		      (json_int_t)s->ok, "planned", (json_int_t)s->planned, "status",
 		      outcome_name(s->status), "report", s->report, "out_dir", s->out_dir);
+	if (j && decision && json_object_set_new(j, "decision", json_string(decision)) < 0)
+		j = (json_decref(j), NULL);
 	if (j && (text = jsonio_dumps(j)))
 		printf("%s\n", text);
 }
 
-/* A job of two or more kernels or labels ends with its decision, as `lab compare DIR` prints
- * it, and every job with the commands to look further.  The run's own exit status stays the
- * runs' (the decision's is `lab compare`'s). */
-static void print_decision(const struct run_summary *sum)
+/* The report's labels (series_set): 0, or negative when it cannot be read (no decision). */
+static int load_labels(const struct run_summary *sum, struct report_files *f,
+		       struct series_set *s)
 {
-	struct report_files f = { 0 };
 	struct lab_error err = { 0 };
-	struct series_set s;
-	enum compare_decision d;
+	int r = report_files_add(f, sum->report, &err);
 
-	series_init(&s);
-	if (report_files_add(&f, sum->report, &err) == 0 && report_files_read(&f, &err) == 0 &&
-	    series_add_report(&s, f.doc[0], f.path[0], NULL, &err) == 0 && s.nr_variants > 1) {
-		fputs("\n", stdout);
-		fflush(stdout);
-		report_decision_print(&s, &d);
-	}
-	if (s.nr_variants > 1) {
+	if (r == 0)
+		r = report_files_read(f, &err);
+	if (r == 0)
+		r = series_add_report(s, f->doc[0], f->path[0], NULL, &err);
+	return r;
+}
+
+/* An A/B (two or more kernels or labels) ends with its decision, as `lab compare DIR` prints
+ * it, the dashboard and the commands to look further; any job with `lab show`. */
+static void print_decision(const struct run_summary *sum, const struct series_set *s,
+			   enum compare_decision *d)
+{
+	if (s->nr_variants > 1) {
 		/* the dashboard of an A/B is written with it: DIR/dashboard.html */
 		char page[PATH_MAX + 32], *argv[] = { "report", (char *)sum->out_dir, "-o", page,
 						      NULL };
 
+		fputs("\n", stdout);
+		fflush(stdout);
+		if (report_decision_print(s, d) < 0)
+			*d = COMPARE_UNDECIDED; /* labels that cannot be compared: said */
 		snprintf(page, sizeof(page), "%s/dashboard.html", sum->out_dir);
 		fflush(stdout);
 		if (cmd_report(4, argv) != EXIT_OK)
@@ -118,8 +127,6 @@ static void print_decision(const struct run_summary *sum)
 	} else {
 		printf("\nnext: lab show %s\n", sum->out_dir);
 	}
-	series_free(&s);
-	report_files_free(&f);
 }
 
 /* --dry-run: the plan, nothing built, booted or written; 0, or 2 with the job's error. */
@@ -199,8 +206,11 @@ static int prepare(struct cli_run *a, struct job *job, char sha256[65])
 
 static int run(struct cli_run *a, struct job *job, struct run_summary *sum)
 {
+	struct report_files f = { 0 };
+	struct series_set s;
+	enum compare_decision d = COMPARE_UNDECIDED;
 	char msg[1024];
-	int r;
+	int r, ab;
 
 	/* The guest is destroyed on the way out, so a signal must not kill us outright. */
 	cli_catch_signals();
@@ -209,12 +219,21 @@ static int run(struct cli_run *a, struct job *job, struct run_summary *sum)
 		cli_err("%s", msg[0] ? msg : strerror(-r));
 		return r == -EINVAL ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
 	}
-	print_summary(sum, a->json);
+	series_init(&s);
+	ab = sum->report[0] && load_labels(sum, &f, &s) == 0 && s.nr_variants > 1;
+	if (ab && a->json && report_decision_get(&s, &d) < 0)
+		d = COMPARE_UNDECIDED;
+	print_summary(sum, a->json, ab && a->json ? compare_decision_name(d) : NULL);
 	if (!a->json && sum->report[0])
-		print_decision(sum);
+		print_decision(sum, &s, &d);
+	series_free(&s);
+	report_files_free(&f);
 	cli_history_add(a->o.env.state_dir, sum->report);
-	return sum->status == OUTCOME_OK && sum->runs == sum->planned ? EXIT_OK
-								     : EXIT_RUN_FAILED;
+	/* Runs that failed win over any decision; an A/B's status is its decision, as `lab
+	 * compare` and `lab ab` give it, so that `lab run ab.json && ...` means "no regression". */
+	if (sum->status != OUTCOME_OK || sum->runs != sum->planned)
+		return EXIT_RUN_FAILED;
+	return ab && !a->runs_status ? report_decision_exit(d) : EXIT_OK;
 }
 
 int cli_run_job(struct cli_run *a, struct run_summary *sum)

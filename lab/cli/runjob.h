@@ -15,8 +15,11 @@ struct cli_run {
 	int resume;               /* --resume: o.out_dir's report continued */
 	const char *interrupted;  /* --interrupted I,J, as given */
 	int dry_run, json;
+	int runs_status;          /* the exit code is the runs' alone, not an A/B's decision */
 };
 
-/* The exit code (util/exitcode.h): EXIT_OK every run ok, EXIT_RUN_FAILED one failed,
- * EXIT_BAD_INPUT, EXIT_LAB_ERROR (each said).  *sum is the engine's when it ran. */
+/* The exit code (util/exitcode.h): EXIT_RUN_FAILED when a run failed; else an A/B's decision
+ * (report_decision_exit: EXIT_OK, EXIT_REGRESSION, EXIT_UNDECIDED), also with --json, unless
+ * r->runs_status; else EXIT_OK.  EXIT_BAD_INPUT, EXIT_LAB_ERROR (each said).  *sum is the
+ * engine's when it ran. */
 int cli_run_job(struct cli_run *r, struct run_summary *sum);

@@ -40,7 +40,7 @@ run_cpu() {
 	shift
 	tck=$(getconf CLK_TCK)
 	t0=$(date +%s.%N)
-	$lab run "$@" --out "$tmp/$name" >"$tmp/$name.log" 2>&1 &
+	$lab run "$@" --runs-status --out "$tmp/$name" >"$tmp/$name.log" 2>&1 &
 	pid=$!
 	while kill -0 $pid 2>/dev/null; do
 		v=$(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null) && [ -n "$v" ] && cpu=$v

@@ -62,11 +62,12 @@ timed_ok() {
 }
 
 # lab_run DIR WHAT ARGS...: `$B/lab run ARGS --out DIR` timed (its output in DIR.out and
-# DIR.err).  Returns 1 (and says why: lab_ok) when it failed.
+# DIR.err).  Returns 1 (and says why: lab_ok) when it failed.  Its status is the runs' alone
+# (--runs-status): a bench judges an A/B's decision itself.
 lab_run() {
 	local dir=$1 what=$2
 	shift 2
-	timed "$dir" "${B:-build}"/lab run "$@" --out "$dir"
+	timed "$dir" "${B:-build}"/lab run "$@" --runs-status --out "$dir"
 	lab_ok "$cmd_rc" "$dir" "$what" "$dir.err"
 }
 

@@ -21,6 +21,14 @@ check() { local desc=$1; shift; "$@" >/dev/null 2>&1; ok $? "$desc"; }
 has() { grep -qF -- "$2" "$1"; ok $? "$3"; }
 # rc_is GOT WANT: prints 0 when the exit statuses match, else 1 (for ok).
 rc_is() { [ "$1" = "$2" ] && echo 0 || echo 1; }
+# as_compare GOT DIR DESCRIPTION: ok when an A/B command's exit status GOT is `lab compare
+# DIR`'s (the decision's, util/exitcode.h), its runs all ok.
+as_compare() {
+	local want
+	"${lab:-$LAB}" compare "$2" >/dev/null 2>&1
+	want=$?
+	ok "$(rc_is "$1" "$want")" "$3 (exit $1; lab compare's $want)"
+}
 # diag FILE...: the files as TAP comments.
 diag() { sed 's/^/# /' "$@"; }
 

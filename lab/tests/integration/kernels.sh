@@ -54,7 +54,7 @@ check "lab kernel --help" $lab kernel --help
 
 # A/B through lab run: A B, and the guest and the builds prove which kernel each run had.
 $lab run $data/ab-patch.json --out "$tmp/ab" >"$tmp/ab.out" 2>"$tmp/ab.err"
-ok "$(rc_is $? 0)" "A/B job exits 0"
+as_compare $? "$tmp/ab" "A/B job: its status is its decision's"
 r="$tmp/ab"
 explain_runs "$r"
 check "two runs, A then B" jqr "$r" '[.runs[].kernel.variant] == ["baseline", "test-fault-mmap-lock"] and [.runs[].kernel.label] == ["baseline", "test-fault-mmap-lock"]'

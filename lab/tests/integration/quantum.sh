@@ -29,7 +29,7 @@ d=lab/tests/data/jobs
 # --- the build on first need, and one boot (twice, one seed) ---------------------------------
 t0=$(date +%s)
 $lab run $d/quantum-aa.json --seed 7 --parallel 2 --out "$tmp/aa" >"$tmp/aa.out" 2>"$tmp/aa.err"
-ok $? "A/A job under quantum exits 0 (4 boots, and the QEMU build if it was not ready: $(( $(date +%s) - t0 )) s)"
+as_compare $? "$tmp/aa" "A/A job under quantum: 4 boots, its decision's status (and the QEMU build if it was not ready: $(( $(date +%s) - t0 )) s)"
 r="$tmp/aa"
 explain_runs "$r"
 has "$tmp/aa.err" "the contention model's QEMU (quantum 1000)" "lab run looks for the lab's QEMU build"
@@ -63,7 +63,7 @@ jq -r '.comparisons[0].rows[] | select(.primary) | "# A/A \(.metric) \(.tasks) t
 # --- seed 003's direction -------------------------------------------------------------------
 t0=$(date +%s)
 $lab run $d/quantum-ab.json --seed 100 --parallel 2 --out "$tmp/ab" >"$tmp/ab.out" 2>"$tmp/ab.err"
-ok $? "A/B job under quantum exits 0 (6 boots: $(( $(date +%s) - t0 )) s)"
+as_compare $? "$tmp/ab" "A/B job under quantum: 6 boots, its decision's status ($(( $(date +%s) - t0 )) s)"
 explain_runs "$tmp/ab"
 $lab compare "$tmp/ab" --json >"$tmp/ab.json" 2>"$tmp/ab.cmp.err"
 ok $([ $? = 1 ] && echo 0 || echo 1) "A/B compare: a regression (exit 1)"
@@ -72,5 +72,14 @@ check "faults under mmap_lock: faults/s at 4 tasks with a mapper regresses, the 
 check "... and no row is outside the model" jq -e \
 	'[.comparisons[0].rows[] | .outside_model] | all(. == null)' "$tmp/ab.json"
 jq -r '.comparisons[0].rows[] | select(.primary) | "# A/B \(.metric) \(.tasks) tasks: \(.change_pct)% [\(.ci95_pct[0]), \(.ci95_pct[1])] \(.verdict)"' "$tmp/ab.json"
+# The finished report resumed: nothing left to run, the same decision, with --json in the
+# summary, and --runs-status says only that every run was ok.
+$lab run $d/quantum-ab.json --seed 100 --out "$tmp/ab" --resume --json >"$tmp/again.json" \
+	2>"$tmp/again.err"
+ok "$(rc_is $? 1)" "the A/B resumed when finished, --json: exit 1 again (the regression)"
+check "... its JSON summary says the decision, as lab compare's" jq -e --arg d \
+	"$(jq -r .decision "$tmp/ab.json")" '.decision == $d and .runs == 6 and .ok == 6' "$tmp/again.json"
+$lab run $d/quantum-ab.json --seed 100 --out "$tmp/ab" --resume --runs-status >/dev/null 2>&1
+ok "$(rc_is $? 0)" "... with --runs-status: exit 0, every run ok"
 check "no QEMU left behind" no_qemu
 finish

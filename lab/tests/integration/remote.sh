@@ -135,12 +135,14 @@ jq -n --argjson t "$topo" '{name: "remote-ab", topology: $t, repeats: 1,
 		  {name: "thp-always", image: "/boot/vmlinuz-*", knobs: {thp_enabled: "always"}}],
 	workloads: [{name: "pft", params: {mode: "threads", memory_mib: 16, tasks: "per-cpu"}}]}' \
 	>"$tmp/ab.json"
-expect 0 "an A/B job with --host-class c2" $lab run "$tmp/ab.json" --host-class c2 \
-	--timing tcg --quiet-wait 0 --out "$tmp/r6/c2"
+$lab run "$tmp/ab.json" --host-class c2 --timing tcg --quiet-wait 0 --out "$tmp/r6/c2" \
+	>"$T/out" 2>"$T/err"
+as_compare $? "$tmp/r6/c2" "an A/B job with --host-class c2: its decision's status"
 check "... every run labelled class c2" \
 	jq -e '[.runs[].host.class] | length == 2 and all(. == "c2")' "$tmp/r6/c2/report.json"
-expect 0 "the A/B job again with --host-class other" $lab run "$tmp/ab.json" --host-class other \
-	--timing tcg --quiet-wait 0 --out "$tmp/r6/other"
+$lab run "$tmp/ab.json" --host-class other --timing tcg --quiet-wait 0 \
+	--out "$tmp/r6/other" >"$T/out" 2>"$T/err"
+as_compare $? "$tmp/r6/other" "the A/B job again with --host-class other: its decision's status"
 check "... every run labelled class other" \
 	jq -e '[.runs[].host.class] | length == 2 and all(. == "other")' "$tmp/r6/other/report.json"
 expect 2 "lab compare of both reports refuses to pool two classes" $lab compare "$tmp/r6"

@@ -27,7 +27,7 @@ r="$tmp/ab"
 
 t0=$(date +%s)
 $lab run lab/tests/data/jobs/warn-ab.json --seed 11 --parallel 2 --out "$r" >"$tmp/ab.out" 2>"$tmp/ab.err"
-ok $? "A/B baseline against a kernel that warns: 4 boots end (exit 0, $(( $(date +%s) - t0 )) s)"
+ok "$(rc_is $? 1)" "A/B baseline against a kernel that warns: 4 boots end, and the new warning is a regression (exit 1, $(( $(date +%s) - t0 )) s)"
 explain_runs "$r"
 jr() { jq -e "$1" "$r/report.json" >/dev/null; }
 check "every run ends ok, with its figures" jr \
@@ -51,7 +51,7 @@ check "the figures do not move: no deciding series regressed" jq -e \
 	'[.comparisons[0].rows[] | select(.primary) | .verdict] | all(. != "regression") and length > 0' "$tmp/cmp.json"
 
 $lab show "$r" >"$tmp/show.txt" 2>&1
-ok $? "lab show exits 0"
+ok "$(rc_is $? 1)" "lab show exits 1, the decision it ends with"
 check "lab show: the warning under each of B's runs" test \
 	"$(grep -c 'kernel warnings: warning mm/memory.c:[0-9]* x1' "$tmp/show.txt")" = 2
 check "the dashboard's warnings table names it" grep -q 'Kernel warnings</caption>' "$r/dashboard.html"
