@@ -101,10 +101,10 @@ if [ "$mode" != "--unit" ]; then
 	# those marked "# suite-lane: alone" by themselves.  Why: most of these boot one guest
 	# under the single-threaded models (quantum, icount), whose figures do not depend on the
 	# host's load, and one at a time they left a core idle for the suite's last quarter hour.
-	# The second lane starts when the prewarm's builds are done: on a new machine its own
-	# kernel builds (nice 10) starved the prewarm's QEMU build (nice 19), which the first
-	# lane waits for (measured once: that build ready at 2097 s, against 1816 s with one
-	# lane).  A test that reads tcg figures closely is "alone".
+	# The second lane starts when the prewarm's builds are done, and holds the tests that
+	# need its QEMU build: on a new machine, with the bisection's kernel builds (nice 10)
+	# beside it, that build (nice 19) was ready at 2097 s, against 1816 s with one lane.
+	# A test that reads tcg figures closely is "alone".
 	builds=$(grep -l '^# suite-order: builds' lab/tests/integration/*.sh)
 	lane2=$(grep -l '^# suite-lane: 2' $builds)
 	alone=$(grep -l '^# suite-lane: alone' $builds)

@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
 # suite-order: builds (boots the lab's builds: runs after the tests that do not, run-tests.sh)
-# suite-lane: 2 (beside the other builds tests, run-tests.sh)
 # Integration: `lab bisect` on a real kernel git tree.  lab/tests/make-bisect-repo.sh makes a
 # repository of 16 commits on Debian's linux-source-6.12 (kept beside the kernel cache, so it is
 # made once per machine); one commit plants a slowdown in the anonymous page-fault path, another

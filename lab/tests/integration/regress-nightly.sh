@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
 # suite-order: builds (boots the lab's builds: runs after the tests that do not, run-tests.sh)
-# suite-lane: 2 (beside the other builds tests, run-tests.sh)
 # Integration: `lab nightly` over simulated nights on the bisection test's repository
 # (lab/tests/make-bisect-repo.sh): three nights at commits before the planted slowdown raise no
 # alarm; the night at the planted commit is a suspect, confirmed side by side against the last

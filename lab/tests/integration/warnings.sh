@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
 # suite-order: builds (boots the lab's builds: runs after the tests that do not, run-tests.sh)
-# suite-lane: 2 (beside the other builds tests, run-tests.sh)
 # Integration: kernel warnings as findings of their own (lab/core/kwarn.h, analysis/warndiff.h).
 # B is baseline plus a WARN_ON_ONCE() on the anonymous fault path that fires once a boot
 # (lab/tests/data/kernels/test-warn-fault.json, one file: built from baseline's ccache); its
