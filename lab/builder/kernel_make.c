@@ -189,8 +189,8 @@ int kbuild_configure(struct kctx *c, char **final)
  * FORCE'd archives and headers look out of date to it (measured on baseline's tree: 197
  * steps counted, 4 run, in 8.5 s against the build's 6.4 s), so such a build says its steps
  * and time, no percentage.  Steps are not equal: linking vmlinux (the kallsyms passes, the
- * compressed image) is a few steps and a minute; the ETA is from the steps' rate, and from
- * the link on the line says "linking", not a percentage it cannot stand behind. */
+ * compressed image) is a few steps of seconds each; the ETA is from the steps' rate, and
+ * from the link on the line says "linking", not a percentage it cannot stand behind. */
 #define RATE_SAMPLES 12 /* one a progress line (5 s): the ETA's rate is of the last minute */
 
 struct kprogress {
@@ -262,7 +262,7 @@ static int dry_steps(struct kctx *c, unsigned *n)
 	return 0;
 }
 
-/* "LD      vmlinux.o" and after: the link, whose few steps take a minute. */
+/* "LD      vmlinux.o" and after: the link, a few long steps. */
 static int link_step(const char *t)
 {
 	return !strncmp(t, "LD      vmlinux", 15) || !strncmp(t, "LD      .tmp_vmlinux", 20);

@@ -220,7 +220,11 @@ static int run(struct cli_run *a, struct job *job, struct run_summary *sum)
 		return r == -EINVAL ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
 	}
 	series_init(&s);
-	ab = sum->report[0] && load_labels(sum, &f, &s) == 0 && s.nr_variants > 1;
+	if (sum->report[0] && load_labels(sum, &f, &s) < 0) {
+		series_free(&s); /* a report half read decides nothing */
+		series_init(&s);
+	}
+	ab = s.nr_variants > 1;
 	if (ab && a->json && report_decision_get(&s, &d) < 0)
 		d = COMPARE_UNDECIDED;
 	print_summary(sum, a->json, ab && a->json ? compare_decision_name(d) : NULL);
