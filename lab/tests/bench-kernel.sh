@@ -17,8 +17,9 @@ lab=$B/lab
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/numalab-bench-kernel.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 export LAB_KERNEL_CACHE="$tmp/cache"
-made() { grep -o 'built in [0-9]* s ([0-9]* steps)' "$1" | tail -1; }
-steps() { made "$1" | sed 's/.*(\([0-9]*\) steps)/\1/'; }
+# "built in 600 s (1633 steps; make -n counted 1640)" or "... (60 steps)"
+made() { grep -oE 'built in [0-9]+ s \([0-9]+ steps(; make -n counted [0-9]+)?\)' "$1" | tail -1; }
+steps() { made "$1" | sed -E 's/.*\(([0-9]+) steps.*/\1/'; }
 
 echo "kernel builds on $(nproc) CPU(s), cache $LAB_KERNEL_CACHE (empty), $(gcc --version | head -1)"
 timed_ok "the cold build of baseline" "$tmp/cold" $lab kernel build baseline || bench_exit
