@@ -28,6 +28,7 @@
 
 #include "proto/guestjob.h"
 #include "rt.h"
+#include "rt_bench.h"
 #include "rt_capture.h"
 #include "rt_disk.h"
 #include "rt_fault.h"
@@ -648,6 +649,10 @@ static __attribute__((noreturn)) void agent_pid1(void)
 	if (agent_job_load(disk ? RT_DISK_JOB : JOB_PATH, &job, err, sizeof(err)) < 0)
 		agent_fatal("%s", err);
 	agent_outrank();
+	/* Before any workload: their counters' setup must not turn the perf hooks on (rt_perf.c). */
+	if ((r = rt_perf_hold()) < 0)
+		agent_log("perf_event_open: %s (the workloads' counters may be unavailable too)",
+			  strerror(-r));
 	if (job.gj.online_after_boot)
 		agent_online(&job);
 	if (rt_topology_json("", &topo) < 0)

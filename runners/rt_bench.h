@@ -131,6 +131,9 @@ struct rt_perf {
 
 /* Open the counters for the calling thread, disabled.  Failures are per counter (c->err). */
 void rt_perf_open(struct rt_perf *p, struct rt_perf_counts *c);
+/* One task-bound dummy event on the calling process, never read, kept open for its life: the
+ * kernel's perf scheduling hooks then stay on (rt_perf.c says why).  The fd, or -errno. */
+int rt_perf_hold(void);
 void rt_perf_start(struct rt_perf *p);
 void rt_perf_stop(struct rt_perf *p, struct rt_perf_counts *c);
 void rt_perf_close(struct rt_perf *p);

@@ -53,6 +53,28 @@ static int rt_perf_one(enum rt_perf_id id, int group)
 	return fd < 0 ? -errno : fd;
 }
 
+/* The kernel turns its perf scheduling hooks on when the system's first task-bound event is
+ * created (a static key, then synchronize_rcu(): kernel/events/core.c, account_event) and off
+ * HZ after the last one is closed (perf_sched_work).  Each task of a workload opens its
+ * counters in its setup, so whenever that delayed work had run since the previous repetition
+ * the setup waited out an RCU grace period: memscale's took 46 ms instead of 0.3 ms, its
+ * run_s 17 times its usual, in 1 of ~40 boots (configs/ab.json, seed 209, traced with the
+ * vCPU clock: perf_event_open -> synchronize_rcu, then ticks until the grace period ended).
+ * The agent holds this one for its life, so the hooks are on from before the first workload. */
+int rt_perf_hold(void)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.disabled = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 /* Two groups, so that a PMU that cannot take the hardware events never stops the software
  * ones from counting. */
 void rt_perf_open(struct rt_perf *p, struct rt_perf_counts *c)

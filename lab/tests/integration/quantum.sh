@@ -82,5 +82,17 @@ check "... its JSON summary says the decision, as lab compare's" jq -e --arg d \
 	"$(jq -r .decision "$tmp/ab.json")" '.decision == $d and .runs == 6 and .ok == 6' "$tmp/again.json"
 $lab run $d/quantum-ab.json --seed 100 --out "$tmp/ab" --resume --runs-status >/dev/null 2>&1
 ok "$(rc_is $? 0)" "... with --runs-status: exit 0, every run ok"
+# The setup stall (runners/rt_perf.c, rt_perf_hold): this seed's boot of lab ab's default job
+# had memscale's repetition 1 set up in 46 ms (an RCU grace period inside perf_event_open)
+# against 0.3 ms; with the agent holding the perf hooks on, every repetition sets up fast.
+t0=$(date +%s)
+$lab run configs/ab.json --seed 209 --repeats 1 --runs-status --out "$tmp/stall" \
+	>"$tmp/stall.out" 2>"$tmp/stall.err"
+ok "$(rc_is $? 0)" "configs/ab.json, seed 209: one boot ($(( $(date +%s) - t0 )) s)"
+check "... memscale's 3 repetitions each set up in under 5 ms" jq -e -s \
+	'[.[] | select(.name == "memscale" and .exit == 0) | .output.results[].metrics.setup_s.value] | length == 3 and all(. < 0.005)' \
+	"$tmp/stall/run-0/results.jsonl"
+jq -r -s '.[] | select(.name == "memscale" and .exit == 0) | .output.results[] | "# memscale setup_s \(.metrics.setup_s.value) run_s \(.metrics.run_s.value)"' \
+	"$tmp/stall/run-0/results.jsonl" 2>/dev/null
 check "no QEMU left behind" no_qemu
 finish
