@@ -38,19 +38,25 @@ const char *rt_perf_name(enum rt_perf_id id)
 	return (unsigned)id < RT_PERF_NR ? rt_perf_def[id].name : "?";
 }
 
-static int rt_perf_one(enum rt_perf_id id, int group)
+/* One event on the calling thread, disabled when it leads (members follow their leader). */
+static int rt_perf_event(uint32_t type, uint64_t config, int group)
 {
 	struct perf_event_attr a;
 	int fd;
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
-	a.type = rt_perf_def[id].type;
-	a.config = rt_perf_def[id].config;
-	a.disabled = group < 0; /* members follow their leader */
+	a.type = type;
+	a.config = config;
+	a.disabled = group < 0;
 	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : fd;
+}
+
+static int rt_perf_one(enum rt_perf_id id, int group)
+{
+	return rt_perf_event(rt_perf_def[id].type, rt_perf_def[id].config, group);
 }
 
 /* The kernel turns its perf scheduling hooks on when the system's first task-bound event is
@@ -63,16 +69,7 @@ static int rt_perf_one(enum rt_perf_id id, int group)
  * The agent holds this one for its life, so the hooks are on from before the first workload. */
 int rt_perf_hold(void)
 {
-	struct perf_event_attr a;
-	int fd;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_DUMMY;
-	a.disabled = 1;
-	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	return rt_perf_event(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY, -1);
 }
 
 /* Two groups, so that a PMU that cannot take the hardware events never stops the software

@@ -307,6 +307,7 @@ int kbuild_make(struct kctx *c, const char *log_path, int count)
 	int full = vmlinux && !fs_exists(vmlinux), st = 0, r;
 	struct kprogress p = { .c = c };
 	double t0 = clock_now_s();
+	char counted[64] = "";
 
 	if (fd < 0)
 		return kctx_fail(c, KERNEL_FAIL_LAB, -errno, "cannot create %s: %s", log_path,
@@ -318,13 +319,11 @@ int kbuild_make(struct kctx *c, const char *log_path, int count)
 	}
 	p.start = p.last = clock_now_s();
 	if (p.expected)
-		kctx_progress(c, "%s: building bzImage (%s build, %u steps counted in %.0f s, -j%u, "
-			      "log %s)", c->v->name, full ? "full" : "incremental", p.expected,
-			      p.start - t0, c->o->jobs ? c->o->jobs : (unsigned)get_nprocs(), log_path);
-	else
-		kctx_progress(c, "%s: building bzImage (%s build, -j%u, log %s)", c->v->name,
-			      full ? "full" : "incremental",
-			      c->o->jobs ? c->o->jobs : (unsigned)get_nprocs(), log_path);
+		snprintf(counted, sizeof(counted), "%u steps counted in %.0f s, ", p.expected,
+			 p.start - t0);
+	kctx_progress(c, "%s: building bzImage (%s build, %s-j%u, log %s)", c->v->name,
+		      full ? "full" : "incremental", counted,
+		      c->o->jobs ? c->o->jobs : (unsigned)get_nprocs(), log_path);
 	r = run_make(c, "bzImage", 0, fd, on_line, &p, &st, NULL, 0);
 	if (r == -EINTR)
 		return kctx_fail(c, KERNEL_FAIL_INTERRUPTED, r, "interrupted while building");
@@ -334,11 +333,9 @@ int kbuild_make(struct kctx *c, const char *log_path, int count)
 		return kctx_fail(c, KERNEL_FAIL_BUILD, -EIO, "make bzImage failed (exit %d) after "
 				 "%u steps; log %s", st, p.steps, log_path);
 	if (p.expected)
-		kctx_progress(c, "%s: built in %.0f s (%u steps; make -n counted %u)", c->v->name,
-			      clock_now_s() - p.start, p.steps, p.expected);
-	else
-		kctx_progress(c, "%s: built in %.0f s (%u steps)", c->v->name,
-			      clock_now_s() - p.start, p.steps);
+		snprintf(counted, sizeof(counted), "; make -n counted %u", p.expected);
+	kctx_progress(c, "%s: built in %.0f s (%u steps%s)", c->v->name, clock_now_s() - p.start,
+		      p.steps, counted);
 	return 0;
 }
 
