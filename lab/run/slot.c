@@ -444,7 +444,10 @@ static int boot_one(struct run_slot *s, struct host *m)
 
 	snprintf(dir, sizeof(dir), "%s/run-%u", c->sum->out_dir, index);
 	hosts_domain_name(m, index, name, sizeof(name));
-	snprintf(run_id, sizeof(run_id), "%s-r%u", c->id, index);
+	/* The guest logs its run id on the console, and a console line costs guest time: an id
+	 * of fixed width (the run's date and time, the boot's index to six digits, not the job's
+	 * name) keeps a boot's figures those of its seed whatever the job is called. */
+	snprintf(run_id, sizeof(run_id), "%.15s-r%06u", c->id, index);
 	snprintf(rec.console_file, sizeof(rec.console_file), "run-%u/console.log", index);
 	snprintf(rec.kernel_image, sizeof(rec.kernel_image), "%s", k->image);
 	snprintf(rec.kernel_cmdline, sizeof(rec.kernel_cmdline), "%s", cmdline ? cmdline : "");

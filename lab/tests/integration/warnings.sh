@@ -62,8 +62,10 @@ $lab compare "$r" -v >"$tmp/cmpv.txt" 2>&1
 has "$tmp/cmpv.txt" "why it moved (not deciding; per fault, boots A 2, B 2):" "lab compare -v: why it moved, not deciding"
 check "... __handle_mm_fault, where the warning's test is, +2 to +5 insns/fault" \
 	grep -Eq '^    __handle_mm_fault  \+[2-4]\.[0-9] insns/fault' "$tmp/cmpv.txt"
-check "JSON: the deltas decide nothing, __handle_mm_fault first" jq -e \
-	'.comparisons[0].workloads[0].deltas | .deciding == false and .profile[0].symbol == "__handle_mm_fault" and .profile[0].self_delta >= 2 and .profile[0].self_delta <= 5' "$tmp/cmp.json"
+# Not "first": which other function moves most depends on what else B's boots do (its warning
+# included); mas_walk came out +21 insns/fault in B with one image and +0 with the next.
+check "JSON: the deltas decide nothing, __handle_mm_fault among them, +2 to +5" jq -e \
+	'.comparisons[0].workloads[0].deltas | .deciding == false and any(.profile[]; .symbol == "__handle_mm_fault" and .self_delta >= 2 and .self_delta <= 5)' "$tmp/cmp.json"
 $lab run lab/tests/data/jobs/warn-a.json --seed 11 --out "$tmp/again" >"$tmp/again.out" 2>&1
 ok $? "A's first boot again, with its seed (11)"
 check "... the same profile, byte for byte" cmp -s \
