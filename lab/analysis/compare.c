@@ -298,7 +298,14 @@ static int fill_row(const struct series_set *s, size_t key, const struct series 
 		row->tested = r == 0;
 	}
 	relative(row, g->higher);
-	robust_row(row, ma, mb, g->higher, threshold_pct);
+	row->threshold_pct = threshold_pct;
+	if (s->learned && s->learned[key].changes) {
+		row->learned = s->learned[key];
+		row->learned_used = s->use_learned;
+		if (row->learned_used)
+			row->threshold_pct = row->learned.threshold_pct;
+	}
+	robust_row(row, ma, mb, g->higher, row->threshold_pct);
 	return 0;
 }
 
@@ -354,15 +361,15 @@ static int judge_family(struct comparison *c, int primary)
 		row->q = p[k];
 		/* A mean of 0 leaves no relative change: such a row can only be undecided. */
 		row->verdict = isnan(row->change_pct) && row->tested ? VERDICT_INCONCLUSIVE
-								     : verdict_decide(&in, c->threshold_pct);
+								     : verdict_decide(&in, row->threshold_pct);
 		row->verdict = robust_overrule(row->verdict, row->ab.boots, row->bb.boots,
 					       row->rank_p, row->boot_lo_pct, row->boot_hi_pct,
-					       row->modes_gap_pct, c->threshold_pct, row->robust_why,
+					       row->modes_gap_pct, row->threshold_pct, row->robust_why,
 					       sizeof(row->robust_why));
 		if (row->verdict == VERDICT_INCONCLUSIVE || row->verdict == VERDICT_INSUFFICIENT)
 			row->boots_needed = verdict_boots_needed(100 * row->ab.cv_between,
 								 100 * row->bb.cv_between,
-								 c->threshold_pct, have);
+								 row->threshold_pct, have);
 		apply_fit(row);
 	}
 	return 0;
@@ -424,6 +431,7 @@ int compare_variants(const struct series_set *s, size_t va, size_t vb, double th
 	out->va = va;
 	out->vb = vb;
 	out->threshold_pct = threshold_pct;
+	out->use_learned = s->use_learned && s->learned;
 	out->all_metrics = all_metrics;
 	if ((r = check_workloads(s, va, vb, err)) < 0 ||
 	    (r = check_timing(s, va, vb, &out->timing, err)) < 0 ||
@@ -548,6 +556,18 @@ static json_t *boots_json(const struct boot_stats *b)
 			 num(b->cv_between));
 }
 
+/* The series' learned threshold, whether it decided, and what it was learned from; null
+ * when its history taught none. */
+static json_t *learned_json(const struct compare_row *r)
+{
+	if (!r->learned.changes)
+		return json_null();
+	return json_pack("{s:o,s:b,s:I,s:I,s:o,s:o}", "threshold_pct",
+			 num(r->learned.threshold_pct), "used", r->learned_used, "changes",
+			 (json_int_t)r->learned.changes, "kernels", (json_int_t)r->learned.kernels,
+			 "q1_pct", num(r->learned.q1_pct), "q3_pct", num(r->learned.q3_pct));
+}
+
 json_t *compare_row_json(const struct series_set *s, const struct compare_row *r)
 {
 	json_t *o = key_json(s, r->key);
@@ -589,6 +609,8 @@ json_t *compare_row_json(const struct series_set *s, const struct compare_row *r
 						     num(r->modes_gap_pct[1] > 0 ? r->modes_gap_pct[1] : NAN))) < 0;
 	fail = fail || json_object_set_new(o, "overruled", r->robust_why[0] ? json_string(r->robust_why)
 									   : json_null()) < 0;
+	fail = fail || json_object_set_new(o, "threshold_pct", num(r->threshold_pct)) < 0;
+	fail = fail || json_object_set_new(o, "threshold_learned", learned_json(r)) < 0;
 	fail = fail || json_object_set_new(o, "boots_needed",
 					   r->boots_needed ? json_integer((json_int_t)r->boots_needed)
 							   : json_null()) < 0;
@@ -709,9 +731,10 @@ json_t *compare_json(const struct series_set *s, const struct comparison *c, siz
 	if (!arr || !reports)
 		goto oom;
 	/* The scaling fits are descriptive: beside the comparisons, never in them. */
-	return json_pack("{s:s,s:f,s:f,s:f,s:o,s:o,s:b,s:s,s:o}", "schema", COMPARE_SCHEMA, "level",
-			 STATS_LEVEL, "fdr", VERDICT_FDR, "threshold_pct",
-			 n ? c[0].threshold_pct : 0.0, "comparisons", arr, "reports", reports,
+	return json_pack("{s:s,s:f,s:f,s:f,s:s,s:o,s:o,s:b,s:s,s:o}", "schema", COMPARE_SCHEMA,
+			 "level", STATS_LEVEL, "fdr", VERDICT_FDR, "threshold_pct",
+			 n ? c[0].threshold_pct : 0.0, "threshold",
+			 n && c[0].use_learned ? "learned" : "fixed", "comparisons", arr, "reports", reports,
 			 "regression", compare_decide_all(c, n) == COMPARE_REGRESSION, "decision",
 			 compare_decision_name(compare_decide_all(c, n)), "scaling_fits",
 			 scalefit_all_json(s));

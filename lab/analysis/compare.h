@@ -56,6 +56,11 @@ struct compare_row {
 	double boot_lo_pct, boot_hi_pct; /* bootstrap interval of change_pct, + = better */
 	double modes_gap_pct[2];     /* A's, B's boots in two modes: the gap in % of the median */
 	char robust_why[256];        /* why they overrule Welch's verdict (then inconclusive) */
+	double threshold_pct;        /* the one this row was judged by: the comparison's, or
+				      * the learned one (learned_used) */
+	struct noise_learned learned; /* its series' learned threshold (analysis/noise.h);
+				       * learned.changes 0: none known */
+	int learned_used;
 };
 
 enum compare_decision {
@@ -81,7 +86,9 @@ struct comparison {
 	struct deltas_diff deltas;   /* per workload, why its figures moved: not deciding
 				      * (analysis/deltas.h) */
 	int all_metrics;             /* every metric decides, not only primary ones */
-	double threshold_pct;
+	double threshold_pct;        /* the fixed threshold; a row judged by its series'
+				      * learned one says so (compare_row.learned_used) */
+	int use_learned;             /* the series_set's: learned thresholds decide */
 	const char *timing;          /* the timing model both sides ran under */
 	const char *host_class;      /* the host class both sides ran on; "" none */
 	size_t boots_needed;         /* the most any undecided deciding row needs; 0 unknown */

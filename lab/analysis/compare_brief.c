@@ -257,6 +257,27 @@ static unsigned size_bound(const struct series_set *s, const struct comparison *
 	return n;
 }
 
+/* The deciding series' learned thresholds of noise (analysis/noise.h) beside the fixed one,
+ * and whether they decided. */
+static void learned_notes(struct strbuf *sb, const struct series_set *s,
+			  const struct comparison *c)
+{
+	for (size_t i = 0; i < c->nr_rows; i++) {
+		const struct compare_row *r = &c->rows[i];
+		const struct series_what *g = &s->groups[s->keys[r->key].group];
+
+		if (!(r->primary || c->all_metrics) || !r->learned.changes)
+			continue;
+		strbuf_appendf(sb, "- learned threshold of %s %s at %u task%s: +-%.3g%% (%s the fixed "
+				   "%g%%), from %zu changes of %zu kernel%s measured again%s.\n",
+			       g->workload, g->metric, s->keys[r->key].tasks, s->keys[r->key].tasks == 1 ? "" : "s",
+			       r->learned.threshold_pct, r->learned_used ? "deciding, not" : "beside",
+			       c->threshold_pct, r->learned.changes, r->learned.kernels,
+			       r->learned.kernels == 1 ? "" : "s",
+			       r->learned_used ? "" : "; --threshold learned decides by it");
+	}
+}
+
 /* What the reader needs before the decision: the model's blind spot, why it is undecided,
  * failed runs, what -v would add. */
 static void notes(struct strbuf *sb, const struct series_set *s, const struct comparison *c)
@@ -293,8 +314,14 @@ static void notes(struct strbuf *sb, const struct series_set *s, const struct co
 	if (c->nr_only_a || c->nr_only_b)
 		strbuf_appendf(&t, "- series only in A: %zu, only in B: %zu (-v names them).\n",
 			       c->nr_only_a, c->nr_only_b);
-	strbuf_appendf(&t, "- change: %% of A's mean, + is better; it counts when q < 0.05 and "
-			   "the CI lies beyond +-%g%%.\n", c->threshold_pct);
+	if (c->use_learned)
+		strbuf_appendf(&t, "- change: %% of A's mean, + is better; it counts when q < 0.05 "
+				   "and the CI lies beyond the series' learned threshold where it "
+				   "has one (below), else +-%g%%.\n", c->threshold_pct);
+	else
+		strbuf_appendf(&t, "- change: %% of A's mean, + is better; it counts when q < 0.05 "
+				   "and the CI lies beyond +-%g%%.\n", c->threshold_pct);
+	learned_notes(&t, s, c);
 	if (strbuf_take(&t, &text) < 0)
 		return;
 	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
@@ -311,8 +338,9 @@ static int brief_one(struct strbuf *sb, const struct series_set *s, const struct
 	lw = lw > 30 ? 30 : lw;
 	side(sb, "A", a, lw);
 	side(sb, "B", b, lw);
-	strbuf_appendf(sb, "timing model %s, threshold %g%%%s%s\n", c->timing ? c->timing : "unknown",
-		       c->threshold_pct, c->host_class && c->host_class[0] ? ", host class " : "",
+	strbuf_appendf(sb, "timing model %s, threshold %g%%%s%s%s\n", c->timing ? c->timing : "unknown",
+		       c->threshold_pct, c->use_learned ? " (learned where known)" : "",
+		       c->host_class && c->host_class[0] ? ", host class " : "",
 		       c->host_class ? c->host_class : "");
 	if ((r = brief_rows(sb, s, c, markdown)) < 0)
 		return r;

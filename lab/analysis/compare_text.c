@@ -131,6 +131,14 @@ static void text_rows(struct strbuf *sb, const struct series_set *s, const struc
 		}
 		prev = g;
 		text_row(sb, s, &c->rows[i], mw);
+		if (c->rows[i].learned.changes)
+			strbuf_appendf(sb, "%6s  learned threshold +-%.3g%% from %zu changes of %zu "
+					   "kernel%s measured again: %s\n", "",
+				       c->rows[i].learned.threshold_pct, c->rows[i].learned.changes,
+				       c->rows[i].learned.kernels,
+				       c->rows[i].learned.kernels == 1 ? "" : "s",
+				       c->rows[i].learned_used ? "it decided this row"
+							       : "beside the fixed one");
 	}
 	if (prev && deciding)
 		deltas_text(sb, compare_deltas_of(c, prev), 0);
@@ -210,8 +218,9 @@ static void text_one(struct strbuf *sb, const struct series_set *s, const struct
 		other += c->count_other[i];
 	text_side(sb, "A", &s->variants[c->va]);
 	text_side(sb, "B", &s->variants[c->vb]);
-	strbuf_appendf(sb, "timing model: %s; threshold %g%%\n", c->timing ? c->timing : "unknown",
-		       c->threshold_pct);
+	strbuf_appendf(sb, "timing model: %s; threshold %g%%%s\n", c->timing ? c->timing : "unknown",
+		       c->threshold_pct, c->use_learned ? ", a series' learned one where it has one"
+							: "");
 	if (c->host_class && c->host_class[0])
 		strbuf_appendf(sb, "host class: %s\n", c->host_class);
 	strbuf_append(sb, c->all_metrics ? "\nevery metric decides (--all-metrics):\n"

@@ -59,6 +59,7 @@ void series_free(struct series_set *s)
 		free(s->series[i].report);
 		free(s->series[i].boot);
 	}
+	free(s->learned);
 	free(s->reports);
 	free(s->variants);
 	free(s->groups);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "analysis/deltas.h"
+#include "analysis/noise.h"
 #include "analysis/warndiff.h"
 #include "util/error.h"
 
@@ -89,6 +90,12 @@ struct series_set {
 	size_t nr_series, cap_series;
 	size_t nr_boots;       /* runs read: the next boot identifier */
 	json_t *index;         /* private: lookup strings -> indexes */
+	/* Per key, the threshold of noise its history taught (analysis/noise.h), set by the
+	 * caller after reading (the history is not the reports'); NULL: none known.  Shown
+	 * beside the fixed threshold; with use_learned, a row whose key has one is judged by
+	 * it (the job's "threshold": "learned", `lab compare --threshold learned`). */
+	struct noise_learned *learned;
+	int use_learned;
 };
 
 void series_init(struct series_set *s);

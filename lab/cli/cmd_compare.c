@@ -1,6 +1,7 @@
 /* lab compare A [B] [--json] [--threshold PCT] [--all-metrics] [--labels BASE,OTHER...]: A/B
  * verdicts on two kernel variants, or on chosen labels of one report set. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "analysis/compare.h"
 #include "analysis/projseries.h"
 #include "cli/cli.h"
+#include "cli/learned.h"
 #include "cli/projopts.h"
 #include "cli/report_decision.h"
 #include "cli/report_files.h"
@@ -27,6 +29,8 @@ struct compare_args {
 	int format;      /* enum compare_format: the index in format_names */
 	int git_bisect;  /* --git-bisect: exit codes for `git bisect run` */
 	double threshold;
+	int threshold_set;   /* --threshold given: it overrules the report's job's */
+	int learned;         /* --threshold learned */
 	struct projopts proj;
 	json_t *projections; /* projseries_json's, or NULL */
 };
@@ -63,6 +67,25 @@ static int opt_labels(const struct cli_opt *o, const char *arg, struct opt_error
 	return opt_invalid(o, arg, what, e);
 }
 
+/* "learned", or a number >= 0 (0: nothing can show equivalence). */
+static int opt_threshold(const struct cli_opt *o, const char *arg, struct opt_error *e)
+{
+	char *end = NULL;
+	double v;
+
+	args.threshold_set = 1;
+	if (!strcmp(arg, "learned")) {
+		args.learned = 1;
+		return 0;
+	}
+	v = strtod(arg, &end);
+	if (end == arg || *end || !(v >= 0) || !isfinite(v))
+		return opt_invalid(o, arg, "\"learned\" or a number >= 0", e);
+	args.learned = 0;
+	args.threshold = v;
+	return 0;
+}
+
 /* In enum compare_format's order. */
 static const char *const format_names[] = { "text", "markdown", "csv", "json", NULL };
 
@@ -71,8 +94,8 @@ static const struct cli_opt options[] = {
 	OPT_CHOICE(0, "format", &args.format, "F", format_names,
 		   "text, markdown (a table), csv (every series) or json"),
 	OPT_FLAG(0, "json", &args.json, "--format json (schema numalab.compare/2)"),
-	OPT_DOUBLE(0, "threshold", &args.threshold, "PCT", 0, 0,
-		   "the minimum effect that matters, in %"),
+	OPT_CALL(0, "threshold", NULL, "PCT|learned", opt_threshold,
+		 "the minimum effect that matters, in % (default 1, or the job's); learned: each series' own"),
 	OPT_FLAG(0, "all-metrics", &args.all_metrics,
 		 "let every metric decide, not only the primary ones"),
 	OPT_CALL(0, "labels", NULL, "LIST", opt_labels,
@@ -258,6 +281,8 @@ static int print_result(const struct series_set *s, const struct comparison *c, 
 static int run_compare(const struct compare_args *a, struct series_set *s,
 		       struct report_files *f)
 {
+	double threshold = a->threshold;
+	int learned = a->learned;
 	struct lab_error err = { 0 };
 	struct comparison *c = NULL;
 	_cleanup_free_ size_t *other = NULL;
@@ -284,12 +309,18 @@ static int run_compare(const struct compare_args *a, struct series_set *s,
 		return EXIT_LAB_ERROR;
 	}
 	err = (struct lab_error){ 0 }; /* loading left the last file's name in it */
+	if (!a->threshold_set)
+		cli_report_threshold(s, &threshold, &learned);
+	if ((r = cli_learned_fill(s, learned)) < 0) {
+		free(c);
+		return cli_err("out of memory"), EXIT_LAB_ERROR;
+	}
 	if (pick_pairs(a, s, &base, other, &np, &err) < 0) {
 		free(c);
 		return fail_input(&err);
 	}
 	for (size_t i = 0; i < np; i++, n++) {
-		r = compare_variants(s, base, other[i], a->threshold, a->all_metrics, &c[n], &err);
+		r = compare_variants(s, base, other[i], threshold, a->all_metrics, &c[n], &err);
 		if (r < 0)
 			break;
 	}

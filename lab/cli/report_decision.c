@@ -5,18 +5,27 @@
 #include <stdlib.h>
 
 #include "cli/cli.h"
+#include "cli/learned.h"
 #include "util/cleanup.h"
 #include "util/exitcode.h"
 #include "util/strbuf.h"
 
-/* Every label against the first: 0 with c[0..*n) (freed by the caller, also on error). */
-static int compare_labels(const struct series_set *s, struct comparison **c, size_t *n,
+/* Every label against the first, by the threshold the report's job set (the fixed default,
+ * a number, or the series' learned ones): 0 with c[0..*n) (freed by the caller, also on
+ * error). */
+static int compare_labels(struct series_set *s, struct comparison **c, size_t *n,
 			  struct strbuf *note)
 {
+	double pct = COMPARE_DEFAULT_THRESHOLD_PCT;
+	int learned = 0, r;
+
 	*n = 0;
 	if (!(*c = calloc(s->nr_variants, sizeof(**c))))
 		return -ENOMEM;
-	return compare_all(s, COMPARE_DEFAULT_THRESHOLD_PCT, 0, *c, n, note);
+	cli_report_threshold(s, &pct, &learned);
+	if (!s->learned && (r = cli_learned_fill(s, learned)) < 0)
+		return r;
+	return compare_all(s, pct, 0, *c, n, note);
 }
 
 static void free_labels(struct comparison *c, size_t n)
@@ -26,7 +35,7 @@ static void free_labels(struct comparison *c, size_t n)
 	free(c);
 }
 
-int report_decision_print(const struct series_set *s, enum compare_decision *d)
+int report_decision_print(struct series_set *s, enum compare_decision *d)
 {
 	_cleanup_strbuf_ struct strbuf note = STRBUF_INIT;
 	_cleanup_free_ char *text = NULL, *why = NULL;
@@ -56,7 +65,7 @@ int report_decision_exit(enum compare_decision d)
 				       : d == COMPARE_UNDECIDED ? EXIT_UNDECIDED : EXIT_OK;
 }
 
-int report_decision_get(const struct series_set *s, enum compare_decision *d)
+int report_decision_get(struct series_set *s, enum compare_decision *d)
 {
 	_cleanup_strbuf_ struct strbuf note = STRBUF_INIT;
 	struct comparison *c = NULL;

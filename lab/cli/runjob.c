@@ -104,7 +104,7 @@ static int load_labels(const struct run_summary *sum, struct report_files *f,
 
 /* An A/B (two or more kernels or labels) ends with its decision, as `lab compare DIR` prints
  * it, the dashboard and the commands to look further; any job with `lab show`. */
-static void print_decision(const struct run_summary *sum, const struct series_set *s,
+static void print_decision(const struct run_summary *sum, struct series_set *s,
 			   enum compare_decision *d)
 {
 	if (s->nr_variants > 1) {

@@ -15,7 +15,7 @@
 static const char *const job_keys[] = {
 	"name", "topology", "kernel", "kernels", "matrix", "repeats", "workloads", "timeouts", "debug",
 	"knobs", "image", "timing", "quantum", "precision", "parallel", "lock_insns", "profile",
-	"numa_cost",
+	"numa_cost", "threshold",
 	NULL,
 };
 static const char *const precision_keys[] = {"ci_pct", "min_boots", "max_boots", "max_s", NULL};
@@ -489,6 +489,28 @@ static int parse_parallel(const json_t *j, struct job *job, struct lab_error *er
 	return 0;
 }
 
+/* "threshold": how an A/B of this job decides: a fixed minimum effect in % (the default
+ * COMPARE's 1 %), or "learned": each series by the threshold of noise its history taught
+ * (analysis/noise.h), the fixed one where it taught none. */
+static int parse_threshold(const json_t *j, struct job *job, struct lab_error *err)
+{
+	const json_t *v = json_object_get(j, "threshold");
+
+	job->threshold_pct = 0;
+	job->threshold_learned = 0;
+	if (!v)
+		return 0;
+	if (json_is_string(v) && !strcmp(json_string_value(v), "learned")) {
+		job->threshold_learned = 1;
+		return 0;
+	}
+	if (!json_is_number(v) || !(json_number_value(v) > 0) || json_number_value(v) > 100)
+		return error_set(err, "threshold", "must be \"learned\" or a number of %% above 0 "
+				 "and at most 100");
+	job->threshold_pct = json_number_value(v);
+	return 0;
+}
+
 /* A topology without a name of its own is called by its reference's base name ("inline"
  * without one): errors name it from here on. */
 static void name_topology(struct job *job)
@@ -527,6 +549,7 @@ static int job_parse(const json_t *j, job_topology_loader load, void *userdata, 
 	    (r = parse_timing(j, job, err)) < 0 || (r = parse_precision(j, job, err)) < 0 ||
 	    (r = parse_parallel(j, job, err)) < 0 || (r = parse_numa_cost(j, job, err)) < 0 ||
 	    (r = parse_lock_insns(j, job, err)) < 0 || (r = parse_profile(j, job, err)) < 0 ||
+	    (r = parse_threshold(j, job, err)) < 0 ||
 	    (r = knobs_parse(json_object_get(j, "knobs"), &job->topo, &job->knobs, err)) < 0 ||
 	    (r = job_merge_knobs(job, json_is_true(json_object_get(
 						  json_object_get(j, "knobs"), "required")))) < 0)

@@ -106,6 +106,9 @@ struct job {
 	char numa_cost[PATH_MAX];
 	struct numa_preset numa;
 	char numa_sha256[65];        /* numapreset_sha256() of numa */
+	double threshold_pct;        /* "threshold": a number, the A/B's fixed minimum effect
+				      * in %; 0: the default */
+	int threshold_learned;       /* "threshold": "learned" (analysis/noise.h) */
 };
 
 /* A "numa_cost" that names a file (a '/' in it, or ending in .json: relative to the job's

@@ -295,5 +295,11 @@ json_t *runreport_json(const char *id, const char *created, const struct job *jo
 
 	if (rep && job->nr_kernels)
 		json_object_set_new(json_object_get(rep, "job"), "kernels", job_kernels_json(job));
+	/* How its A/B decides (lab run, lab show, lab compare read it back). */
+	if (rep && job->threshold_learned)
+		json_object_set_new(json_object_get(rep, "job"), "threshold", json_string("learned"));
+	else if (rep && job->threshold_pct > 0)
+		json_object_set_new(json_object_get(rep, "job"), "threshold",
+				    json_real(job->threshold_pct));
 	return rep;
 }

@@ -12,6 +12,7 @@
 #pragma once
 #include <stddef.h>
 
+#include "analysis/noise.h"
 #include "history/rows.h"
 #include "util/error.h"
 
@@ -61,6 +62,22 @@ struct history_filter {
 	int primary;            /* series only: primary metrics only */
 	long limit;             /* reports at most, newest first; <= 0: all */
 };
+
+/* The newest points of one series, oldest first, for its threshold of noise
+ * (analysis/noise.h). */
+#define HISTORY_NOISE_MAX 200
+struct history_noise {
+	struct noise_point p[HISTORY_NOISE_MAX];  /* p[i].kernel points into kernel[i] */
+	char kernel[HISTORY_NOISE_MAX][HISTORY_HEX];
+	size_t n;
+};
+/* The newest HISTORY_NOISE_MAX points of the series of key k under the timing model key
+ * timing (exactly), each with its kernel's content identity (the image that booted, else the
+ * build key), leaving out the reports whose paths are in exclude (the ones being compared:
+ * a comparison does not learn from itself).  0 or a negative errno (err says why). */
+int history_noise_points(struct history *h, const struct history_key *k, const char *timing,
+			 const char *const *exclude, size_t nr_exclude, struct history_noise *out,
+			 struct lab_error *err);
 
 /* The reports, newest first (by "created"), each with its runs (series counted, not loaded);
  * a report is listed when one of its runs has the kernel and one the timing model asked for.

@@ -88,6 +88,8 @@ def run_obj(a, rng, index, repeat, label, defs, tasks, topo, failed_status):
               "cmdline": "lpj=4000000"}
     if label:
         kernel.update(label=label, variant=label)
+    if a.image_sha256:
+        kernel["image_sha256"] = a.image_sha256
     return {
         "index": index, "repeat": repeat, "status": status,
         "reason": "all workloads completed" if status == "ok" else "synthetic %s" % status,
@@ -130,6 +132,11 @@ def main():
     p.add_argument("--topology", default="4,1,2,1")
     p.add_argument("--timing", default="", help="record host.timing of this model (icount, "
                    "tcg, kvm); default: none, as reports before timing models")
+    p.add_argument("--image-sha256", default="",
+                   help="record kernel.image_sha256 (what booted: the history pairs a "
+                   "kernel's points by it for a learned threshold)")
+    p.add_argument("--job-threshold", default="",
+                   help='record job.threshold: "learned" or a number of %%')
     a = p.parse_args()
     rng = random.Random(a.seed)
     tasks = [int(x) for x in a.tasks.split(",")]
@@ -149,6 +156,9 @@ def main():
                "created": created.strftime("%Y-%m-%dT%H:%M:%SZ"),
                "job": {"name": "synthetic", "file": "configs/synthetic.json", "repeats": a.runs},
                "status": worst, "runs": runs}
+        if a.job_threshold:
+            doc["job"]["threshold"] = (a.job_threshold if a.job_threshold == "learned"
+                                       else float(a.job_threshold))
         d = os.path.join(a.out, "r-%03d" % r)
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "report.json"), "w") as f:

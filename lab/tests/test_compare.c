@@ -142,6 +142,68 @@ static void test_threshold(void)
 	series_free(&s);
 }
 
+/* Thresholds learned per series (analysis/noise.h) set on the series_set: shown beside the
+ * fixed one; with use_learned, a row with one is judged by it, a row without by the fixed. */
+static void test_learned(void)
+{
+	_cleanup_json_ json_t *a = testutil_load(DATA "a.json"), *b = testutil_load(DATA "b.json");
+	_cleanup_free_ char *brief = NULL, *text = NULL;
+	struct series_set s;
+	struct comparison c;
+	struct lab_error err = { 0 };
+	size_t fps = (size_t)-1, learned_rows = 0, judged = 0;
+
+	if (two(&s, a, b) < 0)
+		return;
+	s.learned = calloc(s.nr_keys, sizeof(*s.learned));
+	/* faults_per_s at the first task count learned +-25 % (a noisy series); the rest none. */
+	for (size_t k = 0; s.learned && k < s.nr_keys && fps == (size_t)-1; k++)
+		if (!strcmp(s.groups[s.keys[k].group].metric, "faults_per_s"))
+			fps = k;
+	if (!tap_ok(fps != (size_t)-1, "learned: a faults_per_s series")) {
+		series_free(&s);
+		return;
+	}
+	s.learned[fps] = (struct noise_learned){ .changes = 12, .kernels = 2, .q1_pct = 5,
+						 .q3_pct = 10, .threshold_pct = 17.5 };
+	if (compare_variants(&s, 0, 1, COMPARE_DEFAULT_THRESHOLD_PCT, 0, &c, &err) == 0) {
+		for (size_t i = 0; i < c.nr_rows; i++) {
+			learned_rows += c.rows[i].learned.changes > 0;
+			judged += c.rows[i].learned_used || c.rows[i].threshold_pct != 1.0;
+		}
+		tap_ok(learned_rows == 1 && !judged && !c.use_learned &&
+			       c.decision == COMPARE_REGRESSION,
+		       "learned, not asked for: shown on its row, every row judged by +-1 %%, "
+		       "still a regression");
+		testutil_golden("compare-learned-beside.txt",
+				compare_brief(&s, &c, 1, 0, &brief) == 0 ? brief : NULL);
+		compare_free(&c);
+	}
+	s.use_learned = 1;
+	if (compare_variants(&s, 0, 1, COMPARE_DEFAULT_THRESHOLD_PCT, 0, &c, &err) == 0) {
+		const struct compare_row *r = NULL, *other = NULL;
+
+		for (size_t i = 0; i < c.nr_rows; i++)
+			if (c.rows[i].key == fps)
+				r = &c.rows[i];
+			else if (c.rows[i].primary)
+				other = &c.rows[i];
+		tap_ok(r && other && r->learned_used && r->threshold_pct == 17.5 &&
+			       r->verdict == VERDICT_NO_CHANGE && !other->learned_used &&
+			       other->threshold_pct == 1.0 && other->verdict == VERDICT_REGRESSION,
+		       "learned, asked for: its row judged by +-17.5 %% (the 10 %% change is no "
+		       "change), the row without one by +-1 %% (a regression)");
+		free(brief);
+		brief = NULL;
+		testutil_golden("compare-learned-used.txt",
+				compare_brief(&s, &c, 1, 0, &brief) == 0 ? brief : NULL);
+		testutil_golden("compare-learned-used-v.txt",
+				compare_text(&s, &c, 1, &text) == 0 ? text : NULL);
+		compare_free(&c);
+	}
+	series_free(&s);
+}
+
 static void test_identical(void)
 {
 	_cleanup_json_ json_t *a = testutil_load(DATA "a.json");
@@ -672,6 +734,7 @@ int main(void)
 {
 	test_regression();
 	test_threshold();
+	test_learned();
 	test_identical();
 	test_one_report();
 	test_insufficient_and_outcome();

@@ -193,4 +193,37 @@ $GEN "$T/qA" --runs 4 --seed 11 --timing tcg --noise 0.0005
 $GEN "$T/qB" --runs 4 --seed 12 --timing tcg --noise 0.0005
 expect 0 "tcg without the host's CPU count: no change everywhere" $LAB compare "$T/qA" "$T/qB"
 
+# ---- a threshold learned from the history (analysis/noise.h) ----------------------------------
+# The history: one kernel (one image) measured again in 10 reports of 3 boots, 2 % noise a boot.
+$GEN "$T/hist" --reports 10 --runs 3 --seed 21 \
+	--image-sha256 aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+export LAB_STATE_DIR=$T/state
+$LAB history index "$T/hist" >/dev/null 2>&1
+ok $? "a history of one kernel measured 10 times"
+$GEN "$T/A2" --reports 2 --runs 3 --seed 22
+expect 3 "an A/A at the fixed 1 %: undecided" $LAB compare "$T/A" "$T/A2" --json
+row1="[r for r in d['comparisons'][0]['rows'] if r['primary'] and r['tasks'] == 1][0]"
+pyjson "$row1['verdict'] == 'inconclusive' and $row1['threshold_pct'] == 1 and not $row1['threshold_learned']['used']" \
+	"... its 1-task row inconclusive at +-1 %, the learned threshold beside it, unused"
+expect 3 "... the text" $LAB compare "$T/A" "$T/A2"
+has "$T/out" "- learned threshold of pft faults_per_s at 1 task: +-" "... the learned threshold shown beside the fixed one"
+has "$T/out" "from 9 changes of 1 kernel measured again; --threshold learned decides" "... from what, and how to use it"
+expect 3 "the same A/A by its learned thresholds" $LAB compare "$T/A" "$T/A2" --threshold learned --json
+pyjson "d['threshold'] == 'learned' and all(r['threshold_learned']['used'] and r['threshold_learned']['changes'] == 9 and r['threshold_pct'] == r['threshold_learned']['threshold_pct'] > 1 for r in d['comparisons'][0]['rows'] if r['primary'])" \
+	"... JSON: every deciding row judged by its own, learned from 9 changes"
+pyjson "$row1['verdict'] == 'no-change'" "... the 1-task row: no change within its noise (+-2.4 %)"
+expect 1 "a 10 % regression by its learned threshold: still a regression" $LAB compare "$T/A" "$T/B" --threshold learned
+# A report whose job asked for it ("threshold": "learned") decides so without the option.
+$GEN "$T/A3" --reports 2 --runs 3 --seed 22 --job-threshold learned
+expect 3 "a job's \"threshold\": \"learned\" decides by it" $LAB compare "$T/A" "$T/A3" --json
+pyjson "d['threshold'] == 'learned' and $row1['verdict'] == 'no-change'" "... as --threshold learned does"
+expect 3 "... --threshold 1 overrules it" $LAB compare "$T/A" "$T/A3" --threshold 1
+expect 2 "--threshold of a word: refused" $LAB compare "$T/A" "$T/A2" --threshold fixed
+has "$T/err" '--threshold must be "learned" or a number >= 0' "... saying what it takes"
+# A history too short to learn from: the fixed threshold, said when asked for the learned one.
+export LAB_STATE_DIR=$T/state-empty
+expect 3 "no history: --threshold learned keeps the fixed one" $LAB compare "$T/A" "$T/A2" --threshold learned
+has "$T/err" "no history index at" "... and says why"
+unset LAB_STATE_DIR
+
 finish
