@@ -271,7 +271,8 @@ static void robust_row(struct compare_row *row, const double *ma, const double *
 }
 
 static int fill_row(const struct series_set *s, size_t key, const struct series *a,
-		    const struct series *b, double threshold_pct, struct compare_row *row)
+		    const struct series *b, double threshold_pct, double alpha,
+		    struct compare_row *row)
 {
 	const struct series_what *g = &s->groups[s->keys[key].group];
 	_cleanup_free_ double *ma = malloc(a->n * sizeof(*ma)), *mb = malloc(b->n * sizeof(*mb));
@@ -292,7 +293,8 @@ static int fill_row(const struct series_set *s, size_t key, const struct series 
 		return r;
 	row->q = NAN;
 	if (row->ab.boots >= VERDICT_MIN_BOOTS && row->bb.boots >= VERDICT_MIN_BOOTS) {
-		r = stats_welch(ma, row->ab.boots, mb, row->bb.boots, row->mean, &row->d);
+		r = stats_welch_at(ma, row->ab.boots, mb, row->bb.boots, row->mean, 1 - alpha,
+				   &row->d);
 		if (r < 0 && r != -EDOM)
 			return r;
 		row->tested = r == 0;
@@ -361,7 +363,8 @@ static int judge_family(struct comparison *c, int primary)
 		row->q = p[k];
 		/* A mean of 0 leaves no relative change: such a row can only be undecided. */
 		row->verdict = isnan(row->change_pct) && row->tested ? VERDICT_INCONCLUSIVE
-								     : verdict_decide(&in, row->threshold_pct);
+								     : verdict_decide_at(&in, row->threshold_pct,
+											 c->alpha);
 		row->verdict = robust_overrule(row->verdict, row->ab.boots, row->bb.boots,
 					       row->rank_p, row->boot_lo_pct, row->boot_hi_pct,
 					       row->modes_gap_pct, row->threshold_pct, row->robust_why,
@@ -432,6 +435,7 @@ int compare_variants(const struct series_set *s, size_t va, size_t vb, double th
 	out->vb = vb;
 	out->threshold_pct = threshold_pct;
 	out->use_learned = s->use_learned && s->learned;
+	out->alpha = s->seq_alpha > 0 && s->seq_alpha < VERDICT_FDR ? s->seq_alpha : VERDICT_FDR;
 	out->all_metrics = all_metrics;
 	if ((r = check_workloads(s, va, vb, err)) < 0 ||
 	    (r = check_timing(s, va, vb, &out->timing, err)) < 0 ||
@@ -456,7 +460,7 @@ int compare_variants(const struct series_set *s, size_t va, size_t vb, double th
 				out->only_b[out->nr_only_b++] = keys[i];
 			continue;
 		}
-		if ((r = fill_row(s, keys[i], a, b, out->threshold_pct, row)) < 0) {
+		if ((r = fill_row(s, keys[i], a, b, out->threshold_pct, out->alpha, row)) < 0) {
 			compare_free(out);
 			return r;
 		}
@@ -731,13 +735,18 @@ json_t *compare_json(const struct series_set *s, const struct comparison *c, siz
 	if (!arr || !reports)
 		goto oom;
 	/* The scaling fits are descriptive: beside the comparisons, never in them. */
-	return json_pack("{s:s,s:f,s:f,s:f,s:s,s:o,s:o,s:b,s:s,s:o}", "schema", COMPARE_SCHEMA,
-			 "level", STATS_LEVEL, "fdr", VERDICT_FDR, "threshold_pct",
+	return json_pack("{s:s,s:f,s:f,s:f,s:s,s:o,s:o,s:b,s:s,s:o,s:o}", "schema", COMPARE_SCHEMA,
+			 "level", n ? 1 - c[0].alpha : STATS_LEVEL, "fdr", n ? c[0].alpha : VERDICT_FDR,
+			 "threshold_pct",
 			 n ? c[0].threshold_pct : 0.0, "threshold",
 			 n && c[0].use_learned ? "learned" : "fixed", "comparisons", arr, "reports", reports,
 			 "regression", compare_decide_all(c, n) == COMPARE_REGRESSION, "decision",
 			 compare_decision_name(compare_decide_all(c, n)), "scaling_fits",
-			 scalefit_all_json(s));
+			 scalefit_all_json(s), "sequential",
+			 n && c[0].alpha < VERDICT_FDR
+				 ? json_pack("{s:f,s:I}", "alpha", c[0].alpha, "looks",
+					     (json_int_t)s->seq_looks)
+				 : json_null());
 oom:
 	json_decref(arr);
 	json_decref(reports);

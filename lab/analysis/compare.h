@@ -89,6 +89,8 @@ struct comparison {
 	double threshold_pct;        /* the fixed threshold; a row judged by its series'
 				      * learned one says so (compare_row.learned_used) */
 	int use_learned;             /* the series_set's: learned thresholds decide */
+	double alpha;                /* a change needs q below it, its interval at 1 - alpha:
+				      * VERDICT_FDR, or a sequential look's (series_set) */
 	const char *timing;          /* the timing model both sides ran under */
 	const char *host_class;      /* the host class both sides ran on; "" none */
 	size_t boots_needed;         /* the most any undecided deciding row needs; 0 unknown */

@@ -125,12 +125,19 @@ void compare_heading(struct strbuf *sb, const struct series_what *g, int markdow
 	strbuf_appendf(sb, "    on %s\n", g->topology);
 }
 
-static void table_text(struct strbuf *sb, const struct brief_cells *cells, size_t n)
+/* Column k's heading: the interval's at its level (a sequential look's is wider). */
+static const char *head(int k, const char *ci_head)
+{
+	return k == COL_CI ? ci_head : col_head[k];
+}
+
+static void table_text(struct strbuf *sb, const struct brief_cells *cells, size_t n,
+		       const char *ci_head)
 {
 	int w[NR_COLS];
 
 	for (int k = 0; k < NR_COLS; k++) {
-		w[k] = (int)strlen(col_head[k]);
+		w[k] = (int)strlen(head(k, ci_head));
 		for (size_t i = 0; i < n; i++) {
 			int l = (int)strlen(cell(&cells[i], k));
 
@@ -139,7 +146,7 @@ static void table_text(struct strbuf *sb, const struct brief_cells *cells, size_
 	}
 	for (size_t i = 0; i <= n; i++)
 		for (int k = 0; k < NR_COLS; k++) {
-			const char *v = i ? cell(&cells[i - 1], k) : col_head[k];
+			const char *v = i ? cell(&cells[i - 1], k) : head(k, ci_head);
 			/* numbers to the right, words to the left */
 			int left = k == COL_METRIC || k == COL_CI || k == COL_VERDICT;
 
@@ -150,10 +157,11 @@ static void table_text(struct strbuf *sb, const struct brief_cells *cells, size_
 		}
 }
 
-static void table_markdown(struct strbuf *sb, const struct brief_cells *cells, size_t n)
+static void table_markdown(struct strbuf *sb, const struct brief_cells *cells, size_t n,
+			   const char *ci_head)
 {
-	strbuf_append(sb, "\n| tasks | metric | A mean | B mean | change | 95% CI | verdict |\n"
-			  "|---:|---|---:|---:|---:|---|---|\n");
+	strbuf_appendf(sb, "\n| tasks | metric | A mean | B mean | change | %s | verdict |\n"
+			   "|---:|---|---:|---:|---:|---|---|\n", ci_head);
 	for (size_t i = 0; i < n; i++) {
 		for (int k = 0; k < NR_COLS; k++)
 			strbuf_appendf(sb, "| %s ", cell(&cells[i], k));
@@ -181,9 +189,14 @@ static int brief_rows(struct strbuf *sb, const struct series_set *s, const struc
 	_cleanup_free_ struct brief_cells *cells = calloc(c->nr_rows ? c->nr_rows : 1,
 							  sizeof(*cells));
 	size_t i = 0;
+	char ci_head[24];
 
 	if (!cells)
 		return -ENOMEM;
+	if (c->alpha < VERDICT_FDR)
+		snprintf(ci_head, sizeof(ci_head), "%.1f%% CI", 100 * (1 - c->alpha));
+	else
+		snprintf(ci_head, sizeof(ci_head), "95%% CI");
 	while (i < c->nr_rows) {
 		const struct series_what *g = &s->groups[s->keys[c->rows[i].key].group];
 		size_t n = 0, j = i;
@@ -196,9 +209,9 @@ static int brief_rows(struct strbuf *sb, const struct series_set *s, const struc
 			strbuf_append(sb, "\n");
 			compare_heading(sb, g, markdown);
 			if (markdown)
-				table_markdown(sb, cells, n);
+				table_markdown(sb, cells, n, ci_head);
 			else
-				table_text(sb, cells, n);
+				table_text(sb, cells, n, ci_head);
 		}
 		if (n && moved(c, i, j) && deltas_any(compare_deltas_of(c, g))) {
 			/* markdown: a paragraph of its own, not a table row */
@@ -314,13 +327,18 @@ static void notes(struct strbuf *sb, const struct series_set *s, const struct co
 	if (c->nr_only_a || c->nr_only_b)
 		strbuf_appendf(&t, "- series only in A: %zu, only in B: %zu (-v names them).\n",
 			       c->nr_only_a, c->nr_only_b);
+	if (c->alpha < VERDICT_FDR)
+		strbuf_appendf(&t, "- sequential: boots ran in rounds until decided, so every "
+				   "look is judged by Pocock's repeated intervals over %u looks "
+				   "(%.1f%%): 5%% error whenever it stopped.\n",
+			       s->seq_looks, 100 * (1 - c->alpha));
 	if (c->use_learned)
-		strbuf_appendf(&t, "- change: %% of A's mean, + is better; it counts when q < 0.05 "
+		strbuf_appendf(&t, "- change: %% of A's mean, + is better; it counts when q < %.3g "
 				   "and the CI lies beyond the series' learned threshold where it "
-				   "has one (below), else +-%g%%.\n", c->threshold_pct);
+				   "has one (below), else +-%g%%.\n", c->alpha, c->threshold_pct);
 	else
-		strbuf_appendf(&t, "- change: %% of A's mean, + is better; it counts when q < 0.05 "
-				   "and the CI lies beyond +-%g%%.\n", c->threshold_pct);
+		strbuf_appendf(&t, "- change: %% of A's mean, + is better; it counts when q < %.3g "
+				   "and the CI lies beyond +-%g%%.\n", c->alpha, c->threshold_pct);
 	learned_notes(&t, s, c);
 	if (strbuf_take(&t, &text) < 0)
 		return;

@@ -223,6 +223,9 @@ static void text_one(struct strbuf *sb, const struct series_set *s, const struct
 							: "");
 	if (c->host_class && c->host_class[0])
 		strbuf_appendf(sb, "host class: %s\n", c->host_class);
+	if (c->alpha < VERDICT_FDR)
+		strbuf_appendf(sb, "sequential: intervals at %.1f%%, q below %.3g (Pocock, %u looks)\n",
+			       100 * (1 - c->alpha), c->alpha, s->seq_looks);
 	strbuf_append(sb, c->all_metrics ? "\nevery metric decides (--all-metrics):\n"
 					 : "\nprimary metrics (they decide):\n");
 	text_rows(sb, s, c, 1);

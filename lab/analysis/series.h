@@ -96,6 +96,11 @@ struct series_set {
 	 * it (the job's "threshold": "learned", `lab compare --threshold learned`). */
 	struct noise_learned *learned;
 	int use_learned;
+	/* The boots were collected sequentially, stopping once decided (analysis/sequential.h):
+	 * each comparison's intervals are at 1 - seq_alpha and a change needs q < seq_alpha, so
+	 * that looking after every round keeps the error at 5 %.  0: a fixed number of boots. */
+	double seq_alpha;
+	unsigned seq_looks;    /* the most looks the design allowed (its K) */
 };
 
 void series_init(struct series_set *s);

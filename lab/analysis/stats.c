@@ -46,7 +46,12 @@ static int check_values(const double *x, size_t n, enum stats_mean kind)
 
 double stats_t_quantile(double df)
 {
-	return gsl_cdf_tdist_Pinv(1 - (1 - STATS_LEVEL) / 2, df);
+	return stats_t_quantile_at(STATS_LEVEL, df);
+}
+
+double stats_t_quantile_at(double level, double df)
+{
+	return gsl_cdf_tdist_Pinv(1 - (1 - level) / 2, df);
 }
 
 int stats_summarize(const double *x, size_t n, enum stats_mean kind, struct stats_summary *out)
@@ -80,7 +85,7 @@ int stats_summarize(const double *x, size_t n, enum stats_mean kind, struct stat
 
 /* Welch on the test scale: d = mean(b) - mean(a) with its interval, t, df and p. */
 static void welch_scaled(const double *a, size_t na, const double *b, size_t nb, int recip,
-			 double *ma, struct stats_diff *o)
+			 double level, double *ma, struct stats_diff *o)
 {
 	double mb, va, vb, sa, sb, se, h;
 
@@ -105,13 +110,19 @@ static void welch_scaled(const double *a, size_t na, const double *b, size_t nb,
 	o->p = 2 * gsl_cdf_tdist_Q(fabs(o->t), o->df);
 	if (o->p > 1)
 		o->p = 1;
-	h = stats_t_quantile(o->df) * se;
+	h = stats_t_quantile_at(level, o->df) * se;
 	o->ci_lo = o->diff - h;
 	o->ci_hi = o->diff + h;
 }
 
 int stats_welch(const double *a, size_t na, const double *b, size_t nb, enum stats_mean kind,
 		struct stats_diff *out)
+{
+	return stats_welch_at(a, na, b, nb, kind, STATS_LEVEL, out);
+}
+
+int stats_welch_at(const double *a, size_t na, const double *b, size_t nb, enum stats_mean kind,
+		   double level, struct stats_diff *out)
 {
 	int recip = kind == STATS_HARMONIC;
 	double ma, lo, hi;
@@ -120,7 +131,7 @@ int stats_welch(const double *a, size_t na, const double *b, size_t nb, enum sta
 		return -EINVAL;
 	if (na < 2 || nb < 2)
 		return -EDOM;
-	welch_scaled(a, na, b, nb, recip, &ma, out);
+	welch_scaled(a, na, b, nb, recip, level, &ma, out);
 	if (!recip)
 		return 0;
 	/* Back to rate units (see stats.h).  A higher reciprocal is a lower rate, so the

@@ -52,6 +52,10 @@ int stats_summarize(const double *x, size_t n, enum stats_mean kind, struct stat
  * values; -EINVAL as stats_summarize. */
 int stats_welch(const double *a, size_t na, const double *b, size_t nb, enum stats_mean kind,
 		struct stats_diff *out);
+/* The same at confidence level (0..1): a sequential look's wider interval (sequential.h). */
+int stats_welch_at(const double *a, size_t na, const double *b, size_t nb, enum stats_mean kind,
+		   double level, struct stats_diff *out);
 /* The two-sided Student t quantile for STATS_LEVEL with df >= 1 degrees of freedom: half an
  * interval is this times the standard error. */
 double stats_t_quantile(double df);
+double stats_t_quantile_at(double level, double df);

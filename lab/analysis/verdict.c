@@ -160,6 +160,11 @@ int verdict_fdr_bh(const double *p, size_t n, double *q)
 
 enum verdict verdict_decide(const struct verdict_input *in, double threshold_pct)
 {
+	return verdict_decide_at(in, threshold_pct, VERDICT_FDR);
+}
+
+enum verdict verdict_decide_at(const struct verdict_input *in, double threshold_pct, double alpha)
+{
 	if (!in->tested)
 		return VERDICT_INSUFFICIENT;
 	/* Equivalence first: a difference too small to matter is no change even when it is
@@ -169,7 +174,7 @@ enum verdict verdict_decide(const struct verdict_input *in, double threshold_pct
 	/* A change only when the whole interval lies beyond the threshold (and beyond zero, for a
 	 * zero threshold): a point estimate past it with an interval reaching inside is what a
 	 * 3-vs-3 A/A of icount boots produced here (-1.12 %, [-1.35, -0.89] %, q 0.014). */
-	if (in->q < VERDICT_FDR && (in->ci_lo_pct > threshold_pct || in->ci_hi_pct < -threshold_pct ||
+	if (in->q < alpha && (in->ci_lo_pct > threshold_pct || in->ci_hi_pct < -threshold_pct ||
 				    (threshold_pct <= 0 && (in->ci_lo_pct > 0 || in->ci_hi_pct < 0))))
 		return in->change_pct > 0 ? VERDICT_IMPROVEMENT : VERDICT_REGRESSION;
 	return VERDICT_INCONCLUSIVE;

@@ -88,6 +88,9 @@ struct verdict_input {
 /* threshold_pct > 0: the minimum effect.  With 0 no interval can show equivalence, so an
  * unchanged series is inconclusive, never no-change. */
 enum verdict verdict_decide(const struct verdict_input *in, double threshold_pct);
+/* The same at a sequential look's level (analysis/sequential.h): q below alpha, the interval
+ * the caller computed at 1 - alpha. */
+enum verdict verdict_decide_at(const struct verdict_input *in, double threshold_pct, double alpha);
 
 /* About how many boots a side would decide an undecided series: the smallest n for which the
  * 95% interval of the change would reach at most half the threshold on either side of its

@@ -311,6 +311,7 @@ static int run_compare(const struct compare_args *a, struct series_set *s,
 	err = (struct lab_error){ 0 }; /* loading left the last file's name in it */
 	if (!a->threshold_set)
 		cli_report_threshold(s, &threshold, &learned);
+	cli_report_sequential(s);
 	if ((r = cli_learned_fill(s, learned)) < 0) {
 		free(c);
 		return cli_err("out of memory"), EXIT_LAB_ERROR;

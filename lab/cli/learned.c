@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/sequential.h"
 #include "cli/cli.h"
 #include "history/history.h"
 #include "util/cleanup.h"
@@ -99,6 +100,22 @@ void cli_report_threshold(const struct series_set *s, double *pct, int *learned)
 		}
 		if (json_is_number(t) && json_number_value(t) > 0 && json_number_value(t) <= 100) {
 			*pct = json_number_value(t);
+			return;
+		}
+	}
+}
+
+void cli_report_sequential(struct series_set *s)
+{
+	for (size_t i = 0; i < s->nr_reports; i++) {
+		const json_t *q = json_object_get(json_object_get(s->reports[i].doc, "job"),
+						  "sequential");
+		const json_t *k = json_object_get(q, "looks");
+
+		if (json_is_integer(k) && json_integer_value(k) >= 1 &&
+		    json_integer_value(k) <= SEQ_MAX_LOOKS) {
+			s->seq_looks = (unsigned)json_integer_value(k);
+			s->seq_alpha = seq_look_alpha(s->seq_looks);
 			return;
 		}
 	}

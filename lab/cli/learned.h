@@ -13,3 +13,7 @@ int cli_learned_fill(struct series_set *s, int use);
 /* The threshold a report's job set ("job"."threshold"), the first report in s's order that
  * set one: *pct a number, or *learned 1 for "learned"; both unchanged when none did. */
 void cli_report_threshold(const struct series_set *s, double *pct, int *learned);
+
+/* A sequential A/B's design ("job"."sequential"."looks", the first report that has one): s
+ * is judged at the level of its most looks (analysis/sequential.h). */
+void cli_report_sequential(struct series_set *s);

@@ -23,6 +23,7 @@ static int compare_labels(struct series_set *s, struct comparison **c, size_t *n
 	if (!(*c = calloc(s->nr_variants, sizeof(**c))))
 		return -ENOMEM;
 	cli_report_threshold(s, &pct, &learned);
+	cli_report_sequential(s);
 	if (!s->learned && (r = cli_learned_fill(s, learned)) < 0)
 		return r;
 	return compare_all(s, pct, 0, *c, n, note);

@@ -18,7 +18,8 @@ static const char *const job_keys[] = {
 	"numa_cost", "threshold",
 	NULL,
 };
-static const char *const precision_keys[] = {"ci_pct", "min_boots", "max_boots", "max_s", NULL};
+static const char *const precision_keys[] = {"ci_pct", "until", "min_boots", "max_boots", "max_s",
+					     NULL};
 static const char *const workload_keys[] = {"name", "params", "timeout_s", "aslr", NULL};
 static const char *const timeouts_keys[] = {"boot_s", "boot_silence_s", "progress_s", NULL};
 static const char *const debug_keys[] = {"fault", "fault_after", "channel_max_mib",
@@ -302,12 +303,25 @@ static int parse_precision(const json_t *j, struct job *job, struct lab_error *e
 	if (json_object_get(j, "repeats"))
 		return error_set(err, "precision", "cannot go with \"repeats\": it decides how many "
 						   "boots run");
+	v = json_object_get(o, "until");
+	if (v && !(json_is_string(v) && !strcmp(json_string_value(v), "decided")))
+		return error_set(err, "precision.until", "must be \"decided\"");
+	p->until_decided = v != NULL;
+	if (p->until_decided && job->nr_kernels < 2)
+		return error_set(err, "precision.until", "needs an A/B: two or more kernels or "
+						       "labels to decide between");
 	v = json_object_get(o, "ci_pct");
-	if (!v)
-		return error_set(err, "precision.ci_pct", "required");
-	if (!number_ok(v, 0, &p->ci_pct) || p->ci_pct > 100)
+	if (v && p->until_decided)
+		return error_set(err, "precision.ci_pct", "cannot go with \"until\": the rounds stop "
+							  "at a decision, not at a width");
+	if (!v && !p->until_decided)
+		return error_set(err, "precision.ci_pct", "required (or \"until\": \"decided\")");
+	if (v && (!number_ok(v, 0, &p->ci_pct) || p->ci_pct > 100))
 		return error_set(err, "precision.ci_pct", "must be a number > 0 and <= 100 (percent)");
-	if ((r = precision_count(o, "min_boots", 2, 3, &p->min_boots, err)) < 0 ||
+	/* A sequential A/B looks from the first round Welch can test (2 boots a side): its
+	 * repeated intervals make every look safe. */
+	if ((r = precision_count(o, "min_boots", 2, p->until_decided ? 2 : 3, &p->min_boots,
+				 err)) < 0 ||
 	    (r = precision_count(o, "max_boots", 2, 20, &p->max_boots, err)) < 0)
 		return r;
 	if (p->max_boots < p->min_boots)

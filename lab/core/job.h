@@ -67,6 +67,8 @@ struct job_image {
  * after max_s seconds (0: no time cap).  Instead of "repeats". */
 struct job_precision {
 	double ci_pct;
+	int until_decided;     /* "until": "decided": rounds stop once every deciding series
+				* of the A/B is decided (analysis/sequential.h) */
 	unsigned min_boots, max_boots;
 	double max_s;
 };
@@ -154,3 +156,9 @@ json_t *job_guestjob(const struct job *job, const struct job_kernel *k, const ch
 		     int online_after_boot);
 /* Parse "image" (optional) into job->image (lab/core/job_image.c). */
 int job_parse_image(const json_t *j, struct job *job, struct lab_error *err);
+
+/* Whether the job's boots run in rounds that decide when to stop ("precision"). */
+static inline int job_rounds(const struct job *job)
+{
+	return job->precision.ci_pct > 0 || job->precision.until_decided;
+}

@@ -174,7 +174,7 @@ int runresume_plan(const json_t *rep, const struct job *job, const char *job_sha
 	res->runs = json_array();
 	if (!res->action || !res->runs)
 		return -ENOMEM;
-	if ((rep || nr_interrupted) && job->precision.ci_pct > 0) {
+	if ((rep || nr_interrupted) && job_rounds(job)) {
 		error_set_file(err, "");
 		return error_set(err, "precision", "a \"precision\" job cannot be resumed (its "
 						   "rounds and time cap would be judged anew): run "

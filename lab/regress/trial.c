@@ -91,6 +91,7 @@ int ktry_run(const struct ktry_opts *o, const struct job *job, const char *const
 	j.kernels = jk;
 	j.repeats = boots;
 	j.precision.ci_pct = 0;
+	j.precision.until_decided = 0;
 	timing_parse(o->timing, &tm);
 	ro = (struct run_opts){ .env = o->env, .job_file = o->job_file, .out_dir = out_dir,
 				.timing = tm, .parallel = o->parallel, .comparison = 1 };

@@ -10,7 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/compare.h"
 #include "analysis/precision.h"
+#include "analysis/sequential.h"
 #include "builder/initramfs.h"
 #include "builder/qemu.h"
 #include "core/memplan.h"
@@ -31,6 +33,41 @@
 #include "util/jsonio.h"
 #include "util/progress.h"
 
+/* After a round of a sequential A/B ("until": "decided"): whether every deciding series is
+ * decided at the look's level (analysis/sequential.h), else the cap or the time. */
+static int decided_stop(struct run_ctx *c, unsigned rounds, double elapsed_s)
+{
+	const struct job_precision *p = &c->job->precision;
+	unsigned looks = c->job->repeats;
+	double alpha = seq_look_alpha(looks);
+	double thr = c->job->threshold_pct > 0 ? c->job->threshold_pct
+					       : COMPARE_DEFAULT_THRESHOLD_PCT;
+	struct seq_status st;
+	const char *why = NULL;
+
+	if (seq_check(c->runs, alpha, looks, thr, &st) < 0)
+		memset(&st, 0, sizeof(st));
+	if (st.decided)
+		why = "decided";
+	else if (rounds >= looks)
+		why = "max_boots";
+	else if (p->max_s > 0 && elapsed_s >= p->max_s)
+		why = "max_s";
+	run_ctx_progress(c, "sequential A/B after %u of at most %u round(s): %zu of %zu deciding "
+			 "series decided at %.1f%% intervals%s%s%s%s", rounds, looks,
+			 st.series - st.undecided, st.series, 100 * (1 - alpha),
+			 st.first_undecided[0] ? " (" : "", st.first_undecided,
+			 st.first_undecided[0] ? ")" : "", why ? "; stopping" : "");
+	if (!why)
+		return 0;
+	json_decref(c->stop);
+	c->stop = json_pack("{s:s,s:I,s:I,s:f,s:I,s:s,s:f}", "reason", why, "rounds",
+			    (json_int_t)rounds, "looks", (json_int_t)looks, "alpha", alpha,
+			    "undecided", (json_int_t)st.undecided, "first_undecided",
+			    st.first_undecided, "elapsed_s", elapsed_s);
+	return 1;
+}
+
 /* After a round of a "precision" job: whether to stop, and c->stop saying why once it does
  * (the precision reached, the time cap, or the most rounds). */
 static int precision_stop(struct run_ctx *c, unsigned rounds, double elapsed_s)
@@ -41,6 +78,8 @@ static int precision_stop(struct run_ctx *c, unsigned rounds, double elapsed_s)
 
 	if (rounds < p->min_boots && rounds < c->job->repeats)
 		return 0;
+	if (p->until_decided)
+		return decided_stop(c, rounds, elapsed_s);
 	if (precision_check(c->runs, p->ci_pct, &st) < 0) {
 		st.worst_pct = NAN;
 		st.reached = 0;
@@ -479,7 +518,7 @@ static int rounds_advance(struct run_ctx *c, unsigned *done, double t0, int *sto
 			if (!c->slots[*done * n + k].joined)
 				return 0;
 		(*done)++;
-		if (c->job->precision.ci_pct > 0 && !(c->o->env.interrupt && *c->o->env.interrupt) &&
+		if (job_rounds(c->job) && !(c->o->env.interrupt && *c->o->env.interrupt) &&
 		    precision_stop(c, *done, clock_now_s() - t0)) {
 			*stopping = 1;
 			return run_ctx_write_report(c);
@@ -493,7 +532,7 @@ static int rounds_advance(struct run_ctx *c, unsigned *done, double t0, int *sto
  * judged, so that no guest boots for a round the job will not need. */
 static int round_needed(const struct run_ctx *c, unsigned r, unsigned done)
 {
-	return !(c->job->precision.ci_pct > 0) || r < c->job->precision.min_boots || r <= done;
+	return !job_rounds(c->job) || r < c->job->precision.min_boots || r <= done;
 }
 
 static int slot_start(struct run_slot *s)
@@ -553,7 +592,7 @@ static int run_all(struct run_ctx *c, char *msg, size_t msglen)
 			err = r;
 	}
 	c->sum->planned = stopping ? next : c->nslots;
-	if (!err && c->job->precision.ci_pct > 0 && !c->stop && !(o->env.interrupt && *o->env.interrupt)) {
+	if (!err && job_rounds(c->job) && !c->stop && !(o->env.interrupt && *o->env.interrupt)) {
 		precision_stop(c, done, clock_now_s() - t0);
 		err = run_ctx_write_report(c);
 	}

@@ -11,6 +11,7 @@
 
 #include "analysis/charts.h"
 #include "analysis/compare.h"
+#include "analysis/sequential.h"
 #include "analysis/dashboard.h"
 #include "analysis/html.h"
 #include "analysis/precision.h"
@@ -201,6 +202,52 @@ static void test_learned(void)
 				compare_text(&s, &c, 1, &text) == 0 ? text : NULL);
 		compare_free(&c);
 	}
+	series_free(&s);
+}
+
+/* A sequential A/B's set (series_set.seq_alpha, analysis/sequential.h): wider intervals, a
+ * change needs q below the look's level, and the output says so. */
+static void test_sequential_level(void)
+{
+	_cleanup_json_ json_t *a = testutil_load(DATA "a.json"), *b = testutil_load(DATA "b.json");
+	_cleanup_free_ char *brief = NULL;
+	_cleanup_json_ json_t *j = NULL;
+	struct series_set s;
+	struct comparison fixed, seq;
+	struct lab_error err = { 0 };
+	int wider = 1;
+
+	if (two(&s, a, b) < 0)
+		return;
+	if (compare_variants(&s, 0, 1, 5, 0, &fixed, &err) < 0) {
+		series_free(&s);
+		return;
+	}
+	s.seq_looks = 5;
+	s.seq_alpha = seq_look_alpha(5);
+	if (compare_variants(&s, 0, 1, 5, 0, &seq, &err) == 0) {
+		for (size_t i = 0; i < seq.nr_rows; i++)
+			wider &= !seq.rows[i].tested ||
+				 (seq.rows[i].ci_pct_lo < fixed.rows[i].ci_pct_lo &&
+				  seq.rows[i].ci_pct_hi > fixed.rows[i].ci_pct_hi);
+		tap_ok(fabs(seq.alpha - 0.0158) < 0.0001 && wider,
+		       "sequential, 5 looks: alpha %.4f, every interval wider than the 95 %% one",
+		       seq.alpha);
+		tap_ok(fixed.count[VERDICT_REGRESSION] == 1 && seq.count[VERDICT_REGRESSION] == 0 &&
+			       seq.decision == COMPARE_UNDECIDED,
+		       "... at +-5 %%: the regression a fixed design found at 95 %% is not yet "
+		       "one at 98.4 %% (undecided: more rounds)");
+		j = compare_json(&s, &seq, 1);
+		tap_ok(j && json_real_value(json_object_get(json_object_get(j, "sequential"),
+							    "alpha")) == seq.alpha &&
+			       json_integer_value(json_object_get(json_object_get(j, "sequential"),
+								  "looks")) == 5,
+		       "... JSON: sequential.alpha and looks");
+		testutil_golden("compare-sequential-brief.txt",
+				compare_brief(&s, &seq, 1, 0, &brief) == 0 ? brief : NULL);
+		compare_free(&seq);
+	}
+	compare_free(&fixed);
 	series_free(&s);
 }
 
@@ -735,6 +782,7 @@ int main(void)
 	test_regression();
 	test_threshold();
 	test_learned();
+	test_sequential_level();
 	test_identical();
 	test_one_report();
 	test_insufficient_and_outcome();

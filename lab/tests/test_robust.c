@@ -123,29 +123,21 @@ static void judge(struct strbuf *sb, const char *name, const struct sides *s, in
 
 static int read_sides(const char *rel, const char *series, struct sides *s)
 {
-	_cleanup_free_ char *path = fs_join(testutil_root(), rel), *text = NULL;
+	_cleanup_free_ char *path = NULL, *text = NULL;
 	char *save = NULL;
 
 	memset(s, 0, sizeof(*s));
+	if (series) /* label,boot,seed,workload,tasks,metric,value */
+		return testutil_read_aa(rel, series, s->a, &s->na, s->b, &s->nb, MAX_BOOTS);
+	path = fs_join(testutil_root(), rel);
 	if (!path || fs_read_file(path, TESTUTIL_MAX_FILE, &text, NULL) < 0)
 		return -ENOENT;
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char label[8], wl[64], metric[64];
+		char label[8];
 		double v;
-		unsigned tasks;
 
-		if (series) { /* label,boot,seed,workload,tasks,metric,value */
-			char key[160];
-
-			if (sscanf(line, "%7[^,],%*[^,],%*[^,],%63[^,],%u,%63[^,],%lf", label, wl,
-				   &tasks, metric, &v) != 5)
-				continue;
-			snprintf(key, sizeof(key), "%s/%u/%s", wl, tasks, metric);
-			if (strcmp(key, series))
-				continue;
-		} else if (sscanf(line, "%7[^,],%lf", label, &v) != 2) {
+		if (sscanf(line, "%7[^,],%lf", label, &v) != 2)
 			continue;
-		}
 		if (label[0] == 'A' && s->na < MAX_BOOTS)
 			s->a[s->na++] = v;
 		else if (label[0] == 'B' && s->nb < MAX_BOOTS)
@@ -177,14 +169,8 @@ static void data_sets(struct strbuf *sb)
 
 static void aa_sets(struct strbuf *sb)
 {
-	static const char *const files[] = { "ab-quantum-4s-8c-1-task.csv",
-					     "ab-quantum-4s-8c-1-4-tasks.csv" };
-	static const char *const series[] = {
-		"pft/1/faults_per_s", "page_fault1/1/ops_per_s", "page_fault2/1/ops_per_s",
-		"page_fault3/1/ops_per_s", "memscale/1/run_s", "mmap_contention/4/faults_per_s",
-		"mmap_contention/4/fault_latency_p99_ns", "pft/4/faults_per_s",
-		"page_fault1/4/ops_per_s", "memscale/4/run_s",
-	};
+	static const char *const files[] = TESTUTIL_AA_FILES;
+	static const char *const series[] = TESTUTIL_AA_SERIES;
 
 	for (size_t f = 0; f < 2; f++)
 		for (size_t i = 0; i < sizeof(series) / sizeof(series[0]); i++) {

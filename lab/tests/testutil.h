@@ -293,3 +293,43 @@ static inline void testutil_golden(const char *name, const char *got)
 		       got + i);
 	}
 }
+
+/* A recorded A/A set's series (a CSV of lab/tests/data/aa: label,boot,seed,workload,tasks,metric,
+ * value) into a[] (label A) and b[] (label B), at most max each; series is
+ * "WORKLOAD/TASKS/METRIC".  0, or -ENOENT when the file cannot be read. */
+static inline int testutil_read_aa(const char *rel, const char *series, double *a, size_t *na,
+				   double *b, size_t *nb, size_t max)
+{
+	_cleanup_free_ char *path = fs_join(testutil_root(), rel), *text = NULL;
+	char *save = NULL;
+
+	*na = *nb = 0;
+	if (!path || fs_read_file(path, TESTUTIL_MAX_FILE, &text, NULL) < 0)
+		return -ENOENT;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char label[8], wl[64], metric[64], key[160];
+		unsigned tasks;
+		double v;
+
+		if (sscanf(line, "%7[^,],%*[^,],%*[^,],%63[^,],%u,%63[^,],%lf", label, wl, &tasks,
+			   metric, &v) != 5)
+			continue;
+		snprintf(key, sizeof(key), "%s/%u/%s", wl, tasks, metric);
+		if (strcmp(key, series))
+			continue;
+		if (label[0] == 'A' && *na < max)
+			a[(*na)++] = v;
+		else if (label[0] == 'B' && *nb < max)
+			b[(*nb)++] = v;
+	}
+	return 0;
+}
+
+/* The recorded A/A sets (lab/tests/data/aa/README.md: lab ab's default job, 10 boots a
+ * label) and the deciding series they hold, as initialisers. */
+#define TESTUTIL_AA_FILES { "ab-quantum-4s-8c-1-task.csv", "ab-quantum-4s-8c-1-4-tasks.csv" }
+#define TESTUTIL_AA_SERIES                                                                  \
+	{ "pft/1/faults_per_s", "page_fault1/1/ops_per_s", "page_fault2/1/ops_per_s",         \
+	  "page_fault3/1/ops_per_s", "memscale/1/run_s", "mmap_contention/4/faults_per_s",    \
+	  "mmap_contention/4/fault_latency_p99_ns", "pft/4/faults_per_s",                    \
+	  "page_fault1/4/ops_per_s", "memscale/4/run_s" }

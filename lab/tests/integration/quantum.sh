@@ -82,6 +82,22 @@ check "... its JSON summary says the decision, as lab compare's" jq -e --arg d \
 	"$(jq -r .decision "$tmp/ab.json")" '.decision == $d and .runs == 6 and .ok == 6' "$tmp/again.json"
 $lab run $d/quantum-ab.json --seed 100 --out "$tmp/ab" --resume --runs-status >/dev/null 2>&1
 ok "$(rc_is $? 0)" "... with --runs-status: exit 0, every run ok"
+# The same A/B run sequentially ("precision": {"until": "decided", "max_boots": 6}): rounds
+# of one boot a side, stopped at the first round where every deciding series is decided at
+# Pocock's repeated intervals for 6 looks (analysis/sequential.h): 2 rounds for a change this
+# large, where the fixed design ran 3.
+t0=$(date +%s)
+$lab run $d/quantum-seq.json --seed 100 --parallel 2 --out "$tmp/seq" >"$tmp/seq.out" 2>"$tmp/seq.err"
+ok "$(rc_is $? 1)" "the A/B run sequentially: exit 1, the regression ($(( $(date +%s) - t0 )) s)"
+check "... stopped, decided, after 2 of at most 6 rounds (4 boots)" jq -e \
+	'.stop.reason == "decided" and .stop.rounds == 2 and .stop.looks == 6 and .stop.undecided == 0 and (.runs | length) == 4 and .job.sequential.looks == 6' \
+	"$tmp/seq/report.json"
+has "$tmp/seq.err" "sequential A/B after 2 of at most 6 round(s): 2 of 2 deciding series decided at 98.6% intervals; stopping" \
+	"... saying so after each round"
+$lab compare "$tmp/seq" --json >"$tmp/seq.json" 2>/dev/null
+check "lab compare judges it at the design's level: 6 looks, 98.6 % intervals, the regression" jq -e \
+	'.sequential.looks == 6 and (.level * 1000 | round) == 986 and .decision == "regression" and ([.comparisons[0].rows[] | select(.metric == "faults_per_s") | .verdict] == ["regression"])' \
+	"$tmp/seq.json"
 # The setup stall (runners/rt_perf.c, rt_perf_hold): this seed's boot of lab ab's default job
 # had memscale's repetition 1 set up in 46 ms (an RCU grace period inside perf_event_open)
 # against 0.3 ms; with the agent holding the perf hooks on, every repetition sets up fast.
