@@ -98,7 +98,12 @@ static int decided_rows(const struct series_set *s, double threshold_pct,
 			    row->verdict == VERDICT_NO_CHANGE)
 				continue;
 			if (!st->undecided++) {
-				series_key_name(s, row->key, name, sizeof(name));
+				const struct series_what *g = &s->groups[s->keys[row->key].group];
+
+				/* Short, for a progress line: which workload, tasks and metric. */
+				snprintf(name, sizeof(name), "%s %u task%s %s", g->workload,
+					 s->keys[row->key].tasks,
+					 s->keys[row->key].tasks == 1 ? "" : "s", g->metric);
 				snprintf(st->first_undecided, sizeof(st->first_undecided), "%s: %s",
 					 name, verdict_name(row->verdict));
 			}

@@ -297,7 +297,7 @@ json_t *runreport_json(const char *id, const char *created, const struct job *jo
 		json_object_set_new(json_object_get(rep, "job"), "kernels", job_kernels_json(job));
 	/* A sequential A/B: its decisions are judged at the level of its most rounds
 	 * (analysis/sequential.h), whenever it stopped. */
-	if (rep && job->precision.until_decided)
+	if (rep && job->precision.until_decided && job->nr_kernels > 1)
 		json_object_set_new(json_object_get(rep, "job"), "sequential",
 				    json_pack("{s:I}", "looks", (json_int_t)job->repeats));
 	/* How its A/B decides (lab run, lab show, lab compare read it back). */

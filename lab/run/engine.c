@@ -45,7 +45,8 @@ static int decided_stop(struct run_ctx *c, unsigned rounds, double elapsed_s)
 	struct seq_status st;
 	const char *why = NULL;
 
-	if (seq_check(c->runs, alpha, looks, thr, &st) < 0)
+	/* One label: nothing to decide between, the rounds run to the cap. */
+	if (c->job->nr_kernels < 2 || seq_check(c->runs, alpha, looks, thr, &st) < 0)
 		memset(&st, 0, sizeof(st));
 	if (st.decided)
 		why = "decided";
@@ -53,11 +54,15 @@ static int decided_stop(struct run_ctx *c, unsigned rounds, double elapsed_s)
 		why = "max_boots";
 	else if (p->max_s > 0 && elapsed_s >= p->max_s)
 		why = "max_s";
-	run_ctx_progress(c, "sequential A/B after %u of at most %u round(s): %zu of %zu deciding "
-			 "series decided at %.1f%% intervals%s%s%s%s", rounds, looks,
-			 st.series - st.undecided, st.series, 100 * (1 - alpha),
-			 st.first_undecided[0] ? " (" : "", st.first_undecided,
-			 st.first_undecided[0] ? ")" : "", why ? "; stopping" : "");
+	if (c->job->nr_kernels < 2)
+		run_ctx_progress(c, "round %u of %u: one kernel, nothing to decide between%s",
+				 rounds, looks, why ? "; stopping" : "");
+	else
+		run_ctx_progress(c, "sequential A/B after %u of at most %u round(s): %zu of %zu "
+				 "deciding series decided at %.1f%% intervals%s%s%s%s", rounds, looks,
+				 st.series - st.undecided, st.series, 100 * (1 - alpha),
+				 st.first_undecided[0] ? " (" : "", st.first_undecided,
+				 st.first_undecided[0] ? ")" : "", why ? "; stopping" : "");
 	if (!why)
 		return 0;
 	json_decref(c->stop);

@@ -32,6 +32,10 @@ static void plan_job(struct strbuf *sb, const struct job *job)
 	for (unsigned i = 0; i < job->nr_workloads; i++)
 		strbuf_appendf(sb, " %s", job->workloads[i].name);
 	strbuf_append(sb, "\n");
+	if (job->precision.until_decided)
+		strbuf_appendf(sb, "sequential: rounds of one boot a side until every deciding series "
+				   "is decided, at least %u, at most %u (analysis/sequential.h)\n",
+			       job->precision.min_boots, job->repeats);
 }
 
 static void plan_memory(struct strbuf *sb, const struct job *job)
@@ -205,8 +209,9 @@ static void plan_estimate_text(struct strbuf *sb, const struct run_opts *o, cons
 	double s;
 
 	if (plan_estimate(o->env.state_dir, job, &s, id, sizeof(id)) == 0)
-		strbuf_appendf(sb, "estimate: about %.0f min for %u runs, one at a time (the median "
+		strbuf_appendf(sb, "estimate: %s %.0f min for %u runs, one at a time (the median "
 				   "run of report %s took %.0f s; builds not counted)\n",
+			       job_rounds(job) ? "at most about" : "about",
 			       ceil(s * job->repeats * job->nr_kernels / 60),
 			       job->repeats * job->nr_kernels, id, s);
 	else

@@ -120,7 +120,8 @@ LAB_KERNEL_CACHE="$T/kcache-empty" expect 0 \
 	--tree "$T/tree" --dry-run
 has "$T/err" "lab ab: v1.. of $T/tree: the diff " "... says the range it measures"
 has "$T/err" "plus the tree's uncommitted changes, as snapshot " "... and the snapshot, aloud"
-has "$T/out" "run order (10 runs, interleaved): baseline patched baseline patched" "... an A/B, 5 boots a side (the default job's)"
+has "$T/out" "run order (16 runs, interleaved): baseline patched baseline patched" "... an A/B, at most 8 boots a side (the default job's)"
+has "$T/out" "sequential: rounds of one boot a side until every deciding series is decided, at least 2, at most 8" "... in rounds until decided"
 p=$(ls "$LAB_STATE_DIR"/ab/*-snapshot-*.patch 2>/dev/null | head -1)
 [ -n "$p" ] && grep -q '^+/\* one \*/' "$p" && grep -q '^+/\* two \*/' "$p"
 ok $? "... one patch under STATE/ab/ with the commit's and the tree's changes"
