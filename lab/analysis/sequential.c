@@ -10,6 +10,7 @@
 
 #include "analysis/compare.h"
 #include "analysis/series.h"
+#include "core/runreport.h"
 #include "util/cleanup.h"
 
 /* Grid points per look: the constants agree with the published ones (K = 1..10) to 0.0003. */
@@ -118,7 +119,7 @@ static int decided_rows(const struct series_set *s, double threshold_pct,
 int seq_check(json_t *runs, double alpha, unsigned looks, double threshold_pct,
 	      struct seq_status *st)
 {
-	_cleanup_json_ json_t *doc = json_pack("{s:s,s:s,s:s,s:O}", "schema", "numalab.report/1",
+	_cleanup_json_ json_t *doc = json_pack("{s:s,s:s,s:s,s:O}", "schema", RUNREPORT_SCHEMA,
 					      "id", "sequential-look", "created",
 					      "1970-01-01T00:00:00Z", "runs", runs);
 	struct lab_error err = { 0 };

@@ -84,16 +84,19 @@ $lab run $d/quantum-ab.json --seed 100 --out "$tmp/ab" --resume --runs-status >/
 ok "$(rc_is $? 0)" "... with --runs-status: exit 0, every run ok"
 # The same A/B run sequentially ("precision": {"until": "decided", "max_boots": 6}): rounds
 # of one boot a side, stopped at the first round where every deciding series is decided at
-# Pocock's repeated intervals for 6 looks (analysis/sequential.h): 2 rounds for a change this
-# large, where the fixed design ran 3.
+# Pocock's repeated intervals for 6 looks (analysis/sequential.h).  How many rounds is the
+# data's: 2 here with warm caches; 4 on a fresh machine, whose B boots of these seeds spread
+# more (faults/s CV 2.4 % against 0.2 %), as the fixed design's comment above says.
 t0=$(date +%s)
 $lab run $d/quantum-seq.json --seed 100 --parallel 2 --out "$tmp/seq" >"$tmp/seq.out" 2>"$tmp/seq.err"
 ok "$(rc_is $? 1)" "the A/B run sequentially: exit 1, the regression ($(( $(date +%s) - t0 )) s)"
-check "... stopped, decided, after 2 of at most 6 rounds (4 boots)" jq -e \
-	'.stop.reason == "decided" and .stop.rounds == 2 and .stop.looks == 6 and .stop.undecided == 0 and (.runs | length) == 4 and .job.sequential.looks == 6' \
+check "... stopped, decided, before the 6th round, a boot a side a round" jq -e \
+	'.stop.reason == "decided" and .stop.rounds >= 2 and .stop.rounds < 6 and .stop.looks == 6 and .stop.undecided == 0 and (.runs | length) == 2 * .stop.rounds and .job.sequential.looks == 6' \
 	"$tmp/seq/report.json"
-has "$tmp/seq.err" "sequential A/B after 2 of at most 6 round(s): 2 of 2 deciding series decided at 98.6% intervals; stopping" \
-	"... saying so after each round"
+check "... saying so after each round" grep -Eq \
+	"sequential A/B after [2-5] of at most 6 round\\(s\\): 2 of 2 deciding series decided at 98.6% intervals; stopping" \
+	"$tmp/seq.err"
+echo "# sequential A/B: $(jq -r '"\(.stop.rounds) rounds, \(.stop.reason)"' "$tmp/seq/report.json")"
 $lab compare "$tmp/seq" --json >"$tmp/seq.json" 2>/dev/null
 check "lab compare judges it at the design's level: 6 looks, 98.6 % intervals, the regression" jq -e \
 	'.sequential.looks == 6 and (.level * 1000 | round) == 986 and .decision == "regression" and ([.comparisons[0].rows[] | select(.metric == "faults_per_s") | .verdict] == ["regression"])' \
