@@ -125,9 +125,14 @@ $(B)/fuzz/%: lab/fuzz/%.c lab/fuzz/fuzz.h $(B)/liblab.a | $(DEPS_FIRST)
 
 # Guest-side programs: static, so the initramfs needs no libc of its own.  Never sanitized
 # (ASan cannot link statically); they are plain Linux programs and also run on the host.
+# Their bytes must not depend on where the checkout is: they go into the initramfs, and a
+# guest whose initramfs is a few bytes longer boots with its timing shifted, so one seed gave
+# other figures from another directory.  -ffile-prefix-map keeps the checkout's path out of
+# the debug information (lab/tests/test_runners.sh looks for it in every one).
 $(B)/runners/%: runners/%.c $(RUN_COMMON) $(RUN_HDRS) | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) $(if $(WERROR),-Werror,) -O2 -g -static -o $@ $< $(RUN_COMMON) -ljansson -lz -lpthread -lm
+	$(CC) $(CPPFLAGS) $(WARN) $(if $(WERROR),-Werror,) -O2 -g -ffile-prefix-map=$(CURDIR)=. \
+		-static -o $@ $< $(RUN_COMMON) -ljansson -lz -lpthread -lm
 
 # The lock-instruction counter, a QEMU TCG plugin loaded into the host's QEMU (lab/plugin/,
 # GPL-2.0-or-later like the qemu-plugin.h it includes; glib is QEMU's).  Never sanitized: it

@@ -287,22 +287,24 @@ void npolicy_confirm_judge(struct npolicy *p, const struct npolicy_confirm *c,
 
 /* ---- the verdicts -------------------------------------------------------------------------- */
 
-static json_t *change_json(const struct cp_change *ch)
+/* by: what named a change point of a series ("search", "confirmation"); NULL in a suspect's
+ * fast check. */
+static json_t *change_json(const struct cp_change *ch, const char *by)
 {
-	return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:s}",
+	return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:s, s:s*}",
 			 "at", (json_int_t)ch->at, "before", ch->before, "after", ch->after,
 			 "change_pct", ch->change_pct, "ci_lo_pct", isfinite(ch->ci_lo_pct)
 			 ? ch->ci_lo_pct : 0.0, "ci_hi_pct", isfinite(ch->ci_hi_pct)
 			 ? ch->ci_hi_pct : 0.0, "p", ch->p, "boots_before",
 			 (json_int_t)ch->boots_before, "boots_after", (json_int_t)ch->boots_after,
-			 "verdict", verdict_name(ch->verdict));
+			 "verdict", verdict_name(ch->verdict), "by", by);
 }
 
 static json_t *suspect_json(const struct npolicy_suspect *su, const struct nightly_night *night)
 {
 	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:b, s:s, s:s?}", "series", su->name, "id",
 			 su->id, "night", night->night, "commit", night->commit, "fast_check",
-			 change_json(&su->ch), "confirmed", su->confirmed, "why", su->why,
+			 change_json(&su->ch, NULL), "confirmed", su->confirmed, "why", su->why,
 			 "verdict", su->confirmed ? verdict_name(su->d.verdict) : NULL);
 }
 
@@ -396,21 +398,58 @@ static json_t *nights_json(const struct npolicy *p, const struct night_series *n
 	return nights;
 }
 
+/* The change points of series key: the windowed search's, and every confirmed suspect of the
+ * series the search did not name.  The search adjusts for every night it tests, so a change on
+ * tonight, with only tonight's few boots after it, can be too weak for it while the fast check
+ * (one test) flagged it and the side-by-side run confirmed it: a measured change all the same,
+ * drawn where it is.  Such a point carries the confirmation's figures. */
+static json_t *change_points_json(const struct npolicy *p, size_t key,
+				  const struct night_series *ns)
+{
+	struct cp_change out[REPORT_POINTS];
+	json_t *pts = json_array();
+	size_t found = 0;
+
+	if (cp_detect(ns->nights, p->n, &ns->cfg, out, REPORT_POINTS, &found) < 0)
+		found = 0;
+	for (size_t k = 0; pts && k < found && k < REPORT_POINTS; k++)
+		json_array_append_new(pts, change_json(&out[k], "search"));
+	for (size_t i = 0; pts && i < p->nsus; i++) {
+		const struct npolicy_suspect *su = &p->sus[i];
+		struct cp_change c = su->ch;
+		size_t k;
+
+		if (su->key != key || !su->confirmed)
+			continue;
+		for (k = 0; k < found && k < REPORT_POINTS && out[k].at != su->night; k++)
+			;
+		if (k < found && k < REPORT_POINTS)
+			continue;
+		c.at = su->night;
+		c.before = su->d.row.a.mean;
+		c.after = su->d.row.b.mean;
+		c.boots_before = su->d.row.a.n;
+		c.boots_after = su->d.row.b.n;
+		c.change_pct = su->d.row.change_pct;
+		c.ci_lo_pct = su->d.row.ci_pct_lo;
+		c.ci_hi_pct = su->d.row.ci_pct_hi;
+		c.p = su->d.row.d.p;
+		c.verdict = su->d.verdict;
+		json_array_append_new(pts, change_json(&c, "confirmation"));
+	}
+	return pts;
+}
+
 static json_t *one_series_json(const struct npolicy *p, size_t key, struct night_series *ns)
 {
 	const struct series_what *g = &p->s->groups[p->s->keys[key].group];
-	json_t *pts = json_array();
-	struct cp_change out[REPORT_POINTS];
-	size_t found = 0;
 	char name[1024], id[200], why[512];
 	enum modelfit fit;
+	json_t *pts;
 
 	/* Blind to the series: no change point is looked for, none is "no change". */
 	fit = key_fit(p, key, why, sizeof(why));
-	if (fit != MODELFIT_OUTSIDE && cp_detect(ns->nights, p->n, &ns->cfg, out, REPORT_POINTS,
-						 &found) == 0)
-		for (size_t k = 0; k < found && k < REPORT_POINTS; k++)
-			json_array_append_new(pts, change_json(&out[k]));
+	pts = fit == MODELFIT_OUTSIDE ? json_array() : change_points_json(p, key, ns);
 	series_key_name(p->s, key, name, sizeof(name));
 	series_id(p->s, key, id, sizeof(id));
 	return json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:s, s:s?}", "name", name, "id", id,

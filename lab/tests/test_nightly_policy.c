@@ -11,7 +11,8 @@
  *   "confirm"  what the side-by-side run of a suspect night measures ({NIGHT: {"good": ...,
  *              "suspect": ...}})
  *   "bisect"   what a bisection answers ({"answer", "culprit", "reason"})
- *   "expect"   the counts the case is about, checked apart from the golden file; and
+ *   "expect"   the counts the case is about, checked apart from the golden file;
+ *              "change_points_by": {SOURCE: N}, the series' change points each source named; and
  *              "fast_check_missed": NIGHT, a night no suspect on the ledger as it was then
  * The reports are made of those values, and the night is judged in the order nightly.c asks;
  * what is decided (nightly.json's suspects, confirmations, alarms and series; the series not
@@ -291,6 +292,23 @@ static void check_missed(const struct ncase *c, const char *night)
 	series_free(&s);
 }
 
+/* How many change points of the report's series each source named: {"search": N, ...}. */
+static json_t *change_points_by(const json_t *got)
+{
+	const json_t *series = json_object_get(json_object_get(got, "report"), "series"), *ser, *cp;
+	json_t *by = json_object();
+	size_t i, j;
+
+	json_array_foreach((json_t *)series, i, ser)
+		json_array_foreach(json_object_get(ser, "change_points"), j, cp) {
+			const char *src = json_string_value(json_object_get(cp, "by"));
+			json_int_t n = json_integer_value(json_object_get(by, src ? src : "?"));
+
+			json_object_set_new(by, src ? src : "?", json_integer(n + 1));
+		}
+	return by;
+}
+
 /* The counts "expect" names match what was decided. */
 static void check_expect(const struct ncase *c, const json_t *got)
 {
@@ -307,7 +325,9 @@ static void check_expect(const struct ncase *c, const json_t *got)
 			continue;
 		}
 
-		if (!strcmp(k, "alarms"))
+		if (!strcmp(k, "change_points_by"))
+			have = change_points_by(got);
+		else if (!strcmp(k, "alarms"))
 			have = json_integer((json_int_t)json_array_size(json_object_get(
 				json_object_get(got, "report"), "alarms")));
 		else if (!strcmp(k, "suspect_series"))

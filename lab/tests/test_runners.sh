@@ -23,6 +23,13 @@ if ! command -v python3 >/dev/null; then
 	finish
 fi
 
+# The guest programs' bytes do not depend on the checkout's directory: they go into the
+# initramfs, whose length moves a guest's timing (Makefile, -ffile-prefix-map).
+for bin in "$B"/runners/*; do
+	! grep -qaF "$PWD" "$bin"
+	ok $? "$(basename "$bin") holds no path of the checkout ($PWD)"
+done
+
 # check_pft FILE MODE: shape per PROTOCOL.md, page_faults within 2% of pages for each N.
 check_pft() {
 	python3 - "$1" "$2" <<'PY'

@@ -88,10 +88,11 @@ check "the alarm is flagged on its first night" jq -e '.alarms | length == 1 and
 check "bisected: the culprit is the planted commit" jq -e \
 	".alarms[0].bisect.answer == \"found\" and .alarms[0].bisect.culprit == \"$planted\"" "$r"
 has "$tmp/n5.out" "culprit $planted" "the summary names the culprit"
-jq -e '[.series[] | .change_points[] | .at] | index(3) != null' "$r" >/dev/null 2>&1
+# Named by the windowed search or, where two boots after it are too few for its correction over
+# every night (a CI run: -27 % with tonight's boots 2.2 % apart), by the confirmation.
+jq -e '[.series[] | .change_points[] | select(.by == "search" or .by == "confirmation") | .at] | index(3) != null' "$r" >/dev/null 2>&1
 rc=$?
 ok $rc "the change point of the series is night 4"
-# The boots behind it when not (a CI run once found none here: kept for the next one).
 [ $rc = 0 ] || jq -c '{series: [.series[] | {cp: .change_points, nights}], suspects, confirmations}' "$r" | diag /dev/stdin
 check "the ledger keeps the alarm" jq -e '.nights[-1].alarm.bisect.culprit != null' "$tmp/nights/ledger.json"
 
