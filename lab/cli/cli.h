@@ -57,6 +57,8 @@ int cmd_show(int argc, char **argv);
 void cmd_show_help(void);
 int cmd_export(int argc, char **argv);
 void cmd_export_help(void);
+int cmd_mail(int argc, char **argv);
+void cmd_mail_help(void);
 int cmd_history(int argc, char **argv);
 void cmd_history_help(void);
 /* The clients of labd, the lab's daemon (lab/cli/labd_cli.h). */

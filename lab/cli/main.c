@@ -21,6 +21,7 @@ static const struct lab_cmd commands[] = {
 	LAB_CMD("project", "a PROJECTION of one shared lock's workload to N CPUs", cmd_project),
 	LAB_CMD("report", "write an HTML dashboard of reports", cmd_report),
 	LAB_CMD("export", "a report's figures for other tools: KCIDB, LKP, CSV", cmd_export),
+	LAB_CMD("mail", "a bisection's culprit or an A/B as a mail to act on (0-day's shape)", cmd_mail),
 	LAB_CMD("history", "the index of reports: list runs, follow series over time", cmd_history),
 	LAB_CMD("kernel", "build and list kernel variants (kernels/), cached by content", cmd_kernel),
 	LAB_CMD("image", "build and list guest disk images (images/), cached by recipe", cmd_image),

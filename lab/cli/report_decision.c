@@ -66,7 +66,11 @@ int report_decision_exit(enum compare_decision d)
 				       : d == COMPARE_UNDECIDED ? EXIT_UNDECIDED : EXIT_OK;
 }
 
-int report_decision_get(struct series_set *s, enum compare_decision *d)
+/* The comparisons of s's labels handed to take: 1 (one label), -EINVAL (no two labels
+ * compared), -ENOMEM, or take's return. */
+static int with_labels(struct series_set *s,
+		       int (*take)(struct series_set *, const struct comparison *, size_t, void *),
+		       void *ud)
 {
 	_cleanup_strbuf_ struct strbuf note = STRBUF_INIT;
 	struct comparison *c = NULL;
@@ -79,7 +83,32 @@ int report_decision_get(struct series_set *s, enum compare_decision *d)
 	if (r == 0 && !n)
 		r = -EINVAL;
 	if (r == 0)
-		*d = compare_decide_all(c, n);
+		r = take(s, c, n, ud);
 	free_labels(c, n);
 	return r;
+}
+
+static int take_decision(struct series_set *s, const struct comparison *c, size_t n, void *ud)
+{
+	(void)s;
+	*(enum compare_decision *)ud = compare_decide_all(c, n);
+	return 0;
+}
+
+int report_decision_get(struct series_set *s, enum compare_decision *d)
+{
+	return with_labels(s, take_decision, d);
+}
+
+static int take_json(struct series_set *s, const struct comparison *c, size_t n, void *ud)
+{
+	json_t **out = ud;
+
+	return (*out = compare_json(s, c, n)) ? 0 : -ENOMEM;
+}
+
+int report_decision_json(struct series_set *s, json_t **out)
+{
+	*out = NULL;
+	return with_labels(s, take_json, out);
 }

@@ -14,6 +14,9 @@
 int report_decision_print(struct series_set *s, enum compare_decision *d);
 /* The same decision, nothing printed: 0 with *d; 1 (one label), -ENOMEM, -EINVAL. */
 int report_decision_get(struct series_set *s, enum compare_decision *d);
+/* The same comparisons as `lab compare REPORT --json` gives them (numalab.compare/2): 0 with
+ * *out; 1 (one label), -ENOMEM, -EINVAL (no two labels to compare). */
+int report_decision_json(struct series_set *s, json_t **out);
 /* A decision's exit code, for every command that prints one (util/exitcode.h): EXIT_OK,
  * EXIT_REGRESSION, EXIT_UNDECIDED. */
 int report_decision_exit(enum compare_decision d);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "analysis/mail.h"
 #include "analysis/nightly_policy.h"
 #include "analysis/series.h"
 #include "regress/bisect.h"
@@ -15,7 +16,9 @@
 #include "util/cleanup.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
+#include "util/mailfmt.h"
 #include "util/sha256.h"
+#include "util/version.h"
 
 #define LEDGER_MAX (64u << 20)
 #define REPORT_MAX (64u << 20)
@@ -199,6 +202,38 @@ static int confirm(struct nctx *c, const struct nightly_target *t, const json_t 
 
 /* ---- an alarm: bisection ------------------------------------------------------------------ */
 
+/* The culprit's mail (lab mail's, analysis/mail.h) beside its bisection, as an mbox for git
+ * send-email or mutt: nothing is sent.  A mail that cannot be written is said, and the night
+ * goes on. */
+static int culprit_mail(struct nctx *c, const char *dir)
+{
+	_cleanup_free_ char *file = fs_join(dir, "bisect.json"), *msg = NULL, *mbox = NULL;
+	_cleanup_free_ char *out = fs_join(dir, NIGHTLY_MAIL);
+	_cleanup_json_ json_t *doc = NULL;
+	struct lab_error err = { 0 };
+	struct mail_opts mo = { 0 };
+	char date[64], version[128];
+	time_t now = time(NULL);
+	struct tm tm;
+	int r;
+
+	if (!file || !out)
+		return -ENOMEM;
+	localtime_r(&now, &tm);
+	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S %z", &tm);
+	snprintf(version, sizeof(version), "%s (%s)", version_lab(), version_commit());
+	mo.date = date;
+	mo.lab_version = version;
+	if ((r = jsonio_load_file(file, 64u << 20, &doc, &err)) < 0 ||
+	    (r = mail_bisect(doc, &mo, &msg, &err)) < 0 || (r = mailfmt_mbox(msg, &mbox)) < 0 ||
+	    (r = fs_write_atomic(out, mbox, strlen(mbox))) < 0) {
+		progress(c, "no mail for the culprit: %s", err.msg[0] ? err.msg : strerror(-r));
+		return r;
+	}
+	progress(c, "the culprit's mail: %s (lab mail)", out);
+	return 0;
+}
+
 static int bisect_alarm(struct nctx *c, const struct nightly_target *t, const char *jdir,
 			struct npolicy *p, size_t k, const struct npolicy_alarm *a)
 {
@@ -220,6 +255,9 @@ static int bisect_alarm(struct nctx *c, const struct nightly_target *t, const ch
 	progress(c, "%s: bisecting %.12s..%.12s on %s", t->job->name, a->good->commit,
 		 a->bad->commit, p->sus[k].id);
 	r = bisect_run(&bo, &bs, c->msg, c->len);
+	if (r == 0 && bs.culprit[0] && a->alarm && culprit_mail(c, dir) == 0)
+		json_object_set_new(a->alarm, "mail", json_pack("s++", dir + strlen(c->o->out) + 1,
+								 "/", NIGHTLY_MAIL));
 	return npolicy_bisected(p, a->alarm, &(struct npolicy_bisection){
 		.dir = dir + strlen(c->o->out) + 1, .r = r, .answer = bs.answer,
 		.culprit = bs.culprit, .reason = bs.reason, .error = c->msg });

@@ -6,7 +6,8 @@
  *   2. confirmation of each suspect night: its kernel and the previous night's measured again
  *      side by side (A B A B, confirm_boots each), judged by the strict rule on that series;
  *   3. a confirmed regression is an alarm: `lab bisect` between the two nights' commits (when
- *      they differ) names the culprit in the night's report.
+ *      they differ) names the culprit in the night's report, and its mail (lab mail) is
+ *      written beside the bisection, bisect/NIGHTLY_MAIL, for a person to send.
  * OUT/ledger.json holds the nights (lab/core/nightly_cfg.h); OUT/NIGHT/JOB/ holds the night's
  * run (run/), its confirmations (confirm-N/), its bisection (bisect/) and nightly.json, the
  * night's report (schema numalab.nightly/1).
@@ -21,6 +22,8 @@
 #include "run/env.h"
 
 #define NIGHTLY_SCHEMA "numalab.nightly/1"
+/* A culprit's mail, an mbox beside its bisection (the alarm's "mail" names it). */
+#define NIGHTLY_MAIL "culprit.mbox"
 
 /* One job of the configuration, resolved by the caller. */
 struct nightly_target {

@@ -111,6 +111,14 @@ check "lab bisect log prints the replayable log" grep -q "^bisect bad $planted" 
 $lab bisect log "$tmp/b" --json >"$tmp/log.json" 2>&1
 check "lab bisect log --json prints the result" jq -e '.schema == "numalab.bisect/1" and .culprit.sha != null' "$tmp/log.json"
 check "no qemu left after the bisection" no_qemu
+# The culprit as a mail: Python's email package reads it, 72 columns, and its reproduce
+# command, read back by bash, is this bisection's.
+$lab mail "$tmp/b" --to "A Developer <dev@example.org>" --closes 'https://example.org/r/{msgid}' \
+	>"$tmp/mail.txt" 2>"$tmp/mail.err"
+ok "$(rc_is $? 0)" "lab mail of the bisection: exit 0"
+check "... a mail naming the culprit, 72 columns, its reproduce command whole" \
+	python3 lab/tests/mail-check.py "$tmp/mail.txt" "${planted:0:12}" "$tmp/b/bisect.json"
+sed -n '/^Subject/p; /^The culprit against/,/^$/p' "$tmp/mail.txt" | diag /dev/stdin
 
 # ---- resume -----------------------------------------------------------------------------------
 # The log cut before its last step (the revert check), as if the lab had been stopped there:

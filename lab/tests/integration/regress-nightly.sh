@@ -95,6 +95,9 @@ rc=$?
 ok $rc "the change point of the series is night 4"
 [ $rc = 0 ] || jq -c '{series: [.series[] | {cp: .change_points, nights}], suspects, confirmations}' "$r" | diag /dev/stdin
 check "the ledger keeps the alarm" jq -e '.nights[-1].alarm.bisect.culprit != null' "$tmp/nights/ledger.json"
+m=$(jq -r '.alarms[0].mail // empty' "$r")
+check "the culprit's mail beside its bisection, an mbox a mail reader takes" \
+	python3 lab/tests/mail-check.py "$tmp/nights/$m" "${planted:0:12}"
 
 # ---- the dashboard beside the ledger ---------------------------------------------------------
 page="$tmp/nights/dashboard.html"

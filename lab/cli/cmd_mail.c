@@ -1,0 +1,257 @@
+/* lab mail BISECTION|REPORT [--to A]... [--cc A]... [--from A] [--reported-by A]
+ * [--closes URL] [--in-reply-to ID] [--patch FILE] [-o FILE]: a finding as a mail
+ * (lab/analysis/mail.h) on standard output, or as an mbox file.  The lab never sends it. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "analysis/mail.h"
+#include "cli/cli.h"
+#include "cli/report_decision.h"
+#include "cli/report_files.h"
+#include "util/cleanup.h"
+#include "util/fs.h"
+#include "util/jsonio.h"
+#include "util/mailfmt.h"
+#include "util/strbuf.h"
+#include "util/version.h"
+
+/* A patch's header is in its first lines; a bisect.json of 10^4 steps is ~10 MiB. */
+#define PATCH_HEAD_MAX (64u << 10)
+#define BISECT_MAX (64u << 20)
+
+struct mail_args {
+	struct mail_opts m;
+	const char *patch, *out;
+};
+
+/* One command line a process: what the table writes to. */
+static struct mail_args args;
+
+static int opt_rcpt(const struct cli_opt *o, const char *arg, struct opt_error *e)
+{
+	int cc = !strcmp(o->name, "cc");
+	size_t *n = cc ? &args.m.ncc : &args.m.nto;
+
+	if (*n == MAIL_MAX_RCPT)
+		return opt_error_set(e, "--%s: at most %d", o->name, MAIL_MAX_RCPT);
+	if (!mailfmt_address_ok(arg))
+		return opt_error_set(e, "--%s must be one address (Name <user@host>), not \"%.80s\"",
+				     o->name, arg);
+	(cc ? args.m.cc : args.m.to)[(*n)++] = arg;
+	return 0;
+}
+
+static const struct cli_opt options[] = {
+	OPT_CALL(0, "to", NULL, "ADDR", opt_rcpt, "a To: address (repeat it)"),
+	OPT_CALL(0, "cc", NULL, "ADDR", opt_rcpt, "a Cc: address (repeat it)"),
+	OPT_STRING(0, "from", &args.m.from, "ADDR", "the From: address (default " MAIL_DEFAULT_FROM
+		   ")"),
+	OPT_STRING(0, "reported-by", &args.m.reported_by, "ADDR",
+		   "the Reported-by: tag (default: the From: address)"),
+	OPT_STRING(0, "closes", &args.m.closes, "URL",
+		   "a Closes: tag; {msgid} in it becomes the Message-ID"),
+	OPT_STRING(0, "in-reply-to", &args.m.in_reply_to, "ID",
+		   "a follow-up: the Message-ID it answers"),
+	OPT_STRING(0, "patch", &args.patch, "FILE",
+		   "an A/B: the patch whose Subject: names it (default: the B kernel's)"),
+	OPT_STRING('o', "out", &args.out, "FILE", "an mbox file (git send-email, mutt) instead "
+		   "of the message on standard output"),
+	OPT_END(),
+};
+
+void cmd_mail_help(void)
+{
+	cli_synopsis("mail", "BISECTION|REPORT", options);
+	printf("\nA finding as a mail a kernel developer acts on, in the 0-day robot's shape:\n"
+	       "a subject with the commit (or patch), the metric and the change; the headline\n"
+	       "figure with its interval; every other figure that moved; the profile lines and\n"
+	       "counters that moved; the kernel warnings; the tags to paste (Reported-by:,\n"
+	       "Closes:); the lab command that reproduces it.  Plain text, 72 columns.\n"
+	       "BISECTION is a 'lab bisect' directory (or its bisect.json) that names a\n"
+	       "culprit; REPORT an A/B report (two labels) or its directory.  The lab never\n"
+	       "sends mail: pipe it to sendmail -t, or give -o to git send-email or mutt.\n\n"
+	       "EXAMPLES\n"
+	       "  lab mail bisect/ --to author@example.org --cc linux-mm@kvack.org\n"
+	       "  lab mail reports/ab-ID --patch 0001-mm-fix.patch -o ab.mbox\n"
+	       "  lab mail bisect/ --closes 'https://lore.kernel.org/r/{msgid}' | sendmail -t\n\n"
+	       "Exit status: 0 written; 2 bad arguments, no culprit, not an A/B, an\n"
+	       "unreadable file; 4 the file could not be written.\n");
+}
+
+/* "Subject: [PATCH v2 3/7] mm: x" -> "mm: x": the subject of the first mail in a patch. */
+static int patch_subject(const char *file, char *buf, size_t len)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t n = 0;
+	char *s, *end;
+	int r;
+
+	if ((r = fs_read_file(file, PATCH_HEAD_MAX, &text, &n)) < 0 && r != -EFBIG)
+		return r;
+	if (!text || !(s = strstr(text, "\nSubject: ")))
+		return -ENOENT;
+	s += strlen("\nSubject: ");
+	if (*s == '[' && (end = strchr(s, ']')) && end - s < 40)
+		s = end + 1 + (end[1] == ' ');
+	snprintf(buf, len, "%.*s", (int)strcspn(s, "\r\n"), s);
+	return buf[0] ? 0 : -ENOENT;
+}
+
+/* The patch named in the B kernel's description ("baseline + /path/0001-x.patch (lab run
+ * ...)"), when it is still there: its subject. */
+static void described_patch(const json_t *report, const char *label, char *buf, size_t len)
+{
+	const json_t *run;
+	size_t i;
+
+	json_array_foreach(json_object_get(report, "runs"), i, run) {
+		const json_t *k = json_object_get(run, "kernel");
+		const char *d = json_string_value(json_object_get(k, "description"));
+		const char *l = json_string_value(json_object_get(k, "label"));
+		char word[4096];
+
+		if (!d || !l || strcmp(l, label))
+			continue;
+		for (const char *p = d; *p; p += strcspn(p, " ") + (p[strcspn(p, " ")] != 0)) {
+			size_t w = strcspn(p, " ");
+
+			snprintf(word, sizeof(word), "%.*s", (int)w, p);
+			if (word[0] == '/' && w > 6 && (strstr(word, ".patch") || strstr(word, ".mbox")) &&
+			    patch_subject(word, buf, len) == 0)
+				return;
+		}
+		return;
+	}
+}
+
+static void now_rfc5322(char *buf, size_t len)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(buf, len, "%a, %d %b %Y %H:%M:%S %z", &tm);
+}
+
+/* A bisection: a directory holding bisect.json, or the file.  1 and *doc when it is one. */
+static int load_bisection(const char *path, json_t **doc, struct lab_error *err)
+{
+	_cleanup_free_ char *file = NULL;
+	struct stat st;
+	int r;
+
+	if (stat(path, &st) < 0)
+		return error_set(err, "", "%s: %s", path, strerror(errno));
+	file = S_ISDIR(st.st_mode) ? fs_join(path, "bisect.json") : strdup(path);
+	if (!file)
+		return -ENOMEM;
+	if (S_ISDIR(st.st_mode) && !fs_exists(file))
+		return 0;
+	if ((r = jsonio_load_file(file, BISECT_MAX, doc, err)) < 0)
+		return r;
+	if (strcmp(json_string_value(json_object_get(*doc, "schema")) ?: "", "numalab.bisect/1")) {
+		json_decref(*doc);
+		*doc = NULL;
+		return 0;
+	}
+	return 1;
+}
+
+/* An A/B report and its comparison, the way `lab compare REPORT` decides it. */
+static int load_ab(const char *path, json_t **report, json_t **cmp, char *file, size_t flen,
+		   struct lab_error *err)
+{
+	struct report_files f = { 0 };
+	struct series_set s;
+	int r;
+
+	series_init(&s);
+	r = report_files_add(&f, path, err);
+	if (r == 0 && f.n != 1)
+		r = error_set(err, "", "%s holds %zu reports: mail takes one", path, f.n);
+	if (r == 0)
+		r = report_files_read(&f, err);
+	if (r == 0)
+		r = series_add_report(&s, f.doc[0], f.path[0], NULL, err);
+	if (r == 0 && s.nr_variants < 2)
+		r = error_set(err, "", "%s is not an A/B: it has one kernel label", f.path[0]);
+	if (r == 0 && (r = report_decision_json(&s, cmp)) < 0 && r != -ENOMEM)
+		r = error_set(err, "", "%s: no comparison of its labels", f.path[0]);
+	if (r == 0) {
+		*report = json_incref(f.doc[0]);
+		snprintf(file, flen, "%s", f.path[0]);
+	}
+	series_free(&s);
+	report_files_free(&f);
+	return r;
+}
+
+/* The message as an mbox file, replaced whole. */
+static int write_mbox(const char *path, const char *msg)
+{
+	_cleanup_free_ char *mbox = NULL;
+	int r;
+
+	if ((r = mailfmt_mbox(msg, &mbox)) < 0)
+		return r;
+	return fs_write_atomic(path, mbox, strlen(mbox));
+}
+
+int cmd_mail(int argc, char **argv)
+{
+	_cleanup_json_ json_t *bisect = NULL, *report = NULL, *cmp = NULL;
+	_cleanup_free_ char *msg = NULL;
+	struct lab_error err = { 0 };
+	char date[64], version[128], subject[512] = "", file[4096] = "";
+	int first, r;
+
+	memset(&args, 0, sizeof(args));
+	if ((first = cli_parse(argc, argv, options)) < 0)
+		return EXIT_BAD_INPUT;
+	if (argc - first != 1) {
+		cli_usage_err("expected one bisection or report");
+		return EXIT_BAD_INPUT;
+	}
+	now_rfc5322(date, sizeof(date));
+	snprintf(version, sizeof(version), "%s (%s)", version_lab(), version_commit());
+	args.m.date = date;
+	args.m.lab_version = version;
+	args.m.source = argv[first];
+	if (args.patch && (r = patch_subject(args.patch, subject, sizeof(subject))) < 0) {
+		cli_err("%s: %s", args.patch, r == -ENOENT ? "no Subject: line (not a patch mail)"
+							    : strerror(-r));
+		return EXIT_BAD_INPUT;
+	}
+	r = load_bisection(argv[first], &bisect, &err);
+	if (r == 1)
+		r = mail_bisect(bisect, &args.m, &msg, &err);
+	else if (r == 0 && (r = load_ab(argv[first], &report, &cmp, file, sizeof(file), &err)) == 0) {
+		const json_t *cmp1 = json_array_get(json_object_get(cmp, "comparisons"), 0);
+		const char *b = json_string_value(json_object_get(json_object_get(cmp1, "b"),
+								  "variant"));
+
+		if (!subject[0] && b)
+			described_patch(report, b, subject, sizeof(subject));
+		args.m.source = file;
+		r = mail_ab(report, cmp, subject, &args.m, &msg, &err);
+	}
+	if (r < 0) {
+		char m[1400];
+
+		error_format(&err, m, sizeof(m));
+		cli_err("%s: %s", argv[first], err.msg[0] ? m : strerror(-r));
+		return r == -ENOMEM ? EXIT_LAB_ERROR : EXIT_BAD_INPUT;
+	}
+	if (!args.out)
+		return fputs(msg, stdout) < 0 ? EXIT_LAB_ERROR : EXIT_OK;
+	if ((r = write_mbox(args.out, msg)) < 0) {
+		cli_err("cannot write %s: %s", args.out, strerror(-r));
+		return EXIT_LAB_ERROR;
+	}
+	fprintf(stderr, "lab mail: %s (%zu bytes)\n", args.out, strlen(msg));
+	return EXIT_OK;
+}
