@@ -75,6 +75,10 @@ void cmd_logs_help(void);
 /* Add a report `lab run` wrote to the history index in state_dir (lab history): best effort,
  * a failure is a warning on stderr, never the run's. */
 void cli_history_add(const char *state_dir, const char *report);
+/* A confirmed change of nightly as an alert of the history index (history/alerts.h): 1 new or
+ * reopened, 0 raised before, negative when it could not be recorded (said as a warning). */
+struct nightly_alert;
+int cli_history_alert(const char *state_dir, const struct nightly_alert *a);
 
 struct job;
 /* Parse a job file as `lab run` does (its topology, its memory plan against this host); an

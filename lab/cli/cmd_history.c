@@ -1,5 +1,6 @@
-/* lab history [list|series|rebuild|index] ...: the index of reports (lab/history/history.h);
- * rebuild and index write it in history_write.c. */
+/* lab history [list|series|rebuild|index|alerts] ...: the index of reports
+ * (lab/history/history.h); rebuild and index write it in history_write.c, alerts is
+ * cmd_history_alerts.c's. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -7,13 +8,14 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/history_alerts.h"
 #include "cli/history_write.h"
 #include "cli/runenv.h"
 #include "history/history.h"
 #include "util/cleanup.h"
 #include "util/jsonio.h"
 
-enum verb { LIST, SERIES, REBUILD, INDEX };
+enum verb { LIST, SERIES, REBUILD, INDEX, ALERTS };
 
 struct hargs {
 	enum verb verb;
@@ -94,6 +96,7 @@ void cmd_history_help(void)
 	       "  series    per series and timing model, its summaries over time\n"
 	       "  rebuild   drop the index and index the reports again (default: %s/)\n"
 	       "  index     add reports, or read again those whose files changed\n"
+	       "  alerts    nightly's alerts and their triage (below)\n"
 	       "Each option at length: man lab, \"OPTIONS OF LAB HISTORY\".\n\nOPTIONS\n",
 	       DEFAULT_REPORTS);
 	opt_print(stdout, options);
@@ -103,7 +106,8 @@ void cmd_history_help(void)
 	       "  lab history rebuild reports/\n\n"
 	       "Exit status: 0 ok (also when reports were skipped); 4 lab error (the index\n"
 	       "could not be opened or written, or it is of a newer lab); 2 bad arguments or a\n"
-	       "report argument that names nothing.\n");
+	       "report argument that names nothing.\n\n");
+	cmd_history_alerts_help();
 }
 
 static int table_has(const struct cli_opt *t, const struct cli_opt *o)
@@ -129,17 +133,17 @@ static int option_fits(const struct cli_opt *o, struct opt_error *e)
 
 static int parse_verb(int argc, char **argv, enum verb *v)
 {
-	static const char *const names[] = { "list", "series", "rebuild", "index" };
+	static const char *const names[] = { "list", "series", "rebuild", "index", "alerts" };
 
 	*v = LIST;
 	if (argc < 2 || argv[1][0] == '-')
 		return 0;
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		if (!strcmp(argv[1], names[i])) {
 			*v = (enum verb)i;
 			return 1;
 		}
-	cli_err("'%s' is not a history command: list, series, rebuild or index (see "
+	cli_err("'%s' is not a history command: list, series, rebuild, index or alerts (see "
 		"'lab history --help')", argv[1]);
 	return -EINVAL;
 }
@@ -259,6 +263,8 @@ static int query(const struct hargs *a)
 
 int cmd_history(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "alerts"))
+		return cmd_history_alerts(argc - 1, argv + 1);
 	if (parse(argc, argv) < 0)
 		return EXIT_BAD_INPUT;
 	if (args.verb == LIST || args.verb == SERIES)

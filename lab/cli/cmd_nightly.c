@@ -23,6 +23,11 @@ static void index_report(void *ud, const char *report)
 	cli_history_add(ud, report);
 }
 
+static int raise_alert(void *ud, const struct nightly_alert *a)
+{
+	return cli_history_alert(ud, a);
+}
+
 /* One command line a process: what the table writes to. */
 static struct {
 	const char *cfg, *at, *night;
@@ -165,7 +170,8 @@ int cmd_nightly(int argc, char **argv)
 		 cfg->out[0] == '/' ? "" : "/", cfg->out);
 	if (r == 0) {
 		o = (struct nightly_opts){ .cfg = cfg, .targets = t, .out = out, .at = args.at,
-					   .night = args.night, .on_report = index_report };
+					   .night = args.night, .on_report = index_report,
+					   .on_alert = raise_alert };
 		cli_runenv_get(&o.env);
 		o.env.interrupt = &cli_interrupted;
 		o.env.progress = cli_progress;
@@ -196,12 +202,13 @@ int cmd_nightly(int argc, char **argv)
 			cli_err("the dashboard could not be written (the night is kept)");
 	}
 	printf("%u job(s): %u failed night(s), %u suspect night(s), %u confirmed change(s), %u "
-	       "regression(s), %u bisected%s%s\n", sum.jobs, sum.failed, sum.suspects,
-	       sum.confirmed, sum.regressions, sum.bisected, sum.culprit[0] ? "; culprit " : "",
-	       sum.culprit);
+	       "regression(s) (%u new), %u bisected%s%s\n", sum.jobs, sum.failed, sum.suspects,
+	       sum.confirmed, sum.regressions, sum.new_regressions, sum.bisected,
+	       sum.culprit[0] ? "; culprit " : "", sum.culprit);
 	if (sum.outside)
 		printf("%u primary series outside this timing model, not searched (nightly.json "
 		       "says why; \"timing\": \"quantum\" shows lock contention)\n", sum.outside);
 	printf("report: %s\n", sum.report);
-	return sum.regressions ? EXIT_REGRESSION : sum.failed ? EXIT_RUN_FAILED : EXIT_OK;
+	/* An alert raised before (acknowledged, or a night judged again) is not news. */
+	return sum.new_regressions ? EXIT_REGRESSION : sum.failed ? EXIT_RUN_FAILED : EXIT_OK;
 }

@@ -5,10 +5,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "cli/history_write.h"
 #include "cli/report_files.h"
+#include "history/alerts.h"
+#include "regress/nightly.h"
 #include "history/history.h"
 
 static void print_error(const char *what, const struct lab_error *err)
@@ -131,4 +134,38 @@ void cli_history_add(const char *state_dir, const char *report)
 		return;
 	error_format(&err, msg, sizeof(msg));
 	cli_err("warning: the report is not in the history index %s: %s", db, msg);
+}
+
+int cli_history_alert(const char *state_dir, const struct nightly_alert *a)
+{
+	struct history_alert al = { .change_pct = a->change_pct };
+	struct lab_error err = { 0 };
+	struct history *h = NULL;
+	char db[PATH_MAX], msg[1400], at[32];
+	time_t now = time(NULL);
+	long long id = 0;
+	int is_new = 1, e;
+	struct tm tm;
+
+	snprintf(al.source, sizeof(al.source), "%s", a->source);
+	snprintf(al.ledger, sizeof(al.ledger), "%s", a->ledger);
+	snprintf(al.job, sizeof(al.job), "%s", a->job);
+	snprintf(al.series, sizeof(al.series), "%s", a->series);
+	snprintf(al.night, sizeof(al.night), "%s", a->night);
+	snprintf(al.commit, sizeof(al.commit), "%s", a->commit);
+	snprintf(al.direction, sizeof(al.direction), "%s", a->direction);
+	snprintf(al.culprit, sizeof(al.culprit), "%s", a->culprit ? a->culprit : "");
+	snprintf(al.report, sizeof(al.report), "%s", a->report);
+	gmtime_r(&now, &tm);
+	strftime(at, sizeof(at), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(db, sizeof(db), "%s/%s", state_dir, HISTORY_DB_NAME);
+	e = history_open(db, 1, &h, &err);
+	if (e == 0)
+		e = history_alert_raise(h, &al, at, &id, &is_new, &err);
+	history_close(h);
+	if (e == 0)
+		return is_new;
+	error_format(&err, msg, sizeof(msg));
+	cli_err("warning: the alert is not in the history index %s (counted as new): %s", db, msg);
+	return e;
 }

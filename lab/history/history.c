@@ -24,7 +24,8 @@
 #define HISTORY_BUSY_MS 30000
 
 /* The schema, in order; never edit a step that was released: add one.  Every table created
- * here is dropped by RESET_SQL. */
+ * here is dropped by RESET_SQL but the alerts' (alerts.h: set by people, not made from
+ * reports), which are therefore created "IF NOT EXISTS": a reset migrates from 0 again. */
 static const struct migration migrations[] = {
 	{ 1,
 	  "CREATE TABLE reports ("
@@ -59,6 +60,22 @@ static const struct migration migrations[] = {
 	  "ALTER TABLE runs ADD COLUMN image_sha256 TEXT;"
 	  "ALTER TABLE runs ADD COLUMN config_sha256 TEXT;"
 	  "PRAGMA user_version = 2;" },
+	/* Nightly's alerts and their triage (alerts.h). */
+	{ 3,
+	  "CREATE TABLE IF NOT EXISTS alerts ("
+	  " id INTEGER PRIMARY KEY,"
+	  " source TEXT NOT NULL, ledger TEXT NOT NULL, job TEXT NOT NULL, series TEXT NOT NULL,"
+	  " night TEXT NOT NULL, commit_sha TEXT NOT NULL,"
+	  " direction TEXT NOT NULL CHECK (direction IN ('regression', 'improvement')),"
+	  " change_pct REAL, culprit TEXT, report TEXT, raised_at TEXT NOT NULL,"
+	  " state TEXT NOT NULL CHECK (state IN ('new', 'acknowledged', 'invalid', 'fixed')),"
+	  " fixed_by TEXT, who TEXT, at TEXT, note TEXT, reopened INTEGER NOT NULL DEFAULT 0,"
+	  " UNIQUE (ledger, job, series, night));"
+	  "CREATE TABLE IF NOT EXISTS alert_events ("
+	  " id INTEGER PRIMARY KEY,"
+	  " alert INTEGER NOT NULL REFERENCES alerts (id) ON DELETE CASCADE,"
+	  " at TEXT NOT NULL, who TEXT, state TEXT NOT NULL, fixed_by TEXT, note TEXT);"
+	  "PRAGMA user_version = 3;" },
 };
 
 #define NR_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))

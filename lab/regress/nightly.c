@@ -235,7 +235,8 @@ static int culprit_mail(struct nctx *c, const char *dir)
 }
 
 static int bisect_alarm(struct nctx *c, const struct nightly_target *t, const char *jdir,
-			struct npolicy *p, size_t k, const struct npolicy_alarm *a)
+			struct npolicy *p, size_t k, const struct npolicy_alarm *a,
+			struct bisect_run_summary *out)
 {
 	struct bisect_params bp;
 	struct bisect_run_opts bo;
@@ -255,6 +256,7 @@ static int bisect_alarm(struct nctx *c, const struct nightly_target *t, const ch
 	progress(c, "%s: bisecting %.12s..%.12s on %s", t->job->name, a->good->commit,
 		 a->bad->commit, p->sus[k].id);
 	r = bisect_run(&bo, &bs, c->msg, c->len);
+	*out = bs;
 	if (r == 0 && bs.culprit[0] && a->alarm && culprit_mail(c, dir) == 0)
 		json_object_set_new(a->alarm, "mail", json_pack("s++", dir + strlen(c->o->out) + 1,
 								 "/", NIGHTLY_MAIL));
@@ -265,19 +267,51 @@ static int bisect_alarm(struct nctx *c, const struct nightly_target *t, const ch
 
 /* ---- one job's night ------------------------------------------------------------------------ */
 
-/* Suspect k settled: recorded, and a confirmed regression raised (and bisected). */
+/* A confirmed change as an alert of the history index: 1 when it is new (or reopened). */
+static int raise_alert(struct nctx *c, const struct nightly_target *t, const char *jdir,
+		       const struct npolicy_suspect *su, const struct nightly_night *night,
+		       const char *culprit)
+{
+	_cleanup_free_ char *report = fs_join(jdir, "nightly.json");
+	struct nightly_alert al = {
+		.source = c->cfg->name, .ledger = c->o->out, .job = t->job->name, .series = su->id,
+		.night = night->night, .commit = night->commit,
+		.direction = su->d.verdict == VERDICT_REGRESSION ? "regression" : "improvement",
+		.culprit = culprit, .report = report ? report : "",
+		.change_pct = su->d.row.change_pct,
+	};
+	int r;
+
+	if (!c->o->on_alert)
+		return 1;
+	r = c->o->on_alert(c->o->report_ud, &al);
+	if (r == 0)
+		progress(c, "%s: the alert of %s on %s was raised before: not new", t->job->name,
+			 su->id, night->night);
+	return r != 0;
+}
+
+/* Suspect k settled: recorded; a confirmed change an alert, a confirmed regression bisected. */
 static int settle(struct nctx *c, const struct nightly_target *t, const char *jdir,
 		  struct npolicy *p, size_t k)
 {
 	const struct npolicy_suspect *su = &p->sus[k];
 	struct npolicy_alarm a;
 
+	struct bisect_run_summary bs = { 0 };
+	int r = 0;
+
 	npolicy_settle(p, k, &a);
-	if (!a.regression)
+	if (!su->confirmed)
 		return 0;
-	progress(c, "%s: REGRESSION confirmed on %s: %s %+.2f %% at %.12s", t->job->name,
-		 a.bad->night, su->id, su->d.row.change_pct, a.bad->commit);
-	return a.bisect ? bisect_alarm(c, t, jdir, p, k, &a) : 0;
+	if (a.regression) {
+		progress(c, "%s: REGRESSION confirmed on %s: %s %+.2f %% at %.12s", t->job->name,
+			 a.bad->night, su->id, su->d.row.change_pct, a.bad->commit);
+		r = a.bisect ? bisect_alarm(c, t, jdir, p, k, &a, &bs) : 0;
+	}
+	if (r == 0 && raise_alert(c, t, jdir, su, a.bad, bs.culprit) && a.regression)
+		c->sum->new_regressions++;
+	return r;
 }
 
 static void count(struct nctx *c, const struct npolicy_counts *n)

@@ -34,6 +34,13 @@ struct nightly_target {
 	char repo[PATH_MAX];          /* its git source, absolute */
 };
 
+/* A confirmed change, for the alerts of the history index (lab/history/alerts.h). */
+struct nightly_alert {
+	const char *source, *ledger, *job, *series, *night, *commit, *direction, *culprit;
+	const char *report;
+	double change_pct;
+};
+
 struct nightly_opts {
 	const struct nightly_cfg *cfg;
 	const struct nightly_target *targets;   /* cfg->nr_jobs */
@@ -43,10 +50,16 @@ struct nightly_opts {
 	struct run_env env;           /* where and how the guests run, as for `lab run` */
 	void (*on_report)(void *ud, const char *report);   /* each report written (history) */
 	void *report_ud;
+	/* Each confirmed change, once settled (and bisected): 1 a new alert (or one reopened),
+	 * 0 one raised before, negative when it could not be recorded (counted as new).  NULL:
+	 * every alert is new. */
+	int (*on_alert)(void *ud, const struct nightly_alert *a);
 };
 
 struct nightly_summary {
 	unsigned jobs, failed, suspects, confirmed, regressions, bisected;
+	unsigned new_regressions;     /* regressions whose alert is new (or reopened): what the
+				       * exit status counts */
 	unsigned outside;             /* primary series the timing model cannot show: not searched */
 	char report[PATH_MAX + 64];   /* the first job's nightly.json */
 	char culprit[65];             /* the first culprit named, "" none */

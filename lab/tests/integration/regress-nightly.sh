@@ -95,6 +95,16 @@ rc=$?
 ok $rc "the change point of the series is night 4"
 [ $rc = 0 ] || jq -c '{series: [.series[] | {cp: .change_points, nights}], suspects, confirmations}' "$r" | diag /dev/stdin
 check "the ledger keeps the alarm" jq -e '.nights[-1].alarm.bisect.culprit != null' "$tmp/nights/ledger.json"
+# The alert it raised, in the history index, and its triage from the command line.
+$lab history alerts --show all --json >"$tmp/alerts.json" 2>"$tmp/alerts.err"
+id=$(jq -r --arg l "$tmp/nights" '[.alerts[] | select(.ledger == $l)][0].id // empty' "$tmp/alerts.json")
+check "the confirmed regression is an alert, new, with its culprit" jq -e --arg l "$tmp/nights" \
+	"[.alerts[] | select(.ledger == \$l and .state == \"new\" and .direction == \"regression\" and .night == \"n04\" and .culprit == \"$planted\")] | length == 1" "$tmp/alerts.json"
+$lab history alerts ack "${id:-0}" --note "seen <b>here</b>" --by tester >/dev/null 2>&1
+ok "$(rc_is $? 0)" "lab history alerts ack: exit 0"
+check "... acknowledged, by whom, with the note" sh -c "$lab history alerts --show acknowledged --json | jq -e '[.alerts[] | select(.id == ${id:-0} and .who == \"tester\" and .note == \"seen <b>here</b>\")] | length == 1'"
+$lab history alerts fixed "${id:-0}" >/dev/null 2>"$tmp/fixed.err"
+ok "$(rc_is $? 2)" "fixed without --commit: exit 2"
 m=$(jq -r '.alarms[0].mail // empty' "$r")
 check "the culprit's mail beside its bisection, an mbox a mail reader takes" \
 	python3 lab/tests/mail-check.py "$tmp/nights/$m" "${planted:0:12}"
