@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/slurmfmt.h"
 #include "daemon/api.h"
 #include "daemon/apireq.h"
 #include "daemon/slurm.h"
+#include "history/alerts.h"
 #include "run/jobload.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
@@ -201,26 +203,41 @@ static int check_class(const struct api_ctx *ctx, const char *klass, char *msg, 
 	return 0;
 }
 
+/* The request's body as JSON (duplicate keys refused), or NULL with *res the answer (413,
+ * 400) naming it what. */
+static json_t *body_json(struct MHD_Connection *conn, const struct api_req *req, const char *what,
+			 enum MHD_Result *res)
+{
+	json_error_t jerr;
+	json_t *j;
+
+	if (req->too_large) {
+		*res = respond_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, NULL,
+				     "%s: larger than %u bytes", what, API_MAX_BODY);
+		return NULL;
+	}
+	j = json_loadb(req->body ? req->body : "", req->len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!j)
+		*res = respond_error(conn, MHD_HTTP_BAD_REQUEST, NULL,
+				     "%s: not valid JSON: line %d: %s", what, jerr.line, jerr.text);
+	return j;
+}
+
 static enum MHD_Result post_job(const struct api_listener *l, struct MHD_Connection *conn,
 				const struct api_req *req)
 {
 	const struct api_ctx *ctx = l->ctx;
 	struct lab_error err = { 0 };
 	_cleanup_json_ json_t *j = NULL;
-	json_error_t jerr;
 	struct job job;
+	enum MHD_Result res;
 	char dir[PATH_MAX], out_dir[PATH_MAX + 16], msg[1200];
 	const char *klass;
 	int64_t id = 0;
 	int r;
 
-	if (req->too_large)
-		return respond_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, NULL,
-				     "job: larger than %u bytes", API_MAX_BODY);
-	j = json_loadb(req->body ? req->body : "", req->len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!j)
-		return respond_error(conn, MHD_HTTP_BAD_REQUEST, NULL,
-				     "job: not valid JSON: line %d: %s", jerr.line, jerr.text);
+	if (!(j = body_json(conn, req, "job", &res)))
+		return res;
 	memset(&job, 0, sizeof(job));
 	klass = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "class");
 	if ((r = check_class(ctx, klass, msg, sizeof(msg))) < 0)
@@ -405,6 +422,83 @@ static enum MHD_Result get_events(const struct api_listener *l, struct MHD_Conne
 			    json_pack("{s:o, s:I}", "events", ev, "last", (json_int_t)last));
 }
 
+/* ---- alerts: nightly's, in the history index (history/alerts.h) --------------------------- */
+
+/* At most this many alerts in one answer (newest first): bounded whatever the index holds. */
+#define API_MAX_ALERTS 1000
+
+static int open_history(const struct api_ctx *ctx, struct history **h, struct lab_error *err)
+{
+	char db[PATH_MAX + 32];
+
+	snprintf(db, sizeof(db), "%s/%s", ctx->state_dir, HISTORY_DB_NAME);
+	return history_open(db, 0, h, err);
+}
+
+/* GET /v1/alerts[?show=new|acknowledged|invalid|fixed|all] (default new). */
+static enum MHD_Result get_alerts(const struct api_listener *l, struct MHD_Connection *conn)
+{
+	const char *show = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "show");
+	int state = show && strcmp(show, "all") ? alert_state_from_name(show) : show ? -1 : 0;
+	struct history_alert *a = NULL;
+	struct lab_error err = { 0 };
+	struct history *h = NULL;
+	size_t n = 0;
+	json_t *j;
+	int r;
+
+	if (show && strcmp(show, "all") && state < 0)
+		return respond_error(conn, MHD_HTTP_BAD_REQUEST, "show",
+				     "show: new, acknowledged, invalid, fixed or all");
+	r = open_history(l->ctx, &h, &err);
+	if (r == 0)
+		r = history_alerts_list(h, state, &a, &n, &err);
+	history_close(h);
+	if (r < 0 && r != -ENOENT)
+		return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "%s", err.msg);
+	j = history_alerts_json(a, n < API_MAX_ALERTS ? n : API_MAX_ALERTS);
+	free(a);
+	return respond_json(conn, MHD_HTTP_OK, j);
+}
+
+/* POST /v1/alerts/ID {"state", "note"?, "by"?, "commit"?}: its triage. */
+static enum MHD_Result post_alert(const struct api_listener *l, struct MHD_Connection *conn,
+				  const char *rest, const struct api_req *req)
+{
+	_cleanup_json_ json_t *j = NULL;
+	struct apireq_alert a;
+	struct lab_error err = { 0 };
+	struct history *h = NULL;
+	enum MHD_Result res;
+	char msg[256], at[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	int64_t id;
+	int r;
+
+	if (apireq_id(rest, strlen(rest), &id) < 0)
+		return respond_error(conn, MHD_HTTP_NOT_FOUND, NULL, "no such alert");
+	if (!(j = body_json(conn, req, "body", &res)))
+		return res;
+	if (apireq_alert(j, &a, msg, sizeof(msg)) < 0)
+		return respond_error(conn, MHD_HTTP_BAD_REQUEST, NULL, "%s", msg);
+	gmtime_r(&now, &tm);
+	strftime(at, sizeof(at), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	r = open_history(l->ctx, &h, &err);
+	if (r == 0)
+		r = history_alert_set(h, id, (enum alert_state)a.state, a.by ? a.by : "api", a.note,
+				      a.commit, at, &err);
+	history_close(h);
+	if (r == -ENOENT)
+		return respond_error(conn, MHD_HTTP_NOT_FOUND, NULL, "no such alert");
+	if (r == -EINVAL)
+		return respond_error(conn, MHD_HTTP_BAD_REQUEST, err.path, "%s", err.msg);
+	if (r < 0)
+		return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "%s", err.msg);
+	return respond_json(conn, MHD_HTTP_OK, json_pack("{s:I, s:s}", "id", (json_int_t)id,
+							 "state", alert_state_name(a.state)));
+}
+
 /* ---- dispatch --------------------------------------------------------------------------- */
 
 static enum MHD_Result route_job(const struct api_listener *l, struct MHD_Connection *conn,
@@ -452,6 +546,14 @@ static enum MHD_Result route(const struct api_listener *l, struct MHD_Connection
 					      "events takes GET");
 	if (!strncmp(url, "/v1/jobs/", 9))
 		return route_job(l, conn, method, url + 9, is_get, is_post);
+	if (!strcmp(url, "/v1/alerts"))
+		return is_get ? get_alerts(l, conn)
+			      : respond_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, NULL,
+					      "alerts takes GET");
+	if (!strncmp(url, "/v1/alerts/", 11))
+		return is_post ? post_alert(l, conn, url + 11, req)
+			       : respond_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, NULL,
+					       "an alert takes POST");
 	return respond_error(conn, MHD_HTTP_NOT_FOUND, NULL, "no such resource: %.200s", url);
 }
 

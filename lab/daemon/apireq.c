@@ -2,9 +2,14 @@
 #include "daemon/apireq.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "history/alerts.h"
+#include "util/text.h"
 
 int apireq_id(const char *s, size_t len, int64_t *id)
 {
@@ -64,4 +69,37 @@ int apireq_bearer_ok(const char *token, const char *header)
 int apireq_length_over(const char *content_length, unsigned long long max)
 {
 	return content_length && strtoull(content_length, NULL, 10) > max;
+}
+
+int apireq_alert(const struct json_t *cj, struct apireq_alert *out, char *msg, size_t len)
+{
+	static const char *const keys[] = { "state", "note", "by", "commit" };
+	json_t *j = (json_t *)cj, *v;
+	const char *k;
+
+	memset(out, 0, sizeof(*out));
+	if (!json_is_object(j))
+		return snprintf(msg, len, "body: must be a JSON object"), -EINVAL;
+	json_object_foreach(j, k, v) {
+		size_t i = 0;
+
+		while (i < 4 && strcmp(k, keys[i]))
+			i++;
+		if (i == 4)
+			return snprintf(msg, len, "%.64s: unknown key (state, note, by, commit)", k),
+			       -EINVAL;
+		if (!json_is_string(v) || text_has_control_chars(json_string_value(v)))
+			return snprintf(msg, len, "%s: must be a string without control characters",
+					k), -EINVAL;
+	}
+	out->state = alert_state_from_name(json_string_value(json_object_get(j, "state")));
+	if (out->state < 0)
+		return snprintf(msg, len, "state: must be new, acknowledged, invalid or fixed"),
+		       -EINVAL;
+	out->note = json_string_value(json_object_get(j, "note"));
+	out->by = json_string_value(json_object_get(j, "by"));
+	out->commit = json_string_value(json_object_get(j, "commit"));
+	if (out->state == ALERT_FIXED && !out->commit)
+		return snprintf(msg, len, "commit: needed when the state is fixed"), -EINVAL;
+	return 0;
 }

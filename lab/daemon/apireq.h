@@ -19,3 +19,13 @@ int apireq_job_path(const char *rest, int64_t *id, const char **sub);
 int apireq_bearer_ok(const char *token, const char *header);
 /* Whether a Content-Length value (NULL when absent) announces more than max bytes. */
 int apireq_length_over(const char *content_length, unsigned long long max);
+
+/* POST /v1/alerts/ID's body: {"state": "new|acknowledged|invalid|fixed", "note"?, "by"?,
+ * "commit"? (needed for fixed)}, nothing else; strings only, without control characters.
+ * Borrowed pointers into j (NULL when absent).  -EINVAL with msg naming the JSON path. */
+struct apireq_alert {
+	int state;                /* enum alert_state (history/alerts.h) */
+	const char *note, *by, *commit;
+};
+struct json_t;
+int apireq_alert(const struct json_t *j, struct apireq_alert *out, char *msg, size_t len);

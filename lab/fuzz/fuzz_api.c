@@ -1,11 +1,13 @@
 /* labd's requests (lab/daemon/API.md): what labd reads of one besides what libmicrohttpd
  * parses.  The input is lines: the URL's path, one query argument's value, the
  * Authorization header, the Content-Length header, then the body, which POST /v1/jobs parses
- * and validates as `lab run` does (fuzz.h: the checkout's topologies, a fixed host). */
+ * and validates as `lab run` does (fuzz.h: the checkout's topologies, a fixed host), and POST
+ * /v1/alerts/ID as an alert's triage. */
 #include "daemon/api.h"
 #include "daemon/apireq.h"
 #include "daemon/queue.h"
 #include "fuzz/fuzz.h"
+#include "history/alerts.h"
 
 /* The next line of *p (cut at its newline), or "" at the end. */
 static char *fuzz_api_line(char **p)
@@ -34,8 +36,15 @@ static void fuzz_api_body(const char *body, size_t len)
 {
 	json_t *j = json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL);
 
-	if (j)
+	if (j) {
+		struct apireq_alert a;
+		char msg[256];
+
 		fuzz_job_json(j);
+		/* POST /v1/alerts/ID's body: a state it names is one there is */
+		if (apireq_alert(j, &a, msg, sizeof(msg)) == 0)
+			FUZZ_ASSERT(a.state >= 0 && a.state < ALERT__COUNT);
+	}
 	json_decref(j);
 }
 

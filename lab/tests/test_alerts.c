@@ -49,7 +49,28 @@ static void lists(struct history *h)
 	free(a);
 }
 
-int main(void)
+/* test_alerts --seed DB: one new alert raised in the index DB (made when missing), its id
+ * printed: what integration-labd triages through the API. */
+static int seed(const char *db)
+{
+	struct history_alert a = alert("pft.faults_per_s@2#fed041aa", "n04", "7f3c769c509a8acf", -26.9);
+	struct history *h = NULL;
+	struct lab_error err = { 0 };
+	long long id = 0;
+	int is_new = 0;
+
+	if (history_open(db, 1, &h, &err) < 0 ||
+	    history_alert_raise(h, &a, "2026-12-07T01:00:00Z", &id, &is_new, &err) < 0) {
+		fprintf(stderr, "test_alerts: %s\n", err.msg);
+		history_close(h);
+		return 1;
+	}
+	history_close(h);
+	printf("%lld\n", id);
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	struct history *h = NULL;
 	struct lab_error err = { 0 };
@@ -60,6 +81,8 @@ int main(void)
 	int is_new = -1;
 	char db[64];
 
+	if (argc == 3 && !strcmp(argv[1], "--seed"))
+		return seed(argv[2]);
 	if (!mkdtemp(tmp))
 		return 1;
 	snprintf(db, sizeof(db), "%s/history.db", tmp);

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "daemon/apireq.h"
 #include "tap.h"
 
@@ -50,8 +52,38 @@ static void tokens_and_lengths(void)
 	       "Content-Length over the limit");
 }
 
+/* POST /v1/alerts/ID's body. */
+static void alert_bodies(void)
+{
+	static const struct {
+		const char *body, *why;
+	} t[] = {
+		{ "{\"state\": \"acknowledged\", \"note\": \"seen\", \"by\": \"jane\"}", NULL },
+		{ "{\"state\": \"fixed\", \"commit\": \"deadbeef\"}", NULL },
+		{ "{\"state\": \"fixed\"}", "commit: needed" },
+		{ "{\"state\": \"gone\"}", "state: must be" },
+		{ "{}", "state: must be" },
+		{ "{\"state\": \"new\", \"x\": 1}", "x: unknown key" },
+		{ "{\"state\": \"new\", \"note\": 5}", "note: must be a string" },
+		{ "{\"state\": \"new\", \"note\": \"a\\nb\"}", "note: must be a string without" },
+		{ "[1]", "body: must be a JSON object" },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		json_t *j = json_loads(t[i].body, 0, NULL);
+		struct apireq_alert a;
+		char msg[256] = "";
+		int r = apireq_alert(j, &a, msg, sizeof(msg));
+
+		tap_ok(t[i].why ? r == -EINVAL && strstr(msg, t[i].why) : r == 0,
+		       "alert body %zu: %s (%s)", i, t[i].why ? t[i].why : "taken", msg);
+		json_decref(j);
+	}
+}
+
 int main(void)
 {
+	alert_bodies();
 	ids();
 	numbers_and_paths();
 	tokens_and_lengths();

@@ -59,6 +59,22 @@ c=$(code GET "/v1/events?since=-1")
 check "a bad query argument: 400 ($c)" test "$c" = 400
 check "the daemon lives on" bash -c "curl -s --unix-socket $sock http://labd/v1/health | jq -e .ok"
 
+# 2b. Alerts: the API and `lab history alerts` share the history index (lab/history/alerts.h).
+c=$(code GET /v1/alerts)
+check "no index yet: no alerts ($c)" jq -e '.schema == "numalab.alerts/1" and (.alerts | length) == 0' "$tmp/body"
+aid=$(${B:-build}/tests/test_alerts --seed "$state/history.db")
+c=$(code GET /v1/alerts)
+check "an alert raised: listed, new ($c)" jq -e --argjson id "${aid:-0}" '[.alerts[] | select(.id == $id and .state == "new")] | length == 1' "$tmp/body"
+c=$(code POST "/v1/alerts/$aid" --data-binary '{"state": "acknowledged", "by": "<script>x</script>", "note": "seen"}')
+check "acknowledged through the API: 200 ($c)" test "$c" = 200
+check "... and lab history alerts says so, by whom" bash -c "$lab history alerts --state '$state' --show acknowledged --json | jq -e '.alerts[0].who == \"<script>x</script>\" and .alerts[0].note == \"seen\"'"
+c=$(code POST "/v1/alerts/$aid" --data-binary '{"state": "fixed"}')
+check "fixed without its commit: 400 ($c)" bash -c "test $c = 400 && jq -e '.error | test(\"commit\")' $tmp/body"
+c=$(code POST /v1/alerts/424242 --data-binary '{"state": "invalid"}')
+check "an unknown alert: 404 ($c)" test "$c" = 404
+c=$(code GET "/v1/alerts?show=bogus")
+check "a bad show=: 400 ($c)" test "$c" = 400
+
 # 3. A real job, submitted and finished.
 c=$(code POST /v1/jobs --data-binary @configs/quick.json)
 check "quick.json accepted: 201 ($c)" test "$c" = 201
