@@ -30,7 +30,10 @@ endif
 # a well-kept store made for this.
 # libmicrohttpd: labd's HTTP API (lab/daemon/api.c), a small, well-kept HTTP server library
 # that takes a unix socket, bounds connections and bodies, and gives a thread per connection.
-PKGS     := jansson libvirt gsl libcurl libcrypto sqlite3 libmicrohttpd
+# libarchive: the bundle archives (lab/util/archive.c), tar read and written by a well-kept
+# library; zlib: their gzip layer read by the lab itself, which checks the CRC libarchive's
+# reader does not.
+PKGS     := jansson libvirt gsl libcurl libcrypto sqlite3 libmicrohttpd libarchive zlib
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # libguestfs (guest disk images, lab/builder/image.c; their keys use libcrypto's sha256 too):

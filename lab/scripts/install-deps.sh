@@ -14,6 +14,9 @@ BASE_PKGS+=(libsqlite3-dev)
 # socket in lab/tests/integration/labd.sh; groff-base, man-db and systemd check what
 # `make install` installs (lab/tests/test_install.sh: man pages, systemd-analyze verify).
 BASE_PKGS+=(libmicrohttpd-dev curl groff-base man-db systemd)
+# libarchive-dev: the bundle archives (lab/util/archive.c; their gzip layer is read with zlib,
+# zlib1g-dev below).
+BASE_PKGS+=(libarchive-dev)
 # Tests only: clang and its libFuzzer/sanitizer runtimes build the fuzz harnesses (lab/fuzz/,
 # `make fuzz`, lab/tests/test_fuzz_smoke.sh).
 BASE_PKGS+=(clang libclang-rt-14-dev)

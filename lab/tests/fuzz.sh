@@ -40,6 +40,12 @@ fuzz_seeds() {
 fuzz_corpus() {
 	local name=$1 dir=$2 f i=0
 	mkdir -p "$dir"
+	# Bundle archives are binary: made, not kept (the hostile ones and a good one, framed as
+	# lab/fuzz/fuzz_archive.c reads its input).
+	if [ "$name" = archive ]; then
+		[ -e "$dir/seed-good-gz" ] || python3 lab/tests/make-hostile-archives.py --fuzz-seeds "$dir"
+		return
+	fi
 	for f in $(fuzz_seeds "$name"); do
 		i=$((i + 1))
 		if [ "$name" = api ]; then
@@ -56,7 +62,7 @@ fuzz_corpus() {
 fuzz_dict() {
 	local name=$1 out=$2
 	case $name in
-	console|kconfig|patch) cat "lab/fuzz/$name.dict" >"$out"; return ;;
+	archive|console|kconfig|patch) cat "lab/fuzz/$name.dict" >"$out"; return ;;
 	kwarn) cat lab/fuzz/console.dict >"$out"; return ;;
 	api) cat lab/fuzz/api.dict lab/fuzz/json.dict >"$out" ;;
 	*) cat lab/fuzz/json.dict >"$out" ;;
@@ -88,6 +94,9 @@ for w in sorted(words):
 fuzz_max_len() {
 	case $1 in
 	kconfig) echo 16384 ;;
+	# The seeds that spread a member over 64 KiB are for the cut and corrupt cases: the first
+	# 16 KiB of them are cut archives too.
+	archive) echo 16384 ;;
 	*) echo 0 ;;
 	esac
 }

@@ -53,29 +53,33 @@ int fs_read_file(const char *path, size_t max, char **out, size_t *len)
 	return 0;
 }
 
+int fs_write_all(int fd, const void *data, size_t len)
+{
+	for (const char *p = data; len > 0;) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
 int fs_write_atomic(const char *path, const void *data, size_t len)
 {
 	_cleanup_free_ char *tmp = NULL;
-	const char *p = data;
-	int fd, r = 0;
+	int fd, r;
 
 	if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
 		return -ENOMEM;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	while (len > 0) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			break;
-		}
-		p += w;
-		len -= (size_t)w;
-	}
+	r = fs_write_all(fd, data, len);
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
 	if (r == 0 && rename(tmp, path) < 0)

@@ -5,6 +5,8 @@
 
 /* Read a whole file, refusing more than max bytes (-EFBIG).  *out is NUL-terminated. */
 int fs_read_file(const char *path, size_t max, char **out, size_t *len);
+/* All len bytes to fd (a short write or EINTR goes on). */
+int fs_write_all(int fd, const void *data, size_t len);
 /* Write data to path via a temporary file + rename, so readers never see half a file. */
 int fs_write_atomic(const char *path, const void *data, size_t len);
 int fs_mkdir_p(const char *path, unsigned mode);
