@@ -346,10 +346,19 @@ static void steps_table(struct strbuf *sb, const json_t *bisect)
 	}
 }
 
+/* The series a bisection followed, as parts: what it resolved ("followed": the default
+ * metric and task count filled in), else what it was asked (params.series). */
+static const json_t *followed(const json_t *bisect)
+{
+	const json_t *f = json_object_get(bisect, "followed");
+
+	return json_is_object(f) ? f : json_object_get(json_object_get(bisect, "params"), "series");
+}
+
 /* lab bisect start with what this one was asked: the finding again. */
 static void bisect_repro(struct strbuf *sb, const json_t *bisect)
 {
-	const json_t *pa = json_object_get(bisect, "params"), *se = json_object_get(pa, "series");
+	const json_t *pa = json_object_get(bisect, "params"), *se = followed(bisect);
 	char metric[160], tasks[32], thr[32], boots[32], tries[32];
 	const char *argv[32];
 	size_t n = 0;
@@ -395,7 +404,7 @@ int mail_bisect(const json_t *bisect, const struct mail_opts *o, char **out,
 		struct lab_error *err)
 {
 	_cleanup_strbuf_ struct strbuf body = STRBUF_INIT, id = STRBUF_INIT;
-	const json_t *pa = json_object_get(bisect, "params"), *se = json_object_get(pa, "series");
+	const json_t *pa = json_object_get(bisect, "params"), *se = followed(bisect);
 	const json_t *culprit = json_object_get(bisect, "culprit"), *par, *cul, *d;
 	const char *answer = str(bisect, "answer"), *workload = str(se, "workload");
 	const char *metric = str(se, "metric");
@@ -419,7 +428,8 @@ int mail_bisect(const json_t *bisect, const struct mail_opts *o, char **out,
 	change = par && cul && num(par, "mean") != 0
 			 ? 100 * (num(cul, "mean") - num(par, "mean")) / fabs(num(par, "mean"))
 			 : NAN;
-	up = higher_better(workload, metric);
+	up = json_is_string(json_object_get(se, "better"))
+		     ? strcmp(str(se, "better"), "lower") != 0 : higher_better(workload, metric);
 	snprintf(subject, sizeof(subject), "[numalab] %.12s: %s.%s %s %s", str(culprit, "sha"),
 		 workload, metric, pct(a, sizeof(a), change),
 		 isfinite(change) && (change > 0) == up ? "improvement" : "regression");

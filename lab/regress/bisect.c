@@ -28,6 +28,8 @@ struct bctx {
 	json_t *tmpl;             /* the variant, source filled in per step */
 	struct bclass_pick pick;
 	char series[512];
+	json_t *followed;         /* the series as its parts: {"workload", "metric", "tasks",
+				   * "unit", "better"} (bisect.json's "followed") */
 	json_t *measured;         /* per step: {"dir", "timing", "contended", "builds"...} */
 	unsigned builds, boots;
 	double build_s, t0;
@@ -227,8 +229,15 @@ static int classify(struct bctx *c, const char *cur_dir, const struct bisect_nex
 		r = -EINVAL;
 		goto out;
 	}
-	if (!c->series[0])
+	if (!c->series[0]) {
+		const struct series_what *g = &s.groups[s.keys[key].group];
+
 		series_key_name(&s, key, c->series, sizeof(c->series));
+		json_decref(c->followed);
+		c->followed = json_pack("{s:s, s:s, s:I, s:s, s:s}", "workload", g->workload,
+					"metric", g->metric, "tasks", (json_int_t)s.keys[key].tasks,
+					"unit", g->unit, "better", g->higher ? "higher" : "lower");
+	}
 	good = bclass_variant(&s, "good");
 	bad = bclass_variant(&s, "bad");
 	me = bclass_variant(&s, nx->role == BISECT_ROLE_GOOD_END ? "good" : "this");
@@ -427,6 +436,8 @@ static int write_outputs(struct bctx *c)
 		json_object_update(st, json_array_get(c->measured, i));
 	json_object_set_new(doc, "params", bisect_params_to_json(c->p));
 	json_object_set_new(doc, "series", json_string(c->series));
+	if (c->followed)
+		json_object_set(doc, "followed", c->followed);
 	json_object_set_new(doc, "host", json_string(host));
 	json_object_set_new(doc, "cost", json_pack("{s:I, s:I, s:I, s:f, s:f}", "measurements",
 						   (json_int_t)c->b.n_steps, "builds",
@@ -656,6 +667,7 @@ out:
 		bisect_free(&c.b);
 	json_decref(c.tmpl);
 	json_decref(c.measured);
+	json_decref(c.followed);
 	json_decref(c.why);
 	strbuf_free(&c.why_text);
 	if (r == -EINTR)

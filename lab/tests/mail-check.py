@@ -40,6 +40,7 @@ for n, line in enumerate(body.split("\n"), 1):
 if len(sys.argv) > 3:
     b = json.load(open(sys.argv[3]))
     p = b["params"]
+    f = b.get("followed") or p["series"]
     lines = body.split("\n")
     start = next(i for i, l in enumerate(lines) if l.startswith("To reproduce it")) + 2
     end = next(i for i in range(start, len(lines)) if not lines[i].strip())
@@ -48,7 +49,7 @@ if len(sys.argv) > 3:
                          capture_output=True, check=True).stdout.decode().split("\0")[:-1]
     want_args = ["bisect", "start", p["job_file"], "--variant", p["variant_file"] or p["variant"],
                  "--good", p["good"]["commit"], "--bad", p["bad"]["commit"], "--metric",
-                 f'{p["series"]["workload"]}.{p["series"]["metric"]}']
+                 f'{f["workload"]}.{f["metric"]}']
     if out[:len(want_args)] != want_args:
         fail(f"the reproduce command reads back as {out}, not {want_args} ...")
     if "--timing" not in out or out[out.index("--timing") + 1] != p["timing"]:

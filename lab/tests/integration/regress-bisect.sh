@@ -117,7 +117,7 @@ $lab mail "$tmp/b" --to "A Developer <dev@example.org>" --closes 'https://exampl
 	>"$tmp/mail.txt" 2>"$tmp/mail.err"
 ok "$(rc_is $? 0)" "lab mail of the bisection: exit 0"
 check "... a mail naming the culprit, 72 columns, its reproduce command whole" \
-	python3 lab/tests/mail-check.py "$tmp/mail.txt" "${planted:0:12}" "$tmp/b/bisect.json"
+	python3 lab/tests/mail-check.py "$tmp/mail.txt" "${planted:0:12}: pft.faults_per_s" "$tmp/b/bisect.json"
 sed -n '/^Subject/p; /^The culprit against/,/^$/p' "$tmp/mail.txt" | diag /dev/stdin
 
 # ---- resume -----------------------------------------------------------------------------------

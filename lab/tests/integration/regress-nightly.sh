@@ -107,7 +107,7 @@ $lab history alerts fixed "${id:-0}" >/dev/null 2>"$tmp/fixed.err"
 ok "$(rc_is $? 2)" "fixed without --commit: exit 2"
 m=$(jq -r '.alarms[0].mail // empty' "$r")
 check "the culprit's mail beside its bisection, an mbox a mail reader takes" \
-	python3 lab/tests/mail-check.py "$tmp/nights/$m" "${planted:0:12}"
+	python3 lab/tests/mail-check.py "$tmp/nights/$m" "${planted:0:12}: pft.faults_per_s"
 
 # ---- the dashboard beside the ledger ---------------------------------------------------------
 page="$tmp/nights/dashboard.html"
