@@ -12,6 +12,7 @@
 #include "util/mailfmt.h"
 #include "util/sha256.h"
 #include "util/strbuf.h"
+#include "util/version.h"
 
 #define COLS MAILFMT_COLS
 /* Lines of a table that a mail shows at most: the rest is in the report. */
@@ -268,7 +269,10 @@ static void tags(struct strbuf *sb, const struct mail_opts *o, const char *msgid
 
 static void signature(struct strbuf *sb, const struct mail_opts *o)
 {
-	strbuf_appendf(sb, "\n-- \nnumalab %s\n", o->lab_version ? o->lab_version : "");
+	if (o->lab_version)
+		strbuf_appendf(sb, "\n-- \nnumalab %s\n", o->lab_version);
+	else
+		strbuf_appendf(sb, "\n-- \nnumalab %s (%s)\n", version_lab(), version_commit());
 }
 
 /* headers, a blank line, body: the message. */

@@ -25,7 +25,7 @@ struct mail_opts {
 				   * without its brackets; NULL: no Closes: tag */
 	const char *in_reply_to;  /* a follow-up: the Message-ID answered (with brackets) */
 	const char *date;         /* the Date: field (RFC 5322), the caller's clock */
-	const char *lab_version;  /* "0.38 (d79e674)": the signature */
+	const char *lab_version;  /* the signature's; NULL: this lab's version and commit */
 	const char *source;       /* the file the finding was read from, as the reader names it */
 };
 

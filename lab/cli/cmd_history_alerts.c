@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -15,6 +14,7 @@
 #include "cli/runenv.h"
 #include "history/alerts.h"
 #include "util/cleanup.h"
+#include "util/clock.h"
 #include "util/jsonio.h"
 
 static const char *const list_states[] = { "new", "acknowledged", "invalid", "fixed", "all",
@@ -60,16 +60,6 @@ void cmd_history_alerts_help(void)
 	       "  lab history alerts --show all --json\n\n"
 	       "Exit status: 0 ok; 2 bad arguments or no such alert; 4 the index could not be\n"
 	       "read or written.\n");
-}
-
-/* ISO 8601 UTC, now. */
-static void now_iso(char *buf, size_t len)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
 static const char *user_name(void)
@@ -131,7 +121,7 @@ static int set(const char *verb, const char *idarg)
 	static const char *const verbs[] = { "new", "ack", "invalid", "fixed" };
 	struct history *h = NULL;
 	struct lab_error err = { 0 };
-	char at[32], *end;
+	char at[CLOCK_ISO_LEN], *end;
 	long long id = strtoll(idarg, &end, 10);
 	int s = -1, r;
 
@@ -148,7 +138,7 @@ static int set(const char *verb, const char *idarg)
 	}
 	if (open_db(&h, 0) < 0)
 		return EXIT_LAB_ERROR;
-	now_iso(at, sizeof(at));
+	clock_utc_iso(at, sizeof(at));
 	r = history_alert_set(h, id, (enum alert_state)s, args.by ? args.by : user_name(),
 			      args.note, args.commit, at, &err);
 	history_close(h);

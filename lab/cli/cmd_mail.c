@@ -6,18 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "analysis/mail.h"
 #include "cli/cli.h"
 #include "cli/report_decision.h"
 #include "cli/report_files.h"
 #include "util/cleanup.h"
+#include "util/clock.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
 #include "util/mailfmt.h"
 #include "util/strbuf.h"
-#include "util/version.h"
 
 /* A patch's header is in its first lines; a bisect.json of 10^4 steps is ~10 MiB. */
 #define PATCH_HEAD_MAX (64u << 10)
@@ -128,15 +127,6 @@ static void described_patch(const json_t *report, const char *label, char *buf, 
 	}
 }
 
-static void now_rfc5322(char *buf, size_t len)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-
-	localtime_r(&t, &tm);
-	strftime(buf, len, "%a, %d %b %Y %H:%M:%S %z", &tm);
-}
-
 /* A bisection: a directory holding bisect.json, or the file.  1 and *doc when it is one. */
 static int load_bisection(const char *path, json_t **doc, struct lab_error *err)
 {
@@ -206,7 +196,7 @@ int cmd_mail(int argc, char **argv)
 	_cleanup_json_ json_t *bisect = NULL, *report = NULL, *cmp = NULL;
 	_cleanup_free_ char *msg = NULL;
 	struct lab_error err = { 0 };
-	char date[64], version[128], subject[512] = "", file[4096] = "";
+	char date[64], subject[512] = "", file[4096] = "";
 	int first, r;
 
 	memset(&args, 0, sizeof(args));
@@ -216,10 +206,8 @@ int cmd_mail(int argc, char **argv)
 		cli_usage_err("expected one bisection or report");
 		return EXIT_BAD_INPUT;
 	}
-	now_rfc5322(date, sizeof(date));
-	snprintf(version, sizeof(version), "%s (%s)", version_lab(), version_commit());
+	clock_rfc5322(date, sizeof(date));
 	args.m.date = date;
-	args.m.lab_version = version;
 	args.m.source = argv[first];
 	if (args.patch && (r = patch_subject(args.patch, subject, sizeof(subject))) < 0) {
 		cli_err("%s: %s", args.patch, r == -ENOENT ? "no Subject: line (not a patch mail)"

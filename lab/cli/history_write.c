@@ -5,12 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "cli/cli.h"
 #include "cli/history_write.h"
 #include "cli/report_files.h"
 #include "history/alerts.h"
+#include "util/clock.h"
 #include "regress/nightly.h"
 #include "history/history.h"
 
@@ -141,11 +141,9 @@ int cli_history_alert(const char *state_dir, const struct nightly_alert *a)
 	struct history_alert al = { .change_pct = a->change_pct };
 	struct lab_error err = { 0 };
 	struct history *h = NULL;
-	char db[PATH_MAX], msg[1400], at[32];
-	time_t now = time(NULL);
+	char db[PATH_MAX], msg[1400], at[CLOCK_ISO_LEN];
 	long long id = 0;
 	int is_new = 1, e;
-	struct tm tm;
 
 	snprintf(al.source, sizeof(al.source), "%s", a->source);
 	snprintf(al.ledger, sizeof(al.ledger), "%s", a->ledger);
@@ -156,8 +154,7 @@ int cli_history_alert(const char *state_dir, const struct nightly_alert *a)
 	snprintf(al.direction, sizeof(al.direction), "%s", a->direction);
 	snprintf(al.culprit, sizeof(al.culprit), "%s", a->culprit ? a->culprit : "");
 	snprintf(al.report, sizeof(al.report), "%s", a->report);
-	gmtime_r(&now, &tm);
-	strftime(at, sizeof(at), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	clock_utc_iso(at, sizeof(at));
 	snprintf(db, sizeof(db), "%s/%s", state_dir, HISTORY_DB_NAME);
 	e = history_open(db, 1, &h, &err);
 	if (e == 0)

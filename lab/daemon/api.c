@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/slurmfmt.h"
@@ -18,6 +17,7 @@
 #include "history/alerts.h"
 #include "run/jobload.h"
 #include "util/cleanup.h"
+#include "util/clock.h"
 #include "util/fs.h"
 #include "util/spawn.h"
 
@@ -470,9 +470,7 @@ static enum MHD_Result post_alert(const struct api_listener *l, struct MHD_Conne
 	struct lab_error err = { 0 };
 	struct history *h = NULL;
 	enum MHD_Result res;
-	char msg[256], at[32];
-	time_t now = time(NULL);
-	struct tm tm;
+	char msg[256], at[CLOCK_ISO_LEN];
 	int64_t id;
 	int r;
 
@@ -482,8 +480,7 @@ static enum MHD_Result post_alert(const struct api_listener *l, struct MHD_Conne
 		return res;
 	if (apireq_alert(j, &a, msg, sizeof(msg)) < 0)
 		return respond_error(conn, MHD_HTTP_BAD_REQUEST, NULL, "%s", msg);
-	gmtime_r(&now, &tm);
-	strftime(at, sizeof(at), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	clock_utc_iso(at, sizeof(at));
 	r = open_history(l->ctx, &h, &err);
 	if (r == 0)
 		r = history_alert_set(h, id, (enum alert_state)a.state, a.by ? a.by : "api", a.note,

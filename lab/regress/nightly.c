@@ -14,11 +14,11 @@
 #include "regress/nightly.h"
 #include "regress/trial.h"
 #include "util/cleanup.h"
+#include "util/clock.h"
 #include "util/fs.h"
 #include "util/jsonio.h"
 #include "util/mailfmt.h"
 #include "util/sha256.h"
-#include "util/version.h"
 
 #define LEDGER_MAX (64u << 20)
 #define REPORT_MAX (64u << 20)
@@ -212,18 +212,13 @@ static int culprit_mail(struct nctx *c, const char *dir)
 	_cleanup_json_ json_t *doc = NULL;
 	struct lab_error err = { 0 };
 	struct mail_opts mo = { 0 };
-	char date[64], version[128];
-	time_t now = time(NULL);
-	struct tm tm;
+	char date[64];
 	int r;
 
 	if (!file || !out)
 		return -ENOMEM;
-	localtime_r(&now, &tm);
-	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S %z", &tm);
-	snprintf(version, sizeof(version), "%s (%s)", version_lab(), version_commit());
+	clock_rfc5322(date, sizeof(date));
 	mo.date = date;
-	mo.lab_version = version;
 	if ((r = jsonio_load_file(file, 64u << 20, &doc, &err)) < 0 ||
 	    (r = mail_bisect(doc, &mo, &msg, &err)) < 0 || (r = mailfmt_mbox(msg, &mbox)) < 0 ||
 	    (r = fs_write_atomic(out, mbox, strlen(mbox))) < 0) {

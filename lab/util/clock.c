@@ -16,3 +16,21 @@ void clock_sleep_s(double s)
 
 	nanosleep(&ts, NULL);
 }
+
+void clock_utc_iso(char *buf, size_t len)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void clock_rfc5322(char *buf, size_t len)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(buf, len, "%a, %d %b %Y %H:%M:%S %z", &tm);
+}
