@@ -604,6 +604,37 @@ static void warnings(struct strbuf *sb, const json_t *cmp1, const char *b)
 	}
 }
 
+/* The bundle re-run: one command, and what it promises under the report's model. */
+static void bundle_repro(struct strbuf *sb, const struct mail_opts *o, const char *model)
+{
+	const char *argv[] = { "build/lab", "rerun", o->bundle, NULL, NULL, NULL, NULL, NULL, NULL,
+			       NULL };
+	char text[600];
+	int exact = !strcmp(model, "icount") || !strcmp(model, "quantum");
+
+	if (o->fix_verdict && o->fix_patch && o->fix_on && o->fix_against) {
+		argv[3] = "--patch";
+		argv[4] = o->fix_patch;
+		argv[5] = "--on";
+		argv[6] = o->fix_on;
+		argv[7] = "--against";
+		argv[8] = o->fix_against;
+	}
+
+	strbuf_append(sb, "\nTo reproduce it, with the bundle, in a checkout of numalab (its "
+			  "README\nsets it up):\n\n");
+	mailfmt_shell(sb, argv, "  ", COLS);
+	strbuf_append(sb, "\n");
+	snprintf(text, sizeof(text), "The bundle (lab bundle) holds the job as run, both kernel "
+		 "variants with their patches and configs, and each boot's seed.  %s", exact
+		 ? "Under this model a boot is a function of its seed: every figure comes out "
+		   "equal to those above, to the last digit, or the re-run names the first that "
+		   "does not."
+		 : "Each boot takes a seed of its own, so the figures come out within their "
+		   "intervals, not to the digit: the re-run is an A/B against these.");
+	para(sb, text);
+}
+
 /* lab run with the report's job and kernels: the A/B again. */
 static void ab_repro(struct strbuf *sb, const json_t *report, const json_t *cmp1,
 		     const char *model)
@@ -696,7 +727,14 @@ int mail_ab(const json_t *report, const json_t *cmp, const char *patch_subject,
 	decision = str(cmp1, "decision");
 	head = headline_row(cmp1);
 	topic = patch_subject && patch_subject[0] ? patch_subject : b;
-	if (head && is_change(head))
+	if (o->fix_verdict) /* 0-day's "[still regression on fix commit X]" */
+		snprintf(subject, sizeof(subject), "[numalab] [%s] %.200s: %s.%s %s %s",
+			 !strcmp(o->fix_verdict, "still-regressed") ? "still regression on fix"
+			 : !strcmp(o->fix_verdict, "fixed") ? "fixed by fix" : "undecided on fix",
+			 topic, head ? str(head, "workload") : "", head ? str(head, "metric") : "",
+			 head ? pct(p, sizeof(p), num(head, "change_pct")) : "",
+			 head ? str(head, "verdict") : decision);
+	else if (head && is_change(head))
 		snprintf(subject, sizeof(subject), "[numalab] %.200s: %s.%s %s %s", topic,
 			 str(head, "workload"), str(head, "metric"),
 			 pct(p, sizeof(p), num(head, "change_pct")), str(head, "verdict"));
@@ -707,13 +745,21 @@ int mail_ab(const json_t *report, const json_t *cmp, const char *patch_subject,
 	message_id(o, "ab", id.buf ? id.buf : "", msgid, sizeof(msgid));
 
 	strbuf_append(&body, "Hello,\n\n");
-	snprintf(line, sizeof(line), "numalab measured %s against %s, side by side under the %s "
-		 "model: %s.", b, a, str(cmp1, "timing"),
-		 !strcmp(decision, "ok") ? "no regression" : decision);
+	if (o->fix_verdict)
+		snprintf(line, sizeof(line), "numalab tried the fix below on the kernel of its "
+			 "finding (report %s), against the original boots of %s, under the %s "
+			 "model: %s.", o->finding ? o->finding : "", a, str(cmp1, "timing"),
+			 !strcmp(o->fix_verdict, "still-regressed") ? "still a regression"
+			 : !strcmp(o->fix_verdict, "fixed") ? "no regression left"
+			 : "undecided (more boots are needed)");
+	else
+		snprintf(line, sizeof(line), "numalab measured %s against %s, side by side under "
+			 "the %s model: %s.", b, a, str(cmp1, "timing"),
+			 !strcmp(decision, "ok") ? "no regression" : decision);
 	para(&body, line);
 	strbuf_append(&body, "\n");
 	if (patch_subject && patch_subject[0])
-		field(&body, "patch:", patch_subject);
+		field(&body, o->fix_verdict ? "fix:" : "patch:", patch_subject);
 	kernel_field(&body, "A (base):", report, a);
 	kernel_field(&body, "B:", report, b);
 	if (head) {
@@ -749,7 +795,10 @@ int mail_ab(const json_t *report, const json_t *cmp, const char *patch_subject,
 	if (head && (d = row_deltas(cmp1, head)))
 		deltas_section(&body, d, "A", "B");
 	warnings(&body, cmp1, b);
-	ab_repro(&body, report, cmp1, str(tm, "model")[0] ? str(tm, "model") : "auto");
+	if (o->bundle)
+		bundle_repro(&body, o, str(tm, "model"));
+	else
+		ab_repro(&body, report, cmp1, str(tm, "model")[0] ? str(tm, "model") : "auto");
 	signature(&body, o);
 	return finish(o, subject, msgid, &body, out, err);
 }

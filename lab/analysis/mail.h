@@ -27,6 +27,15 @@ struct mail_opts {
 	const char *date;         /* the Date: field (RFC 5322), the caller's clock */
 	const char *lab_version;  /* the signature's; NULL: this lab's version and commit */
 	const char *source;       /* the file the finding was read from, as the reader names it */
+	const char *fix_verdict;  /* a fix tried against a finding (`lab rerun --patch`, its
+				   * fix.json): "still-regressed", "fixed" or "undecided"; NULL:
+				   * an A/B of its own */
+	const char *finding;      /* ... the finding's report id */
+	const char *fix_patch;    /* ... the fix's file, and the labels it went on and was */
+	const char *fix_on, *fix_against; /* judged against: the reproduce step's options */
+	const char *bundle;       /* an A/B: the report's `lab bundle`, as the reader will have it
+				   * (a file name or URL): the reproduce step re-runs it; NULL:
+				   * the job's own files */
 };
 
 #define MAIL_DEFAULT_FROM "numalab <numalab@localhost>"

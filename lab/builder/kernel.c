@@ -161,6 +161,12 @@ static int variant_json(const char *ref, const char *base_dir, int depth, json_t
 	return kvariant_extend(bj, bdir, j, name, out, err);
 }
 
+int kernel_variant_flat(const char *ref, const char *base_dir, json_t **out, char *name,
+			size_t nlen, char **dir, struct lab_error *err)
+{
+	return variant_json(ref, base_dir, 0, out, name, nlen, dir, err);
+}
+
 int kernel_variant_load(const char *ref, const char *base_dir, struct kvariant *v,
 			struct lab_error *err)
 {

@@ -40,6 +40,10 @@ int kernel_variants_dir(char *buf, size_t len);
  * err->file names the variant file for errors inside it. */
 int kernel_variant_load(const char *ref, const char *base_dir, struct kvariant *v,
 			struct lab_error *err);
+/* The variant's JSON with every "extends" resolved into it (the base's relative paths made
+ * absolute; its own still relative to *dir, the caller's to free), and its name. */
+int kernel_variant_flat(const char *ref, const char *base_dir, json_t **out, char *name,
+			size_t nlen, char **dir, struct lab_error *err);
 
 /* Returns 0 with a->image ready (a->cached says whether it was built now), or a negative
  * errno with a->fail and a->error saying why. */

@@ -59,6 +59,10 @@ int cmd_export(int argc, char **argv);
 void cmd_export_help(void);
 int cmd_mail(int argc, char **argv);
 void cmd_mail_help(void);
+int cmd_bundle(int argc, char **argv);
+void cmd_bundle_help(void);
+int cmd_rerun(int argc, char **argv);
+void cmd_rerun_help(void);
 int cmd_history(int argc, char **argv);
 void cmd_history_help(void);
 /* The clients of labd, the lab's daemon (lab/cli/labd_cli.h). */

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/report_decision.h"
 #include "cli/report_files.h"
+#include "core/kvariant.h"
 #include "util/cleanup.h"
 #include "util/clock.h"
 #include "util/fs.h"
@@ -57,6 +58,8 @@ static const struct cli_opt options[] = {
 		   "a follow-up: the Message-ID it answers"),
 	OPT_STRING(0, "patch", &args.patch, "FILE",
 		   "an A/B: the patch whose Subject: names it (default: the B kernel's)"),
+	OPT_STRING(0, "bundle", &args.m.bundle, "FILE|URL",
+		   "an A/B: its 'lab bundle', to send along: the reproduce step re-runs it"),
 	OPT_STRING('o', "out", &args.out, "FILE", "an mbox file (git send-email, mutt) instead "
 		   "of the message on standard output"),
 	OPT_END(),
@@ -71,33 +74,30 @@ void cmd_mail_help(void)
 	       "counters that moved; the kernel warnings; the tags to paste (Reported-by:,\n"
 	       "Closes:); the lab command that reproduces it.  Plain text, 72 columns.\n"
 	       "BISECTION is a 'lab bisect' directory (or its bisect.json) that names a\n"
-	       "culprit; REPORT an A/B report (two labels) or its directory.  The lab never\n"
-	       "sends mail: pipe it to sendmail -t, or give -o to git send-email or mutt.\n\n"
+	       "culprit; REPORT an A/B report (two labels) or its directory, or a fix trial's\n"
+	       "('lab rerun --patch': DIR/fix), whose subject says \"[still regression on\n"
+	       "fix]\", \"[fixed by fix]\" or \"[undecided on fix]\" (give --in-reply-to).\n"
+	       "The lab never sends mail: pipe it to sendmail -t, or give -o to git\n"
+	       "send-email or mutt.\n\n"
 	       "EXAMPLES\n"
 	       "  lab mail bisect/ --to author@example.org --cc linux-mm@kvack.org\n"
 	       "  lab mail reports/ab-ID --patch 0001-mm-fix.patch -o ab.mbox\n"
+	       "  lab mail reports/ab-ID --bundle ab.tar.gz   # lab bundle ... -o ab.tar.gz\n"
 	       "  lab mail bisect/ --closes 'https://lore.kernel.org/r/{msgid}' | sendmail -t\n\n"
 	       "Exit status: 0 written; 2 bad arguments, no culprit, not an A/B, an\n"
 	       "unreadable file; 4 the file could not be written.\n");
 }
 
-/* "Subject: [PATCH v2 3/7] mm: x" -> "mm: x": the subject of the first mail in a patch. */
+/* The subject of the first mail in a patch file (core/kvariant.h kpatch_subject). */
 static int patch_subject(const char *file, char *buf, size_t len)
 {
 	_cleanup_free_ char *text = NULL;
 	size_t n = 0;
-	char *s, *end;
 	int r;
 
 	if ((r = fs_read_file(file, PATCH_HEAD_MAX, &text, &n)) < 0 && r != -EFBIG)
 		return r;
-	if (!text || !(s = strstr(text, "\nSubject: ")))
-		return -ENOENT;
-	s += strlen("\nSubject: ");
-	if (*s == '[' && (end = strchr(s, ']')) && end - s < 40)
-		s = end + 1 + (end[1] == ' ');
-	snprintf(buf, len, "%.*s", (int)strcspn(s, "\r\n"), s);
-	return buf[0] ? 0 : -ENOENT;
+	return text ? kpatch_subject(text, buf, len) : -ENOENT;
 }
 
 /* The patch named in the B kernel's description ("baseline + /path/0001-x.patch (lab run
@@ -151,6 +151,40 @@ static int load_bisection(const char *path, json_t **doc, struct lab_error *err)
 	return 1;
 }
 
+/* A fix trial's directory (`lab rerun --patch`: DIR/fix holds fix.json beside its report):
+ * the verdict, finding and subject into the mail's options.  0 when path is not one. */
+static int load_fix(const char *path, json_t **fix, char *subject, size_t slen,
+		    struct lab_error *err)
+{
+	_cleanup_free_ char *file = fs_join(path, "fix.json");
+	const char *v;
+	int r;
+
+	if (!file || !fs_exists(file))
+		return file ? 0 : -ENOMEM;
+	if ((r = jsonio_load_file(file, 1u << 20, fix, err)) < 0)
+		return r;
+	v = json_string_value(json_object_get(*fix, "verdict"));
+	if (strcmp(json_string_value(json_object_get(*fix, "schema")) ?: "", "numalab.fix/1") ||
+	    !v || (strcmp(v, "still-regressed") && strcmp(v, "fixed") && strcmp(v, "undecided")))
+		return error_set(err, "verdict", "%s: not a fix trial of this lab", file);
+	args.m.fix_verdict = v;
+	/* the reproduce step: the same trial, from the bundle as it was named (--bundle wins) */
+	if (!args.m.bundle && (args.m.bundle = json_string_value(json_object_get(json_object_get(
+				       *fix, "finding"), "bundle"))) && !args.m.bundle[0])
+		args.m.bundle = NULL;
+	args.m.fix_patch = json_string_value(json_object_get(json_object_get(*fix, "fix"), "file"));
+	args.m.fix_on = json_string_value(json_object_get(json_object_get(*fix, "finding"), "b"));
+	args.m.fix_against = json_string_value(json_object_get(json_object_get(*fix, "finding"),
+								"a"));
+	args.m.finding = json_string_value(json_object_get(json_object_get(*fix, "finding"),
+							   "report"));
+	if (!subject[0])
+		snprintf(subject, slen, "%s", json_string_value(json_object_get(json_object_get(
+			*fix, "fix"), "subject")) ?: "");
+	return 1;
+}
+
 /* An A/B report and its comparison, the way `lab compare REPORT` decides it. */
 static int load_ab(const char *path, json_t **report, json_t **cmp, char *file, size_t flen,
 		   struct lab_error *err)
@@ -193,7 +227,7 @@ static int write_mbox(const char *path, const char *msg)
 
 int cmd_mail(int argc, char **argv)
 {
-	_cleanup_json_ json_t *bisect = NULL, *report = NULL, *cmp = NULL;
+	_cleanup_json_ json_t *bisect = NULL, *report = NULL, *cmp = NULL, *fix = NULL;
 	_cleanup_free_ char *msg = NULL;
 	struct lab_error err = { 0 };
 	char date[64], subject[512] = "", file[4096] = "";
@@ -215,6 +249,8 @@ int cmd_mail(int argc, char **argv)
 		return EXIT_BAD_INPUT;
 	}
 	r = load_bisection(argv[first], &bisect, &err);
+	if (r == 0 && (r = load_fix(argv[first], &fix, subject, sizeof(subject), &err)) == 1)
+		r = 0;
 	if (r == 1)
 		r = mail_bisect(bisect, &args.m, &msg, &err);
 	else if (r == 0 && (r = load_ab(argv[first], &report, &cmp, file, sizeof(file), &err)) == 0) {

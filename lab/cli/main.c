@@ -22,6 +22,8 @@ static const struct lab_cmd commands[] = {
 	LAB_CMD("report", "write an HTML dashboard of reports", cmd_report),
 	LAB_CMD("export", "a report's figures for other tools: KCIDB, LKP, CSV", cmd_export),
 	LAB_CMD("mail", "a bisection's culprit or an A/B as a mail to act on (0-day's shape)", cmd_mail),
+	LAB_CMD("bundle", "a report and everything its runs used, as one archive to send", cmd_bundle),
+	LAB_CMD("rerun", "a bundle's runs again, its figures against the original's", cmd_rerun),
 	LAB_CMD("history", "the index of reports: list runs, follow series over time", cmd_history),
 	LAB_CMD("kernel", "build and list kernel variants (kernels/), cached by content", cmd_kernel),
 	LAB_CMD("image", "build and list guest disk images (images/), cached by recipe", cmd_image),

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/series.h"
@@ -20,12 +21,12 @@
 
 /* The job, its kernels replaced when kernels is not NULL; sha256: its identity for --resume
  * (runresume_job_sha256), or NULL.  An error is printed. */
-static int load_job(const char *file, const json_t *kernels, struct job *job, char sha256[65])
+static int load_job(const char *file, const json_t *kernels, struct job *job, char sha256[65],
+		    json_t **as_run)
 {
 	struct lab_error err = { 0 };
 	char msg[1200];
-	int r = kernels ? jobload_file_kernels(file, kernels, job, sha256, &err)
-			: jobload_file(file, job, sha256, &err);
+	int r = jobload_file_as_run(file, kernels, job, sha256, as_run, &err);
 
 	if (r < 0) {
 		error_format(&err, msg, sizeof(msg));
@@ -36,7 +37,7 @@ static int load_job(const char *file, const json_t *kernels, struct job *job, ch
 
 int cli_load_job(const char *file, struct job *job)
 {
-	return load_job(file, NULL, job, NULL);
+	return load_job(file, NULL, job, NULL, NULL);
 }
 
 /* --resume: the plan from DIR/report.json when an earlier run wrote one (none yet: every run
@@ -183,7 +184,7 @@ static int check_against_job(const struct run_opts *o, const struct job *job)
 }
 
 /* The job as the options have it: loaded, kernels and repeats replaced, checked. */
-static int prepare(struct cli_run *a, struct job *job, char sha256[65])
+static int prepare(struct cli_run *a, struct job *job, char sha256[65], json_t **as_run)
 {
 	_cleanup_json_ json_t *ks = NULL;
 	char msg[1024];
@@ -197,7 +198,7 @@ static int prepare(struct cli_run *a, struct job *job, char sha256[65])
 			return bad ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
 		}
 	}
-	if (load_job(a->o.job_file, ks, job, sha256) < 0)
+	if (load_job(a->o.job_file, ks, job, sha256, as_run) < 0)
 		return EXIT_BAD_INPUT;
 	if (a->repeats)
 		job->repeats = a->repeats;
@@ -244,18 +245,25 @@ int cli_run_job(struct cli_run *a, struct run_summary *sum)
 {
 	struct job job = { 0 };
 	struct runresume res = { 0 };
+	_cleanup_json_ json_t *as_run = NULL;
+	_cleanup_free_ char *dir = fs_dirname(a->o.job_file), *abs = dir ? realpath(dir, NULL)
+									   : NULL;
 	char sha256[65];
-	int rc = prepare(a, &job, sha256), r;
+	int rc = prepare(a, &job, sha256, &as_run), r;
 
 	if (rc == EXIT_OK && a->resume && (r = load_resume(a, &job, sha256, &res)) < 0)
 		rc = r == -EINVAL ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
 	if (rc == EXIT_OK) {
 		a->o.resume = a->resume ? &res : NULL;
 		a->o.job_sha256 = sha256;
+		a->o.job_as_run = as_run;
+		a->o.job_dir = abs;
 		a->o.env.interrupt = &cli_interrupted;
 		a->o.env.progress = cli_progress;
 		rc = a->dry_run ? dry_run(&a->o, &job) : run(a, &job, sum);
 		a->o.resume = NULL;
+		a->o.job_as_run = NULL;
+		a->o.job_dir = NULL;
 	}
 	runresume_free(&res);
 	job_free(&job);

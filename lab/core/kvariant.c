@@ -320,6 +320,20 @@ void kpatch_failing_hunk(const char *out, char *hunk, size_t len)
 		}
 }
 
+int kpatch_subject(const char *text, char *buf, size_t len)
+{
+	const char *s = strncmp(text, "Subject: ", 9) ? strstr(text, "\nSubject: ") : text - 1;
+	const char *end;
+
+	if (!s)
+		return -ENOENT;
+	s += strlen("\nSubject: ");
+	if (*s == '[' && (end = strchr(s, ']')) && end - s < 40)
+		s = end + 1 + (end[1] == ' ');
+	snprintf(buf, len, "%.*s", (int)strcspn(s, "\r\n"), s);
+	return buf[0] ? 0 : -ENOENT;
+}
+
 /* Whether the line at p starts with prefix. */
 static int line_is(const char *p, const char *end, const char *prefix)
 {

@@ -58,6 +58,9 @@ int kvariant_name_ok(const char *s);
  * names come from the patch): the "patching file X" before a FAILED hunk, or the "|--- a/X"
  * header quoted after "can't find file to patch"; "(unknown file)" when neither is there. */
 void kpatch_failing_file(const char *out, char *file, size_t len);
+/* The subject of the first mail in a patch ("Subject: [PATCH v2 3/7] mm: x" -> "mm: x"), its
+ * first line; -ENOENT when text has no Subject: line (a bare diff). */
+int kpatch_subject(const char *text, char *buf, size_t len);
 /* The first hunk GNU patch says FAILED, as "hunk #N at line L"; "" when it names none. */
 void kpatch_failing_hunk(const char *out, char *hunk, size_t len);
 /* Whether text (len bytes) is a patch patch(1) can apply: a unified diff ("--- ", "+++ ",

@@ -95,3 +95,7 @@ enum timing_model timing_choose(enum timing_model req, int kvm_ok, unsigned vcpu
  * assumed) nor than runs.  why gets one sentence. */
 unsigned timing_parallel(enum timing_model m, unsigned asked, unsigned free_cpus, unsigned fit,
 			 unsigned runs, char *why, size_t len);
+
+/* The most a deterministic boot's seed (QEMU's -seed, runs[].seed) may be: exact in any JSON
+ * reader (jq and JavaScript hold numbers as doubles). */
+#define RUN_SEED_MAX ((1ULL << 53) - 1)

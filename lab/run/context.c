@@ -31,6 +31,13 @@ int run_ctx_write_report(struct run_ctx *c)
 	if (c->o->job_sha256 && json_object_set_new(json_object_get(rep, "job"), "sha256",
 						    json_string(c->o->job_sha256)) < 0)
 		return -ENOMEM;
+	/* ... and what `lab bundle` carries: the job as run, and where its names resolved. */
+	if (c->o->job_as_run && (json_object_set_new(json_object_get(rep, "job"), "as_run",
+						     json_deep_copy(c->o->job_as_run)) < 0 ||
+				 json_object_set_new(json_object_get(rep, "job"), "dir",
+						     json_string(c->o->job_dir ? c->o->job_dir
+									       : "")) < 0))
+		return -ENOMEM;
 	return jsonio_write_file(c->sum->report, rep);
 }
 

@@ -80,6 +80,11 @@ static int load_topology(const char *ref, void *ud, json_t **out, struct lab_err
 	return topology_unknown(ref, job_dir, beside, err);
 }
 
+int jobload_topology_json(const char *ref, const char *dir, json_t **out, struct lab_error *err)
+{
+	return load_topology(ref, (void *)dir, out, err);
+}
+
 int jobload_topology(const char *ref, const char *dir, struct topology *t, struct lab_error *err)
 {
 	_cleanup_json_ json_t *j = NULL;
@@ -88,33 +93,38 @@ int jobload_topology(const char *ref, const char *dir, struct topology *t, struc
 	return r < 0 ? r : topology_from_json(j, "topology", t, err);
 }
 
+int jobload_numa_path(const char *ref, const char *job_dir, char *path, size_t len,
+		      struct lab_error *err)
+{
+	char rel[PATH_MAX], lab[PATH_MAX] = "";
+	const char *dirs[] = {lab};
+
+	if (job_numa_is_path(ref))
+		return (size_t)snprintf(path, len, "%s%s%s", ref[0] == '/' ? "" : job_dir,
+					ref[0] == '/' ? "" : "/", ref) < len ? 0 : -ENAMETOOLONG;
+	snprintf(rel, sizeof(rel), "configs/numa/%s.json", ref);
+	if (checkout_find(rel, path, len) == 0)
+		return 0;
+	if (checkout_find("configs/numa", lab, sizeof(lab)) < 0)
+		lab[0] = '\0';
+	return name_unknown("numa_cost", "NUMA preset", ref, path, dirs, 1, err);
+}
+
 #define NUMA_PRESET_MAX_SIZE (1u << 20)
 
-/* "numa_cost": a path from the job's directory, or a name: configs/numa/NAME.json of the lab
- * (util/checkout.h).  The file read here; what it says is core's (job_set_numa_preset). */
+/* "numa_cost": the file jobload_numa_path finds read here; what it says is core's
+ * (job_set_numa_preset). */
 static int load_numa_preset(struct job *job, const char *job_dir, struct lab_error *err)
 {
-	const char *ref = job->numa_cost;
-	char path[PATH_MAX + 64], rel[PATH_MAX], lab[PATH_MAX] = "";
+	char path[PATH_MAX + 64];
 	_cleanup_json_ json_t *j = NULL;
 	struct lab_error load = { 0 };
 	int r;
 
-	if (!ref[0])
+	if (!job->numa_cost[0])
 		return 0;
-	if (job_numa_is_path(ref)) {
-		snprintf(path, sizeof(path), "%s%s%s", ref[0] == '/' ? "" : job_dir,
-			 ref[0] == '/' ? "" : "/", ref);
-	} else {
-		const char *dirs[] = {lab};
-
-		snprintf(rel, sizeof(rel), "configs/numa/%s.json", ref);
-		if (checkout_find(rel, path, sizeof(path)) < 0) {
-			if (checkout_find("configs/numa", lab, sizeof(lab)) < 0)
-				lab[0] = '\0';
-			return name_unknown("numa_cost", "NUMA preset", ref, path, dirs, 1, err);
-		}
-	}
+	if ((r = jobload_numa_path(job->numa_cost, job_dir, path, sizeof(path), err)) < 0)
+		return r == -ENAMETOOLONG ? error_set(err, "numa_cost", "path too long") : r;
 	r = jsonio_load_file(path, NUMA_PRESET_MAX_SIZE, &j, &load);
 	if (r < 0)
 		return error_set(err, "numa_cost", "preset file %s: %s", path, load.msg);
@@ -176,13 +186,8 @@ int jobload_json(const json_t *j, const char *job_dir, struct job *job, struct l
 	return r;
 }
 
-int jobload_file(const char *path, struct job *job, char sha256[65], struct lab_error *err)
-{
-	return jobload_file_kernels(path, NULL, job, sha256, err);
-}
-
-int jobload_file_kernels(const char *path, const json_t *kernels, struct job *job,
-			 char sha256[65], struct lab_error *err)
+int jobload_file_as_run(const char *path, const json_t *kernels, struct job *job,
+			char sha256[65], json_t **as_run, struct lab_error *err)
 {
 	_cleanup_json_ json_t *j = NULL;
 	_cleanup_free_ char *dir = fs_dirname(path);
@@ -202,5 +207,7 @@ int jobload_file_kernels(const char *path, const json_t *kernels, struct job *jo
 		error_set_file(err, path);
 		r = jobload_json(j, dir, job, err);
 	}
+	if (r == 0 && as_run)
+		*as_run = json_incref(j);
 	return r;
 }

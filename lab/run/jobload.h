@@ -15,14 +15,19 @@
  * says, a "numa_cost" name configs/numa/NAME.json found so; a path is taken from job_dir.  err's file is left to the caller.  On success the job
  * is the caller's to free (job_free). */
 int jobload_json(const json_t *j, const char *job_dir, struct job *job, struct lab_error *err);
-/* The job file at path (at most JOBLOAD_MAX_SIZE bytes), err naming the file; sha256 (may be
- * NULL) gets the job's identity for `lab run --resume` (runresume_job_sha256). */
-int jobload_file(const char *path, struct job *job, char sha256[65], struct lab_error *err);
-/* jobload_file with the job's kernels replaced by kernels (a "kernels" array, `lab run
- * --kernel`; NULL: as written).  The sha256 is the effective job's. */
-int jobload_file_kernels(const char *path, const json_t *kernels, struct job *job,
-			 char sha256[65], struct lab_error *err);
+/* The job file at path (at most JOBLOAD_MAX_SIZE bytes), err naming the file, its kernels
+ * replaced by kernels when not NULL (a "kernels" array, `lab run --kernel`).  sha256 (may be
+ * NULL) gets the effective job's identity for `lab run --resume` (runresume_job_sha256);
+ * *as_run (may be NULL) its JSON as run, whose hash that is.  A report keeps it (job.as_run),
+ * so that `lab bundle` has the job that ran, not a file that may have changed since. */
+int jobload_file_as_run(const char *path, const json_t *kernels, struct job *job,
+			char sha256[65], json_t **as_run, struct lab_error *err);
 /* A topology by name or path as a job's "topology" would resolve it from dir (a name:
  * dir/topologies/NAME.json, then configs/topologies/NAME.json), parsed into t (the caller's
  * to free with topology_free).  An unknown name lists the known ones. */
 int jobload_topology(const char *ref, const char *dir, struct topology *t, struct lab_error *err);
+/* The same topology's JSON as its file holds it (the caller's to decref). */
+int jobload_topology_json(const char *ref, const char *dir, json_t **out, struct lab_error *err);
+/* The file a job's "numa_cost" names, resolved from job_dir as the job's would be. */
+int jobload_numa_path(const char *ref, const char *job_dir, char *path, size_t len,
+		      struct lab_error *err);

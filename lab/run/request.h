@@ -2,6 +2,7 @@
  * run_summary): the engine's API (engine.h) and the state its parts share (context.h) both
  * speak of them, so they live below both. */
 #pragma once
+#include <jansson.h>
 #include <limits.h>
 
 #include "core/outcome.h"
@@ -10,7 +11,6 @@
 
 struct runresume; /* core/runresume.h */
 
-#define RUN_SEED_MAX ((1ULL << 53) - 1) /* exact in any JSON reader (doubles) */
 
 struct run_opts {
 	struct run_env env;       /* where and how the guests run */
@@ -25,6 +25,9 @@ struct run_opts {
 	 * random, or with seed_set run i gets seed + i, so a recorded seed reproduces its boot. */
 	int seed_set;
 	unsigned long long seed;  /* 0..RUN_SEED_MAX */
+	/* `lab rerun`: run i boots with seeds[i] (a report's own), before seed_set's rule. */
+	const unsigned long long *seeds;
+	unsigned nr_seeds;
 	int comparison;           /* the runs are one side of a comparison made elsewhere (a
 				   * bisection step): the timing model is chosen as for an A/B job */
 	/* `lab run --resume`: what becomes of each run (core/runresume.h): the earlier report's
@@ -33,6 +36,8 @@ struct run_opts {
 	 * fresh run. */
 	const struct runresume *resume;
 	const char *job_sha256;   /* the report's job.sha256 (runresume_job_sha256); NULL: none */
+	const json_t *job_as_run; /* the job's JSON whose sha256 that is (job.as_run); NULL: none */
+	const char *job_dir;      /* the absolute directory its references resolved from */
 };
 
 struct run_summary {

@@ -200,7 +200,9 @@ static int run_seed(const struct run_opts *o, unsigned index, enum timing_model 
 	if (!timing_info(t)->deterministic)
 		return 0;
 	rec->has_seed = 1;
-	if (o->seed_set)
+	if (index < o->nr_seeds)
+		rec->seed = o->seeds[index];
+	else if (o->seed_set)
 		rec->seed = o->seed + index;
 	else if (getrandom(&rec->seed, sizeof(rec->seed), 0) != (ssize_t)sizeof(rec->seed))
 		return -errno;

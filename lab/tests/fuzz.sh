@@ -32,6 +32,7 @@ fuzz_seeds() {
 	guestjob) ls $d/guestjob/*.json ;;
 	report) ls $d/compare/*.json $d/history/*.json $d/series-errors/*.json $d/kwarn/*.json ;;
 	numacost) ls configs/numa/*.json $d/numarun/* ;;
+	bundle) ls $d/bundle/manifest-*.json ;;
 	esac 2>/dev/null
 }
 

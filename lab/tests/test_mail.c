@@ -139,6 +139,40 @@ static void ab_golden(void)
 		       "ab: the subject names the patch, the metric and the change (folded)");
 		tap_ok(strstr(msg, "__handle_mm_fault") != NULL, "ab: the profile line that moved");
 	}
+	{
+		struct mail_opts o = fixed;
+		_cleanup_free_ char *with = NULL;
+
+		o.bundle = "https://example.org/ab-20261207.tar.gz";
+		tap_ok(cmp && mail_ab(rep, cmp, "mm: charge a fixed cost on every anonymous fault",
+				      &o, &with, &err) == 0, "ab with a bundle: written (%s)", err.msg);
+		tap_ok(with && strstr(with, "  build/lab rerun "
+				      "https://example.org/ab-20261207.tar.gz\n"),
+		       "ab with a bundle: the reproduce step re-runs it");
+		if (with)
+			check_widths("ab with a bundle", with);
+	}
+	{
+		struct mail_opts o = fixed;
+		_cleanup_free_ char *fix = NULL;
+
+		o.fix_verdict = "still-regressed";
+		o.finding = "20261207-094020-quantum-ab";
+		o.in_reply_to = "<ab-finding@numalab>";
+		o.bundle = "ab.tar.gz";
+		o.fix_patch = "0001-mm-take-the-fault-path-s-lock-once.patch";
+		o.fix_on = "bench-anon-fault-cost";
+		o.fix_against = "baseline";
+		tap_ok(cmp && mail_ab(rep, cmp, "mm: take the fault path's lock once", &o, &fix,
+				      &err) == 0, "a fix trial: written (%s)", err.msg);
+		if (fix) {
+			testutil_golden("mail-fix-still.txt", fix);
+			check_widths("fix", fix);
+			tap_ok(strstr(fix, "Subject: [numalab] [still regression on fix] mm: take") &&
+			       strstr(fix, "In-Reply-To: <ab-finding@numalab>"),
+			       "a fix trial: \"[still regression on fix]\", threaded");
+		}
+	}
 	for (size_t i = 0; i < n; i++)
 		compare_free(&c[i]);
 	series_free(&s);
