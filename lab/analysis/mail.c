@@ -802,3 +802,49 @@ int mail_ab(const json_t *report, const json_t *cmp, const char *patch_subject,
 	signature(&body, o);
 	return finish(o, subject, msgid, &body, out, err);
 }
+
+/* The first run of label's kernel.patches. */
+static const json_t *label_patches(const json_t *report, const char *label)
+{
+	const json_t *run;
+	size_t i;
+
+	json_array_foreach(json_object_get(report, "runs"), i, run)
+		if (!strcmp(str(json_object_get(run, "kernel"), "label"), label))
+			return json_object_get(json_object_get(run, "kernel"), "patches");
+	return NULL;
+}
+
+static int has_patch(const json_t *patches, const char *sha)
+{
+	const json_t *p;
+	size_t i;
+
+	json_array_foreach(patches, i, p)
+		if (!strcmp(str(p, "sha256"), sha))
+			return 1;
+	return 0;
+}
+
+void mail_patch_subject(const json_t *report, const char *a, const char *b, char *buf,
+			size_t len)
+{
+	const json_t *pa = label_patches(report, a), *pb = label_patches(report, b), *p;
+	const char *first = NULL;
+	unsigned more = 0;
+	size_t i;
+
+	buf[0] = '\0';
+	json_array_foreach(pb, i, p) {
+		if (has_patch(pa, str(p, "sha256")))
+			continue;
+		if (first)
+			more++;
+		else if (str(p, "subject")[0])
+			first = str(p, "subject");
+	}
+	if (first && more)
+		snprintf(buf, len, "%s (+%u more)", first, more);
+	else if (first)
+		snprintf(buf, len, "%s", first);
+}

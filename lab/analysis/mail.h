@@ -50,3 +50,9 @@ int mail_bisect(const json_t *bisect, const struct mail_opts *o, char **out,
  * -EINVAL with err: no comparison in cmp, a value a header cannot carry; -ENOMEM. */
 int mail_ab(const json_t *report, const json_t *cmp, const char *patch_subject,
 	    const struct mail_opts *o, char **out, struct lab_error *err);
+
+/* What an A/B's B kernel adds to A, by its report's kernel.patches: the subject of the first
+ * patch B has and A has not (by sha256), "(+N more)" after it for a series; "" when the report
+ * does not say (older reports, a bare diff). */
+void mail_patch_subject(const json_t *report, const char *a, const char *b, char *buf,
+			size_t len);

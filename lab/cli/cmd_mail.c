@@ -57,7 +57,7 @@ static const struct cli_opt options[] = {
 	OPT_STRING(0, "in-reply-to", &args.m.in_reply_to, "ID",
 		   "a follow-up: the Message-ID it answers"),
 	OPT_STRING(0, "patch", &args.patch, "FILE",
-		   "an A/B: the patch whose Subject: names it (default: the B kernel's)"),
+		   "an A/B: the patch whose Subject: names it (default: what B adds to A)"),
 	OPT_STRING(0, "bundle", &args.m.bundle, "FILE|URL",
 		   "an A/B: its 'lab bundle', to send along: the reproduce step re-runs it"),
 	OPT_STRING('o', "out", &args.out, "FILE", "an mbox file (git send-email, mutt) instead "
@@ -98,33 +98,6 @@ static int patch_subject(const char *file, char *buf, size_t len)
 	if ((r = fs_read_file(file, PATCH_HEAD_MAX, &text, &n)) < 0 && r != -EFBIG)
 		return r;
 	return text ? kpatch_subject(text, buf, len) : -ENOENT;
-}
-
-/* The patch named in the B kernel's description ("baseline + /path/0001-x.patch (lab run
- * ...)"), when it is still there: its subject. */
-static void described_patch(const json_t *report, const char *label, char *buf, size_t len)
-{
-	const json_t *run;
-	size_t i;
-
-	json_array_foreach(json_object_get(report, "runs"), i, run) {
-		const json_t *k = json_object_get(run, "kernel");
-		const char *d = json_string_value(json_object_get(k, "description"));
-		const char *l = json_string_value(json_object_get(k, "label"));
-		char word[4096];
-
-		if (!d || !l || strcmp(l, label))
-			continue;
-		for (const char *p = d; *p; p += strcspn(p, " ") + (p[strcspn(p, " ")] != 0)) {
-			size_t w = strcspn(p, " ");
-
-			snprintf(word, sizeof(word), "%.*s", (int)w, p);
-			if (word[0] == '/' && w > 6 && (strstr(word, ".patch") || strstr(word, ".mbox")) &&
-			    patch_subject(word, buf, len) == 0)
-				return;
-		}
-		return;
-	}
 }
 
 /* A bisection: a directory holding bisect.json, or the file.  1 and *doc when it is one. */
@@ -258,8 +231,11 @@ int cmd_mail(int argc, char **argv)
 		const char *b = json_string_value(json_object_get(json_object_get(cmp1, "b"),
 								  "variant"));
 
-		if (!subject[0] && b)
-			described_patch(report, b, subject, sizeof(subject));
+		const char *a = json_string_value(json_object_get(json_object_get(cmp1, "a"),
+								  "variant"));
+
+		if (!subject[0] && a && b)
+			mail_patch_subject(report, a, b, subject, sizeof(subject));
 		args.m.source = file;
 		r = mail_ab(report, cmp, subject, &args.m, &msg, &err);
 	}

@@ -322,15 +322,28 @@ void kpatch_failing_hunk(const char *out, char *hunk, size_t len)
 
 int kpatch_subject(const char *text, char *buf, size_t len)
 {
-	const char *s = strncmp(text, "Subject: ", 9) ? strstr(text, "\nSubject: ") : text - 1;
+	const char *s = strncmp(text, "Subject: ", 9) ? strstr(text, "\nSubject: ") : text;
 	const char *end;
 
 	if (!s)
 		return -ENOENT;
-	s += strlen("\nSubject: ");
+	s += strlen("Subject: ") + (*s == '\n');
 	if (*s == '[' && (end = strchr(s, ']')) && end - s < 40)
 		s = end + 1 + (end[1] == ' ');
-	snprintf(buf, len, "%.*s", (int)strcspn(s, "\r\n"), s);
+	buf[0] = '\0';
+	/* a long subject is folded: its continuation lines start with white space (RFC 5322) */
+	for (size_t n = 0;;) {
+		size_t w = strcspn(s, "\r\n");
+
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%.*s", n ? " " : "",
+				      (int)w, s);
+		s += w;
+		s += *s == '\r';
+		s += *s == '\n';
+		if (*s != ' ' && *s != '\t')
+			break;
+		s += strspn(s, " \t");
+	}
 	return buf[0] ? 0 : -ENOENT;
 }
 

@@ -32,6 +32,37 @@ static int resolve_image(const char *image, const char *path, char *out, size_t 
 	return 0;
 }
 
+/* The variant's patches as the report names them: the file's (or URL's) last component, its
+ * sha256 and the subject of its first mail (null for a bare diff), so that what was measured
+ * is named by what its author called it, not by a path of this machine. */
+static json_t *patches_json(const struct kvariant *v)
+{
+	json_t *a = json_array();
+
+	for (unsigned i = 0; a && i < v->nr_patches; i++) {
+		const struct kpatch *p = &v->patches[i];
+		const char *src = p->path[0] ? p->path : p->url, *base = strrchr(src, '/');
+		_cleanup_free_ char *text = NULL;
+		char sha[65] = "", subject[300] = "";
+		size_t n;
+
+		if (p->path[0] && fs_read_file(p->path, 16u << 20, &text, &n) == 0) {
+			if (kpatch_subject(text, subject, sizeof(subject)) < 0)
+				subject[0] = '\0';
+			if (sha256_hex(text, n, sha) < 0)
+				sha[0] = '\0';
+		} else if (!p->path[0]) {
+			snprintf(sha, sizeof(sha), "%s", p->sha256); /* checked when fetched */
+		}
+		if (json_array_append_new(a, json_pack("{s:s,s:s*,s:s*}", "file",
+						       base ? base + 1 : src, "sha256",
+						       sha[0] ? sha : NULL, "subject",
+						       subject[0] ? subject : NULL)) < 0)
+			return json_decref(a), NULL;
+	}
+	return a;
+}
+
 int krun_resolve(const struct job *job, const char *job_dir, struct krun *kr,
 		 struct lab_error *err)
 {
@@ -57,6 +88,8 @@ int krun_resolve(const struct job *job, const char *job_dir, struct krun *kr,
 			k->is_variant = 1;
 			snprintf(err->file, sizeof(err->file), "%s", saved);
 			r = kernel_variant_load(k->jk->variant, job_dir, &k->v, err);
+			if (r == 0 && !(k->patches = patches_json(&k->v)))
+				r = -ENOMEM;
 			if (r < 0 && !strcmp(err->file, saved)) {
 				/* Not about the variant file: name the job's path. */
 				jsonpath_key(p, sizeof(p), path, "variant");
@@ -215,9 +248,10 @@ json_t *krun_report(const struct krun_kernel *k, const struct guest_log *log)
 	const struct guest_kernel *g = log && log->kernel.seen ? &log->kernel : NULL;
 	json_t *conf = NULL, *cfg = config_json(k, g, &conf);
 
-	return json_pack("{s:s,s:s?,s:s*,s:o,s:o,s:o,s:o,s:s*,s:s*}", "label", k->jk->label,
+	return json_pack("{s:s,s:s?,s:s*,s:O*,s:o,s:o,s:o,s:o,s:s*,s:s*}", "label", k->jk->label,
 			 "variant", k->is_variant ? k->v.name : NULL, "description",
 			 k->is_variant && k->v.description[0] ? k->v.description : NULL,
+			 "patches", k->patches,
 			 "build", build_json(k), "config", cfg,
 			 "confounds", conf ? conf : json_array(), "vma_lock",
 			 log ? collect_vma_lock_json(&log->kernel) : json_null(), "image_sha256",
@@ -236,6 +270,7 @@ void krun_free(struct krun *kr)
 		free(k->build_config);
 		kernel_artifact_free(&k->art);
 		kvariant_free(&k->v);
+		json_decref(k->patches);
 	}
 	free(kr->k);
 	memset(kr, 0, sizeof(*kr));

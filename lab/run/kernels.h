@@ -24,6 +24,8 @@ struct krun_kernel {
 	char config_sha256[65];  /* of the build's final .config (variants), "" unknown */
 	struct kconfig *frags;   /* the variant's fragments, for the report's config subset */
 	int patches_checked;     /* krun_check_patches found they apply (or it was built) */
+	json_t *patches;         /* the report's kernel.patches: each patch's file, sha256 and
+				  * mail subject, in order (variants; NULL for an image) */
 };
 
 struct krun {

@@ -513,6 +513,29 @@ static void extend_cases(void)
 	}
 }
 
+/* A patch's subject: the first mail's, its [PATCH ...] tag off, a folded one unfolded. */
+static void patch_subject_cases(void)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{ "From x\nSubject: [PATCH v2 3/7] mm: x\n\nbody\n", "mm: x" },
+		{ "Subject: mm: first line\n", "mm: first line" },
+		{ "From x\nSubject: [PATCH] mm/Kconfig: give SPLIT_PTE_PTLOCKS, and\n PER_VMA_LOCK "
+		  "prompts\nDate: x\n", "mm/Kconfig: give SPLIT_PTE_PTLOCKS, and PER_VMA_LOCK prompts" },
+		{ "Subject: a\r\n\tb\r\n\r\n", "a b" },
+		{ "--- a/x\n+++ b/x\n@@ -1 +1 @@\n", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[200] = "";
+		int r = kpatch_subject(cases[i].text, buf, sizeof(buf));
+
+		tap_ok(cases[i].want ? r == 0 && !strcmp(buf, cases[i].want) : r == -ENOENT,
+		       "patch subject %zu: \"%s\"", i, buf);
+	}
+}
+
 int main(void)
 {
 	update = getenv("UPDATE_GOLDEN") && getenv("UPDATE_GOLDEN")[0] == '1';
@@ -529,5 +552,6 @@ int main(void)
 	patch_output_cases();
 	patch_hunk_cases();
 	patch_text_cases();
+	patch_subject_cases();
 	return tap_done();
 }

@@ -179,6 +179,25 @@ static void ab_golden(void)
 	strbuf_free(&note);
 }
 
+/* What B adds to A, named by its patches' subjects (kernel.patches). */
+static void patch_subjects(void)
+{
+	_cleanup_json_ json_t *rep = json_loads(
+		"{\"runs\": ["
+		"{\"kernel\": {\"label\": \"base\", \"patches\": [{\"file\": \"0001-k.patch\", "
+		"\"sha256\": \"aa\", \"subject\": \"mm: Kconfig prompts\"}]}},"
+		"{\"kernel\": {\"label\": \"fix\", \"patches\": [{\"file\": \"0001-k.patch\", "
+		"\"sha256\": \"aa\", \"subject\": \"mm: Kconfig prompts\"}, {\"file\": \"a.patch\", "
+		"\"sha256\": \"bb\", \"subject\": \"mm: fault once\"}, {\"file\": \"b.patch\", "
+		"\"sha256\": \"cc\", \"subject\": null}]}}]}", 0, NULL);
+	char buf[200];
+
+	mail_patch_subject(rep, "base", "fix", buf, sizeof(buf));
+	tap_ok(!strcmp(buf, "mm: fault once (+1 more)"), "the patch B adds, by subject: \"%s\"", buf);
+	mail_patch_subject(rep, "fix", "base", buf, sizeof(buf));
+	tap_ok(!buf[0], "nothing added: no subject (\"%s\")", buf);
+}
+
 static void headers(void)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -281,5 +300,6 @@ int main(void)
 	bisect_refused();
 	hostile_subject();
 	ab_golden();
+	patch_subjects();
 	return tap_done();
 }
