@@ -5,9 +5,11 @@
 #include <limits.h>
 #include <microhttpd.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "core/slurmfmt.h"
@@ -250,6 +252,28 @@ static json_t *body_json(struct MHD_Connection *conn, const struct api_req *req,
 	return j;
 }
 
+/* Who is at the other end of the unix socket: its peer's user ("" when unknown, and on TCP,
+ * where the token says who may, not who is). */
+static void peer_user(const struct api_listener *l, struct MHD_Connection *conn, char *out,
+		      size_t len)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct passwd pw, *res = NULL;
+	struct ucred uc;
+	socklen_t sl = sizeof(uc);
+	char buf[1024];
+
+	out[0] = 0;
+	if (l->token[0] || !ci ||
+	    getsockopt(ci->connect_fd, SOL_SOCKET, SO_PEERCRED, &uc, &sl) < 0 || sl != sizeof(uc))
+		return;
+	if (getpwuid_r(uc.uid, &pw, buf, sizeof(buf), &res) == 0 && res)
+		snprintf(out, len, "%s", res->pw_name);
+	else
+		snprintf(out, len, "uid %u", (unsigned)uc.uid);
+}
+
 static enum MHD_Result post_job(const struct api_listener *l, struct MHD_Connection *conn,
 				const struct api_req *req)
 {
@@ -258,7 +282,7 @@ static enum MHD_Result post_job(const struct api_listener *l, struct MHD_Connect
 	_cleanup_json_ json_t *j = NULL;
 	struct job job;
 	enum MHD_Result res;
-	char dir[PATH_MAX], out_dir[PATH_MAX + 16], msg[1200];
+	char dir[PATH_MAX], out_dir[PATH_MAX + 16], msg[1200], who[128];
 	const char *klass;
 	int64_t id = 0;
 	int r;
@@ -288,6 +312,10 @@ static enum MHD_Result post_job(const struct api_listener *l, struct MHD_Connect
 		fs_rm_rf(dir);
 		return respond_queue_error(conn, r, &err);
 	}
+	/* The pages' "who"; the job is in the queue either way. */
+	peer_user(l, conn, who, sizeof(who));
+	if (who[0])
+		queue_set_submitter(ctx->q, id, who, &err);
 	return respond_json(conn, MHD_HTTP_CREATED,
 			    json_pack("{s:I, s:s}", "id", (json_int_t)id, "state", "queued"));
 }
