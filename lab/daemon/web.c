@@ -152,14 +152,16 @@ static int page_job(const struct api_ctx *ctx, const char *rest, struct web_answ
 
 static int page_trends(const struct api_ctx *ctx, struct web_answer *a)
 {
-	_cleanup_json_ json_t *series = NULL;
+	_cleanup_json_ json_t *series = NULL, *alerts = NULL;
 	struct lab_error err = { 0 };
 	char *page = NULL;
 	int r = labdata_series(ctx->state_dir, &series, &err);
 
+	if (r == 0)
+		r = labdata_alerts(ctx->state_dir, -1, &alerts, &err);
 	if (r < 0)
 		return answer_data_error(a, r, &err);
-	r = webpage_trends(series, &page);
+	r = webpage_trends(series, alerts, &page);
 	return answer_page(a, MHD_HTTP_OK, r, page);
 }
 

@@ -87,6 +87,13 @@ static void td(struct strbuf *sb, const char *s)
 	strbuf_append(sb, "</td>");
 }
 
+/* The markup lit, then the text s escaped. */
+static void lit_text(struct strbuf *sb, const char *lit, const char *s)
+{
+	strbuf_append(sb, lit);
+	html_escape(sb, s);
+}
+
 /* A paragraph of class cls saying s. */
 static void para(struct strbuf *sb, const char *cls, const char *s)
 {
@@ -370,13 +377,10 @@ int webpage_job(const json_t *view, char **out)
 static void series_title(struct strbuf *sb, const json_t *s)
 {
 	html_escape(sb, str(s, "workload"));
-	strbuf_append(sb, " ");
-	html_escape(sb, str(s, "metric"));
+	lit_text(sb, " ", str(s, "metric"));
 	strbuf_appendf(sb, " @%lld tasks", num(s, "tasks", 0));
-	strbuf_append(sb, " (");
-	html_escape(sb, str(s, "topology"));
-	strbuf_append(sb, ", ");
-	html_escape(sb, str(s, "timing"));
+	lit_text(sb, " (", str(s, "topology"));
+	lit_text(sb, ", ", str(s, "timing"));
 	strbuf_append(sb, ")");
 }
 
@@ -453,8 +457,7 @@ static void svg_chart(struct strbuf *sb, const json_t *s)
 		html_escape(sb, str(p, "created"));
 		strbuf_appendf(sb, ": %.6g (", v);
 		html_escape(sb, str(p, "kernel"));
-		strbuf_append(sb, ", ");
-		html_escape(sb, str(p, "report"));
+		lit_text(sb, ", ", str(p, "report"));
 		strbuf_append(sb, ")</title></circle>\n");
 	}
 	strbuf_append(sb, "</svg>\n");
@@ -462,7 +465,43 @@ static void svg_chart(struct strbuf *sb, const json_t *s)
 #undef SY
 }
 
-int webpage_trends(const json_t *series, char **out)
+/* The alerts nightly raised on this series: theirs is named "WORKLOAD.METRIC@TASKS#HASH" (the
+ * hash of the ledger's own key, which the index does not keep), so a series' alerts are those
+ * of its job with that prefix; two series that differ only in their parameters share them. */
+static void series_alerts(struct strbuf *sb, const json_t *s, const json_t *alerts)
+{
+	const json_t *pts = json_object_get(s, "points"), *a;
+	const char *job = str(json_array_get(pts, 0), "job");
+	char prefix[600];
+	size_t i;
+	int n = 0;
+
+	snprintf(prefix, sizeof(prefix), "%s.%s@%lld#", str(s, "workload") ? str(s, "workload") : "",
+		 str(s, "metric") ? str(s, "metric") : "", num(s, "tasks", 0));
+	json_array_foreach(json_object_get(alerts, "alerts"), i, a) {
+		const char *sid = str(a, "series"), *ajob = str(a, "job");
+		const json_t *pct = json_object_get(a, "change_pct");
+
+		if (!sid || strncmp(sid, prefix, strlen(prefix)) || !job || !ajob || strcmp(job, ajob))
+			continue;
+		strbuf_append(sb, n++ ? "" : "<ul class=\"alerts\">\n");
+		strbuf_appendf(sb, "<li><a href=\"/ui/alerts?show=all#alert-%lld\">alert %lld</a>: ",
+			       num(a, "id", 0), num(a, "id", 0));
+		html_escape(sb, str(a, "direction"));
+		if (json_is_number(pct))
+			strbuf_appendf(sb, " %+.1f %%", json_number_value(pct));
+		lit_text(sb, ", night ", str(a, "night"));
+		lit_text(sb, " (", str(a, "commit"));
+		lit_text(sb, "), ", str(a, "state"));
+		if (str(a, "culprit"))
+			lit_text(sb, "; its bisection: ", str(a, "culprit"));
+		strbuf_append(sb, "</li>\n");
+	}
+	if (n)
+		strbuf_append(sb, "</ul>\n");
+}
+
+int webpage_trends(const json_t *series, const json_t *alerts, char **out)
 {
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
 	const json_t *list = json_object_get(series, "series"), *s, *c;
@@ -501,6 +540,7 @@ int webpage_trends(const json_t *series, char **out)
 		}
 		if (str(s, "outside_model"))
 			para(&sb, "note", str(s, "outside_model"));
+		series_alerts(&sb, s, alerts);
 		strbuf_append(&sb, "</section>\n");
 	}
 	return page_close(&sb, 0, 0, 0, out);

@@ -33,8 +33,9 @@ void webpage_progress(const json_t *job, const json_t *events, const json_t *pas
 int webpage_queue(const json_t *view, char **out);
 /* A job: view {"job", "events" (its log tail), "past", "last", "now"}. */
 int webpage_job(const json_t *view, char **out);
-/* The trends: labdata_series()'s JSON. */
-int webpage_trends(const json_t *series, char **out);
+/* The trends: labdata_series()'s JSON, and under each series the alerts (labdata_alerts()'s
+ * JSON, every state) nightly raised on it: the confirmed changes and their bisections. */
+int webpage_trends(const json_t *series, const json_t *alerts, char **out);
 /* The alerts: labdata_alerts()'s JSON, show the state listed ("new", ..., "all"), note a line
  * to say above the table (NULL none: what a form just did). */
 int webpage_alerts(const json_t *alerts, const char *show, const char *note, char **out);

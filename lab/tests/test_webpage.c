@@ -124,28 +124,40 @@ static void pages(void)
 		char created[32];
 
 		snprintf(created, sizeof(created), "2026-12-0%dT01:00:00Z", i + 1);
-		json_array_append_new(pts, json_pack("{s:s, s:f, s:s, s:o}", "created", created,
+		json_array_append_new(pts, json_pack("{s:s, s:f, s:s, s:o, s:s}", "created", created,
 						     "mean", i < 3 ? 1000.0 + i : 700.0 + i, "report",
-						     "r\"1<x>", "kernel", bad("v6.12<b>\xff")));
+						     "r\"1<x>", "kernel", bad("v6.12<b>\xff"), "job",
+						     "pft-nightly"));
 	}
 	series = json_pack("{s:s, s:[{s:s, s:o, s:s, s:i, s:s, s:s, s:s, s:o, s:[{s:i, s:f}]}]}",
 			   "schema", "numalab.history-series/1", "series", "workload", "pft", "metric",
 			   bad("faults_per_s<script>"), "topology", "4s-8c", "tasks", 8, "timing",
 			   "quantum", "better", "higher", "unit", "ops/s", "points", pts, "changes",
 			   "at", 3, "change_pct", -30.1);
-	tap_ok(webpage_trends(series, &tp) == 0, "the trends");
-	testutil_golden("web-trends.html", tp);
-	clean("trends", tp);
-	tap_ok(tp && strstr(tp, "<svg") && strstr(tp, "class=\"change\"") &&
-	       strstr(tp, "<circle") && !strstr(tp, "<script"),
-	       "an inline SVG chart with its points and its change point, no script");
-
 	alerts = json_pack("{s:s, s:[{s:i, s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:f, s:s, s:s, "
 			   "s:o, s:s}]}", "schema", "numalab.alerts/1", "alerts", "id", 3,
 			   "raised_at", "2026-12-07T01:00:00Z", "source", "mm", "job", "pft", "series",
 			   bad("pft.x@8\x1b[31m<i>#"), "night", "n04", "commit", "7f3c769c",
 			   "direction", "regression", "change_pct", -26.9, "state", "acknowledged",
 			   "who", "jane", "note", bad(EVIL " \xff"), "at", "2026-12-07T08:00:00Z");
+	/* One more, of the series the trends draw (its job and WORKLOAD.METRIC@TASKS#), with its
+	 * bisection's culprit. */
+	json_array_append_new(json_object_get(alerts, "alerts"),
+			      json_pack("{s:i, s:s, s:s, s:o, s:s, s:s, s:f, s:s, s:s}", "id", 4,
+					"job", "pft-nightly", "series",
+					"pft.faults_per_s<script>@8#fed041aa", "culprit",
+					bad("deadbeef<b>\xff"), "night", "n09", "commit", "89abcdef",
+					"change_pct", -30.1, "direction", "regression", "state",
+					"new"));
+	tap_ok(webpage_trends(series, alerts, &tp) == 0, "the trends");
+	testutil_golden("web-trends.html", tp);
+	clean("trends", tp);
+	tap_ok(tp && strstr(tp, "<svg") && strstr(tp, "class=\"change\"") &&
+	       strstr(tp, "<circle") && !strstr(tp, "<script"),
+	       "an inline SVG chart with its points and its change point, no script");
+	tap_ok(tp && strstr(tp, "alert-4\">alert 4</a>") && strstr(tp, "its bisection: deadbeef") &&
+	       !strstr(tp, "alert-3\""), "under it the alert of its series and job, not another's");
+
 	tap_ok(webpage_alerts(alerts, "all", "alert 3: acknowledged <b>", &ap) == 0, "the alerts");
 	testutil_golden("web-alerts.html", ap);
 	clean("alerts", ap);
