@@ -204,3 +204,28 @@ int labdata_past_jobs(struct queue *q, const char *name, json_t **out, struct la
 	*out = past;
 	return 0;
 }
+
+int labdata_positions(struct queue *q, json_t *jobs, struct lab_error *err)
+{
+	_cleanup_json_ json_t *queued = NULL, *counts = NULL;
+	json_int_t total;
+	json_t *j, *k;
+	size_t i, n;
+	int r = queue_list(q, QUEUE_QUEUED, 1000, &queued, err);
+
+	if (r == 0)
+		r = queue_counts(q, &counts, err);
+	if (r < 0)
+		return r;
+	/* The list is newest first: the job at index n is (total - n)th in line. */
+	total = json_integer_value(json_object_get(counts, "queued"));
+	json_array_foreach(jobs, i, j) {
+		json_int_t id = json_integer_value(json_object_get(j, "id"));
+
+		json_array_foreach(queued, n, k)
+			if (json_integer_value(json_object_get(k, "id")) == id &&
+			    json_object_set_new(j, "position", json_integer(total - (json_int_t)n)) < 0)
+				return -ENOMEM;
+	}
+	return 0;
+}

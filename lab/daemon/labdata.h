@@ -48,3 +48,8 @@ int labdata_job_tail(struct queue *q, int64_t id, json_t **out, int64_t *last,
 /* Up to LABDATA_MAX_PAST jobs named name that are done, newest first: what an estimate of a
  * running job of that name is made from.  An empty array for no name. */
 int labdata_past_jobs(struct queue *q, const char *name, json_t **out, struct lab_error *err);
+
+/* Each queued job of jobs (a list of the queue's, any order) gets "position": its place in
+ * line, 1 for the next the worker claims (the oldest queued), counted over the whole queue
+ * (not only the jobs listed).  Jobs further back than the 1000 newest queued get none. */
+int labdata_positions(struct queue *q, json_t *jobs, struct lab_error *err);

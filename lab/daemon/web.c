@@ -109,10 +109,12 @@ static int page_queue(const struct api_ctx *ctx, struct web_answer *a)
 	char *page = NULL;
 	int64_t last = 0, running = 0;
 	size_t i;
-	int r = view && run ? queue_list(ctx->q, -1, WEBPAGE_MAX_JOBS, &jobs, &err) : -ENOMEM;
+	int r = view && run ? queue_list(ctx->q, -1, WEBPAGE_MAX_JOBS + 1, &jobs, &err) : -ENOMEM;
 
 	if (r == 0)
 		r = json_object_set_new(view, "jobs", jobs) < 0 ? -ENOMEM : 0;
+	if (r == 0)
+		r = labdata_positions(ctx->q, jobs, &err);
 	/* The running job the worker claimed first (the oldest: the list is newest first). */
 	json_array_foreach(json_object_get(view, "jobs"), i, j) {
 		const char *st = json_string_value(json_object_get(j, "state"));

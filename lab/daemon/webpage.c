@@ -198,19 +198,6 @@ static void progress_html(struct strbuf *sb, const json_t *run)
 
 /* ---- the queue ------------------------------------------------------------------------- */
 
-/* A job's place in line: 1 for the next one the worker claims (the oldest queued). */
-static long long position(const json_t *jobs, const json_t *job)
-{
-	long long id = num(job, "id", 0), pos = 1;
-	const json_t *j;
-	size_t i;
-
-	json_array_foreach(jobs, i, j)
-		if (str(j, "state") && !strcmp(str(j, "state"), "queued") && num(j, "id", 0) < id)
-			pos++;
-	return pos;
-}
-
 int webpage_queue(const json_t *view, char **out)
 {
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
@@ -247,8 +234,8 @@ int webpage_queue(const json_t *view, char **out)
 		td(&sb, str(j, "who"));
 		td(&sb, str(j, "host_class"));
 		td(&sb, st);
-		if (st && !strcmp(st, "queued"))
-			strbuf_appendf(&sb, "<td>%lld</td>", position(jobs, j));
+		if (num(j, "position", 0) > 0)
+			strbuf_appendf(&sb, "<td>%lld</td>", num(j, "position", 0));
 		else
 			td(&sb, NULL);
 		td(&sb, str(j, "backend_id"));

@@ -28,8 +28,9 @@ void webpage_progress(const json_t *job, const json_t *events, const json_t *pas
 		      const char *now, struct webpage_progress *out);
 
 /* Each makes a whole page into *out (to free): 0 or -ENOMEM.
- * The queue: view {"jobs": [JOB...] (newest first), "running": {"job", "events", "past",
- * "last"} or null, "now", "last" (the event log's highest seq: where the page follows from)}. */
+ * The queue: view {"jobs": [JOB...] (newest first; a queued one with its "position" in line,
+ * labdata_positions), "running": {"job", "events", "past", "last"} or null, "now", "last"
+ * (the event log's highest seq: where the page follows from)}. */
 int webpage_queue(const json_t *view, char **out);
 /* A job: view {"job", "events" (its log tail), "past", "last", "now"}. */
 int webpage_job(const json_t *view, char **out);

@@ -98,8 +98,12 @@ static void pages(void)
 	json_t *jobs = json_array(), *pts = json_array();
 
 	json_array_append(jobs, json_object_get(run, "job"));
-	json_array_append_new(jobs, job(8, "queued", NULL, NULL, -1, 0));
-	json_array_append_new(jobs, job(9, "queued", NULL, NULL, -1, 0));
+	json_array_append_new(jobs, json_pack("{s:I, s:s, s:s, s:I, s:I}", "id", (json_int_t)9, "name",
+					      "c", "state", "queued", "runs_done", (json_int_t)0,
+					      "position", (json_int_t)2));
+	json_array_append_new(jobs, json_pack("{s:I, s:s, s:s, s:I, s:I}", "id", (json_int_t)8, "name",
+					      "b", "state", "queued", "runs_done", (json_int_t)0,
+					      "position", (json_int_t)1));
 	json_array_append_new(jobs, job(5, "done", "2026-12-06T11:00:00Z", "2026-12-06T11:06:40Z",
 					4, 4));
 	qv = json_pack("{s:o, s:O, s:I}", "jobs", jobs, "running", run, "last", (json_int_t)14);
@@ -107,7 +111,7 @@ static void pages(void)
 	testutil_golden("web-queue.html", q);
 	clean("queue", q);
 	tap_ok(q && strstr(q, "<td>queued</td><td>1</td>") && strstr(q, "<td>queued</td><td>2</td>"),
-	       "the queued jobs' positions: 8 is next, then 9");
+	       "the queued jobs' positions as the view gives them");
 	tap_ok(webpage_job(run, &jp) == 0, "a running job");
 	testutil_golden("web-job-running.html", jp);
 	clean("running job", jp);
