@@ -186,23 +186,9 @@ int labdata_job_tail(struct queue *q, int64_t id, json_t **out, int64_t *last,
 
 int labdata_past_jobs(struct queue *q, const char *name, json_t **out, struct lab_error *err)
 {
-	_cleanup_json_ json_t *done = NULL;
-	json_t *past = json_array(), *j;
-	size_t i;
-	int r = name ? queue_list(q, QUEUE_DONE, 1000, &done, err) : 0;
-
-	if (r < 0 || !past) {
-		json_decref(past);
-		return r < 0 ? r : -ENOMEM;
-	}
-	json_array_foreach(done, i, j) {
-		const char *n = json_string_value(json_object_get(j, "name"));
-
-		if (n && !strcmp(n, name) && json_array_size(past) < LABDATA_MAX_PAST)
-			json_array_append(past, j);
-	}
-	*out = past;
-	return 0;
+	if (!name)
+		return (*out = json_array()) ? 0 : -ENOMEM;
+	return queue_list_named(q, QUEUE_DONE, name, LABDATA_MAX_PAST, out, err);
 }
 
 int labdata_positions(struct queue *q, json_t *jobs, struct lab_error *err)

@@ -45,8 +45,8 @@ int labdata_series(const char *state_dir, json_t **out, struct lab_error *err);
 int labdata_job_tail(struct queue *q, int64_t id, json_t **out, int64_t *last,
 		     struct lab_error *err);
 
-/* Up to LABDATA_MAX_PAST jobs named name that are done, newest first: what an estimate of a
- * running job of that name is made from.  An empty array for no name. */
+/* Up to LABDATA_MAX_PAST jobs named name that are done, newest first (queue_list_named): what
+ * an estimate of a running job of that name is made from.  An empty array for no name. */
 int labdata_past_jobs(struct queue *q, const char *name, json_t **out, struct lab_error *err);
 
 /* Each queued job of jobs (a list of the queue's, any order) gets "position": its place in

@@ -443,6 +443,17 @@ int queue_list(struct queue *q, int state, unsigned limit, json_t **out, struct 
 			 job_cols, NR_JOB_COLS - 1, out, err);
 }
 
+int queue_list_named(struct queue *q, enum queue_state state, const char *name, unsigned limit,
+		     json_t **out, struct lab_error *err)
+{
+	if ((unsigned)state >= NR_STATES)
+		return error_set(err, "", "unknown state %d", (int)state);
+	return read_rows(q, JOB_COLS " WHERE state = ?1 AND name = ?2 ORDER BY id DESC LIMIT ?3",
+			 VALS(VTEXT(state_names[state]), VTEXT(name),
+			      VINT(limit ? limit : QUEUE_LIMIT)),
+			 job_cols, NR_JOB_COLS - 1, out, err);
+}
+
 static int claim(struct queue *q, int64_t *id, json_t **job, struct lab_error *err)
 {
 	static const struct queue_db_col cols[] = { { "id", QUEUE_DB_VALUE },

@@ -67,6 +67,10 @@ int queue_get(struct queue *q, int64_t id, int with_job, json_t **out, struct la
 /* Jobs (a JSON array of what queue_get makes, without "job"), newest first, at most limit
  * (0: 1000), only those in state when state >= 0 (-EINVAL for no state). */
 int queue_list(struct queue *q, int state, unsigned limit, json_t **out, struct lab_error *err);
+/* The same of the jobs named name in state, newest first, at most limit (0: 1000): what the
+ * pages' estimate of a running job is made from (without listing every other job). */
+int queue_list_named(struct queue *q, enum queue_state state, const char *name, unsigned limit,
+		     json_t **out, struct lab_error *err);
 
 /* The oldest queued job becomes running: *id and its stored job JSON (new reference), or
  * -ENOENT when none is queued.  Adds an event "started" (data null; also when a recovered job

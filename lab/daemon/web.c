@@ -76,6 +76,7 @@ static int answer_data_error(struct web_answer *a, int r, const struct lab_error
 /* A job's part of a view: its log tail, the past jobs of its name, where to follow from. */
 static int job_view(const struct api_ctx *ctx, json_t *view, int64_t id, struct lab_error *err)
 {
+	_cleanup_json_ json_t *running = json_string("running");
 	json_t *job = NULL, *tail = NULL, *past = NULL;
 	char now[CLOCK_ISO_LEN];
 	int64_t last = 0;
@@ -83,9 +84,12 @@ static int job_view(const struct api_ctx *ctx, json_t *view, int64_t id, struct 
 
 	if (r == 0)
 		r = labdata_job_tail(ctx->q, id, &tail, &last, err);
-	if (r == 0)
+	/* An estimate only for a running job: the others need no past. */
+	if (r == 0 && json_equal(json_object_get(job, "state"), running))
 		r = labdata_past_jobs(ctx->q, json_string_value(json_object_get(job, "name")), &past,
 				      err);
+	else if (r == 0 && !(past = json_array()))
+		r = -ENOMEM;
 	clock_utc_iso(now, sizeof(now));
 	if (r == 0 && (json_object_set_new(view, "job", job) < 0 ||
 		       json_object_set_new(view, "events", tail) < 0 ||
