@@ -8,7 +8,9 @@
 # is not UTF-8 into the log.  A seeded history (lab/tests/make-reports.py: 8 nights, then 6 at
 # 0.7x) for the trends, a seeded alert (test_alerts --seed) triaged with the page's form.  With
 # Chromium installed, each page is loaded headless through `lab web` and a screenshot kept in
-# $B/test-artifacts/web-*.png (the queue twice: the running job's progress between them).
+# $B/test-artifacts/web-*.png (the queue twice: the running job's progress between them).  As
+# root with Slurm installed, labd --backend slurm on integration-slurm's one-node cluster: the
+# queue shows a job's class, its Slurm job id and its progress.  About 40 s.
 # TAP; ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../../.."
@@ -20,6 +22,7 @@ ART=$B/test-artifacts
 mkdir -p "$ART"
 cleanup() {
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	[ -d "$tmp/cluster" ] && lab/tests/slurm-cluster.sh stop "$tmp/cluster" >/dev/null 2>&1
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -223,5 +226,33 @@ c=$(curl -s -o /dev/null -w '%{http_code}' -b "$ck" -H "Origin: $t" --data 'stat
 check "the page's own form with the cookie: 303 ($c)" test "$c" = 303
 kill -TERM "$labd_pid"
 wait "$labd_pid"
+
+# 10. With Slurm (the one-node cluster of integration-slurm, lab/tests/slurm-cluster.sh; root
+# only): the queue shows a job's class and its Slurm job id.
+if command -v slurmctld >/dev/null && [ "$(id -u)" = 0 ]; then
+	cluster=$tmp/cluster
+	chmod 755 "$tmp"
+	SLURM_CONF=$(lab/tests/slurm-cluster.sh start "$cluster" numalab-test 2>"$tmp/cluster.err")
+	ok $? "a one-node Slurm cluster on localhost"
+	export SLURM_CONF
+	state4=$tmp/state4
+	mkdir -p "$state4"
+	: >"$tmp/gate-web-s"
+	start_labd "$state4" --lab "$fake" --backend slurm --slurm-node-state "$state4" --grace 0
+	ok $? "labd --backend slurm starts"
+	s1=$(jq '.name = "web-s"' configs/quick.json | api --data-binary @- 'http://labd/v1/jobs?class=numalab-test' | jq -r .id)
+	check "job $s1 runs in Slurm, held in its first run" until_n 60 started_runs "$s1" 1
+	sid=$(api "http://labd/v1/jobs/$s1" | jq -r .backend_id)
+	page /ui/ >/dev/null
+	has "$tmp/page" "jobs/$s1\">$s1</a></td><td>web-s</td><td>$me</td><td>numalab-test</td><td>running</td><td>-</td><td>$sid</td>" "the queue: its class and its Slurm job id ($sid)"
+	has "$tmp/page" 'runs done: <b class="done">0</b>, to go: <b class="togo">3</b> of 3' "... its progress, as with the local worker"
+	go web-s 1; go web-s 2; go web-s 3
+	check "... and it ends" until_n 120 state_is "$s1" done
+	kill -TERM "$labd_pid"
+	wait "$labd_pid"
+	lab/tests/slurm-cluster.sh stop "$cluster" >/dev/null 2>&1
+else
+	echo "# no Slurm here (or not root): the Slurm part left out"
+fi
 diag "$tmp/labd.log" | tail -3
 finish
