@@ -665,13 +665,19 @@ static enum MHD_Result route(const struct api_listener *l, struct MHD_Connection
 	return respond_error(conn, MHD_HTTP_NOT_FOUND, NULL, "no such resource: %.200s", url);
 }
 
-/* Whether a request announces a body larger than the API takes. */
-static int announced_too_large(struct MHD_Connection *conn)
+/* The largest body url takes: a page's form is small. */
+static size_t body_max(const char *url)
+{
+	return web_is_page(url) ? WEB_MAX_FORM : API_MAX_BODY;
+}
+
+/* Whether a request announces a body larger than url takes. */
+static int announced_too_large(struct MHD_Connection *conn, const char *url)
 {
 	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 						     MHD_HTTP_HEADER_CONTENT_LENGTH);
 
-	return apireq_length_over(cl, API_MAX_BODY);
+	return apireq_length_over(cl, body_max(url));
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
@@ -693,13 +699,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 			return respond_error(conn, MHD_HTTP_UNAUTHORIZED, NULL,
 					     "a bearer token is needed (Authorization: Bearer ...)");
 		/* Refused before it is read: the connection is closed after the answer. */
-		if (announced_too_large(conn))
+		if (announced_too_large(conn, url))
 			return respond_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, NULL,
-					     "body: larger than %u bytes", API_MAX_BODY);
+					     "body: larger than %zu bytes", body_max(url));
 		return MHD_YES;
 	}
 	if (*upload_size > 0) {
-		if (!req->too_large && req->len + *upload_size <= API_MAX_BODY) {
+		if (!req->too_large && req->len + *upload_size <= body_max(url)) {
 			char *b = realloc(req->body, req->len + *upload_size + 1);
 
 			if (!b)
