@@ -278,8 +278,10 @@ static int fwd_one(struct fwd *f, int fd)
 	if (!strcmp(h.method, "GET") && target_has_key(h.target, f->secret)) {
 		char extra[256];
 
+		/* Back to the page asked for, never elsewhere ("//host/..." would be). */
 		snprintf(extra, sizeof(extra), "Location: %.100s\r\nSet-Cookie: " WEB_COOKIE "=%s; "
-			 "Path=/; HttpOnly; SameSite=Strict\r\n", h.target, f->secret);
+			 "Path=/; HttpOnly; SameSite=Strict\r\n",
+			 h.target[1] == '/' || h.target[1] == '\\' ? "/ui/" : h.target, f->secret);
 		return say(fd, "303 See Other", extra, "in\n");
 	}
 	if (apireq_cookie(h.cookie, WEB_COOKIE, cookie, sizeof(cookie)) < 0 ||

@@ -547,7 +547,7 @@ static enum MHD_Result serve_page(const struct api_listener *l, struct MHD_Conne
 		.method = method,
 		.url = url,
 		.show = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "show"),
-		.said = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "said"),
+		.set = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "set"),
 		.origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin"),
 		.host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST),
 		.body = req->body,

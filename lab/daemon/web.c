@@ -25,6 +25,7 @@
 #include "util/cleanup.h"
 #include "util/clock.h"
 #include "util/fs.h"
+#include "util/text.h"
 
 #define HTML "text/html; charset=utf-8"
 /* The assets are small; anything larger is not ours. */
@@ -186,7 +187,8 @@ static int page_alerts(const struct api_ctx *ctx, const struct web_request *rq,
 {
 	_cleanup_json_ json_t *alerts = NULL;
 	struct lab_error err = { 0 };
-	char *page = NULL;
+	char *page = NULL, said[64] = "";
+	int64_t set;
 	int state = show_state(rq->show), r;
 
 	if (state == -2)
@@ -195,24 +197,10 @@ static int page_alerts(const struct api_ctx *ctx, const struct web_request *rq,
 	r = labdata_alerts(ctx->state_dir, state, &alerts, &err);
 	if (r < 0)
 		return answer_data_error(a, r, &err);
-	r = webpage_alerts(alerts, rq->show ? rq->show : "new", rq->said, &page);
+	if (rq->set && apireq_id(rq->set, strlen(rq->set), &set) == 0)
+		snprintf(said, sizeof(said), "alert %lld was set", (long long)set);
+	r = webpage_alerts(alerts, rq->show ? rq->show : "new", said[0] ? said : NULL, &page);
 	return answer_page(a, MHD_HTTP_OK, r, page);
-}
-
-/* s percent-encoded (all but letters and digits) for a URL's query, cut to fit. */
-static void url_encode(char *out, size_t len, const char *s)
-{
-	size_t o = 0;
-
-	for (; *s && o + 4 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
-			out[o++] = (char)c;
-		else
-			o += (size_t)snprintf(out + o, len - o, "%%%02X", c);
-	}
-	out[o] = 0;
 }
 
 /* POST /ui/alerts/ID, a form: its fields made the JSON body POST /v1/alerts/ID takes, read by
@@ -224,7 +212,7 @@ static int form_alert(const struct api_ctx *ctx, const struct web_request *rq, c
 	_cleanup_json_ json_t *j = json_object();
 	struct apireq_alert al;
 	struct lab_error err = { 0 };
-	char v[ALERT_NOTE_MAX + 1], show[32] = "new", msg[256], said[600];
+	char v[ALERT_NOTE_MAX + 1], show[32] = "new", msg[256];
 	int64_t id;
 	int r;
 
@@ -241,9 +229,11 @@ static int form_alert(const struct api_ctx *ctx, const struct web_request *rq, c
 			return answer_error(a, MHD_HTTP_BAD_REQUEST, "%s: %s", fields[i],
 					    r == -E2BIG ? "too long" : "malformed, or a control "
 								       "character in it");
+		if (r == 0 && !text_utf8_valid(v))
+			return answer_error(a, MHD_HTTP_BAD_REQUEST, "%s: not UTF-8", fields[i]);
 		/* An empty field of a form is a field not filled in. */
-		if (r == 0 && v[0])
-			json_object_set_new(j, fields[i], json_string(v));
+		if (r == 0 && v[0] && json_object_set_new(j, fields[i], json_string(v)) < 0)
+			return answer_error(a, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
 	}
 	if (apireq_form(rq->body ? rq->body : "", rq->len, "show", v, sizeof(v)) == 0 &&
 	    show_state(v) != -2)
@@ -256,14 +246,13 @@ static int form_alert(const struct api_ctx *ctx, const struct web_request *rq, c
 	if (r < 0)
 		return answer_error(a, r == -EINVAL ? MHD_HTTP_BAD_REQUEST
 						    : MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
-	snprintf(msg, sizeof(msg), "alert %lld: %s", (long long)id,
-		 alert_state_name((enum alert_state)al.state));
-	url_encode(said, sizeof(said), msg);
-	/* 303: the browser asks for the list with GET, and a reload does not post again. */
+	/* 303: the browser asks for the list with GET, and a reload does not post again.  The
+	 * list says which alert was set by its number alone: no text of a request is shown back
+	 * on a page. */
 	a->code = MHD_HTTP_SEE_OTHER;
 	a->type = "text/plain; charset=utf-8";
-	snprintf(a->location, sizeof(a->location), "/ui/alerts?show=%s&said=%s#alert-%lld", show,
-		 said, (long long)id);
+	snprintf(a->location, sizeof(a->location), "/ui/alerts?show=%s&set=%lld#alert-%lld", show,
+		 (long long)id, (long long)id);
 	a->body = strdup("see the alerts\n");
 	a->len = a->body ? strlen(a->body) : 0;
 	return 0;

@@ -16,7 +16,7 @@
 struct web_request {
 	const char *method, *url;
 	const char *show;          /* ?show= of /ui/alerts (NULL: new) */
-	const char *said;          /* ?said= of /ui/alerts: what the last form did, said back */
+	const char *set;           /* ?set=ID of /ui/alerts: the alert a form just set */
 	const char *origin, *host; /* the Origin and Host headers (NULL when absent) */
 	const char *body;          /* a form POST's (application/x-www-form-urlencoded) */
 	size_t len;

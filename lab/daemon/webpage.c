@@ -119,24 +119,28 @@ void webpage_progress(const json_t *job, const json_t *events, const json_t *pas
 	memset(out, 0, sizeof(*out));
 	out->runs_total = num(job, "runs_planned", -1);
 	out->runs_done = num(job, "runs_done", 0);
-	/* The events since the job's latest start say more than the queue's counters, which
-	 * the worker sets at the end of each run. */
+	/* The events say more than the queue's counters, which the worker sets at the end of
+	 * each run and starts again after a restart.  Run indices are the job's own (a resumed
+	 * job goes on from where it was cut short), so runs done are those before the latest
+	 * run that started, or up to the latest that ended: right also from a log tail cut
+	 * short. */
 	json_array_foreach(events, i, ev) {
 		const char *type = str(ev, "type");
 		const json_t *d = json_object_get(ev, "data");
+		long idx = (long)num(d, "index", -1);
 
 		if (!type)
 			continue;
-		if (!strcmp(type, "started")) {
-			out->runs_done = 0;
-			t_run = -1;
-		} else if (!strcmp(type, "run-started")) {
+		if (!strcmp(type, "run-started")) {
 			out->runs_total = num(d, "total", out->runs_total);
+			out->runs_done = idx > out->runs_done ? idx : out->runs_done;
 			if (iso_secs(str(ev, "time"), &t_run) < 0)
 				t_run = -1;
 		} else if (!strcmp(type, "run-ended")) {
 			out->runs_total = num(d, "total", out->runs_total);
-			out->runs_done++;
+			out->runs_done = idx + 1 > out->runs_done ? idx + 1 : out->runs_done;
+			t_run = -1;
+		} else if (!strcmp(type, "started") || !strcmp(type, "interrupted")) {
 			t_run = -1;
 		} else if (!strcmp(type, "progress") && str(d, "msg")) {
 			snprintf(out->step, sizeof(out->step), "%s", str(d, "msg"));

@@ -187,6 +187,17 @@ static void progress(void)
 	webpage_progress(json_object_get(without, "job"), json_object_get(without, "events"),
 			 json_object_get(without, "past"), "2026-12-07T10:02:00Z", &p);
 	tap_ok(!p.has_eta, "no finished job of its name: no estimate");
+	{
+		/* A resumed job's log tail that begins at its run 3 of 4: runs 0-2 are behind. */
+		_cleanup_json_ json_t *ev = json_pack("[{s:s, s:s, s:{s:i, s:i}}]", "type",
+						      "run-started", "time", "2026-12-07T10:00:00Z",
+						      "data", "index", 2, "total", 4);
+
+		webpage_progress(json_object_get(without, "job"), ev, NULL, "2026-12-07T10:02:00Z", &p);
+		tap_ok(p.runs_done == 2 && p.runs_total == 4,
+		       "runs done from the run indices, also from a tail cut short (%ld of %ld)",
+		       p.runs_done, p.runs_total);
+	}
 	tap_ok(webpage_job(without, &page) == 0 && strstr(page, "no estimate"),
 	       "... and the page says so");
 }

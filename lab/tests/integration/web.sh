@@ -124,10 +124,15 @@ c=$(page "/ui/alerts/$aid" --data 'state=acknowledged&bogus=1&note=a%0Ab')
 check "a note with a line break: 400 ($c)" test "$c" = 400
 c=$(curl -s -o /dev/null -w '%{http_code} %{redirect_url}' --unix-socket "$sock" -H 'Origin: http://labd' \
 	--data 'state=acknowledged&by=jane&show=all&note=%3Cscript%3Ex%3C%2Fscript%3E+%26+seen' "http://labd/ui/alerts/$aid")
-check "acknowledged with the form: 303 back to the list ($c)" bash -c "echo '$c' | grep -q '^303 http://labd/ui/alerts?show=all&said=alert'"
+check "acknowledged with the form: 303 back to the list ($c)" bash -c "echo '$c' | grep -q '^303 http://labd/ui/alerts?show=all&set=$aid#alert-$aid\$'"
 check "... lab history alerts says so, by jane, the note as typed" bash -c "$lab history alerts --state $state --show acknowledged --json | jq -e '.alerts[0].id == $aid and .alerts[0].who == \"jane\" and .alerts[0].note == \"<script>x</script> & seen\"'"
-c=$(page "/ui/alerts?show=all")
+c=$(page "/ui/alerts?show=all&set=$aid")
 has "$tmp/page" '<td>&lt;script&gt;x&lt;/script&gt; &amp; seen</td>' "... and the page shows the note as text"
+has "$tmp/page" "<p class=\"said\">alert $aid was set</p>" "... and which alert was set (by its number: no text of a request is said back)"
+c=$(page "/ui/alerts?set=%3Cb%3Ex")
+check "a set= that is not a number says nothing ($c)" bash -c "test $c = 200 && ! grep -q 'class=\"said\"' $tmp/page"
+c=$(page "/ui/alerts/$aid" --data 'state=invalid&note=%FF')
+check "a field that is not UTF-8: 400 ($c)" test "$c" = 400
 head -c 20000 /dev/zero | tr '\0' a >"$tmp/bigform"
 c=$(page "/ui/alerts/$aid" --data-binary @"$tmp/bigform")
 check "a form too large: 413 ($c)" test "$c" = 413
@@ -163,6 +168,8 @@ c=$(curl -s -o /dev/null -w '%{http_code}' -b "labweb=0123456789abcdef0123456789
 check "with a wrong key: 403 ($c)" test "$c" = 403
 c=$(curl -s -D "$tmp/hdr" -o /dev/null -w '%{http_code}' "$url")
 check "the URL printed: 303 with the key as a cookie ($c)" bash -c "test $c = 303 && grep -qi '^set-cookie: labweb=$key; Path=/; HttpOnly; SameSite=Strict' $tmp/hdr"
+c=$(curl -s -D "$tmp/hdr" -o /dev/null -w '%{http_code}' --path-as-is "$base//evil.example/?key=$key")
+check "the key on //HOST/...: back to /ui/, not to HOST ($c)" bash -c "test $c = 303 && grep -qi '^location: /ui/.\$' $tmp/hdr"
 c=$(curl -s -o "$tmp/fw" -w '%{http_code}' -b "labweb=$key" "$base/ui/")
 check "with the cookie: the queue ($c)" bash -c "test $c = 200 && grep -q '<h1>queue</h1>' $tmp/fw"
 c=$(curl -s -o /dev/null -w '%{http_code}' -b "labweb=$key" -H 'Origin: http://evil.example' --data-binary @configs/quick.json "$base/v1/jobs")
