@@ -80,11 +80,15 @@ static int job_view(const struct api_ctx *ctx, json_t *view, int64_t id, struct 
 	_cleanup_json_ json_t *running = json_string("running");
 	json_t *job = NULL, *tail = NULL, *past = NULL;
 	char now[CLOCK_ISO_LEN];
-	int64_t last = 0;
-	int r = queue_get(ctx->q, id, 0, &job, err);
+	int64_t last = 0, newest = 0;
+	/* Where the page follows from first (as page_queue's): what changes after is then
+	 * what wakes it. */
+	int r = queue_last_seq(ctx->q, &last, err);
 
 	if (r == 0)
-		r = labdata_job_tail(ctx->q, id, &tail, &last, err);
+		r = queue_get(ctx->q, id, 0, &job, err);
+	if (r == 0)
+		r = labdata_job_tail(ctx->q, id, &tail, &newest, err);
 	/* An estimate only for a running job: the others need no past. */
 	if (r == 0 && json_equal(json_object_get(job, "state"), running))
 		r = labdata_past_jobs(ctx->q, json_string_value(json_object_get(job, "name")), &past,
@@ -114,8 +118,12 @@ static int page_queue(const struct api_ctx *ctx, struct web_answer *a)
 	char *page = NULL;
 	int64_t last = 0, running = 0;
 	size_t i;
-	int r = view && run ? queue_list(ctx->q, -1, WEBPAGE_MAX_JOBS + 1, &jobs, &err) : -ENOMEM;
+	/* Where the page follows from is read first: an event while the rest is read is then
+	 * one the page has or one it is woken by, never one it misses. */
+	int r = view && run ? queue_last_seq(ctx->q, &last, &err) : -ENOMEM;
 
+	if (r == 0)
+		r = queue_list(ctx->q, -1, WEBPAGE_MAX_JOBS + 1, &jobs, &err);
 	if (r == 0)
 		r = json_object_set_new(view, "jobs", jobs) < 0 ? -ENOMEM : 0;
 	if (r == 0)
@@ -129,8 +137,6 @@ static int page_queue(const struct api_ctx *ctx, struct web_answer *a)
 	}
 	if (r == 0 && running > 0)
 		r = job_view(ctx, run, running, &err);
-	if (r == 0)
-		r = queue_last_seq(ctx->q, &last, &err);
 	if (r == 0 && (json_object_set(view, "running", running > 0 ? run : json_null()) < 0 ||
 		       json_object_set_new(view, "last", json_integer(last)) < 0))
 		r = -ENOMEM;
