@@ -8,7 +8,8 @@
 # is not UTF-8 into the log.  A seeded history (lab/tests/make-reports.py: 8 nights, then 6 at
 # 0.7x) for the trends, a seeded alert (test_alerts --seed) triaged with the page's form.  With
 # Chromium installed, each page is loaded headless through `lab web` and a screenshot kept in
-# $B/test-artifacts/web-*.png (the queue twice: the running job's progress between them).  As
+# $B/test-artifacts/web-*.png (the queue twice: the running job's progress between them), and
+# an open page follows the job live (lab/tests/web-live-check.py: the DevTools protocol).  As
 # root with Slurm installed, labd --backend slurm on integration-slurm's one-node cluster: the
 # queue shows a job's class, its Slurm job id and its progress.  About 40 s.
 # TAP; ends with "N passed, N failed".
@@ -187,7 +188,9 @@ if command -v chromium >/dev/null; then
 	shot() { chrome --screenshot="$ART/web-$1.png" "$base$2?key=$key" >/dev/null && test -s "$ART/web-$1.png"; }
 	check "chromium: the queue, one run done (web-queue-1.png)" shot queue-1 /ui/
 	chrome --dump-dom "$base/ui/?key=$key" >"$tmp/dom1"
-	go web-a 2
+	# Live: the open queue page, its run 2 let go, shows 2 runs done without a reload.
+	python3 lab/tests/web-live-check.py "$base/ui/?key=$key" '#running .done' "$tmp/go-web-a-2" 2 >"$tmp/live1"
+	ok $? "chromium: the open queue page follows the job live (web.js): $(cat "$tmp/live1")"
 	until_n 30 ended_runs "$j2" 2
 	check "chromium: the queue, two runs done (web-queue-2.png)" shot queue-2 /ui/
 	chrome --dump-dom "$base/ui/?key=$key" >"$tmp/dom2"
@@ -197,6 +200,10 @@ if command -v chromium >/dev/null; then
 	chrome --dump-dom "$base/ui/trends?key=$key" >"$tmp/dom3"
 	check "... 14 points drawn" test "$(grep -o '<circle class="point"' "$tmp/dom3" | wc -l)" = 14
 	check "chromium: the alerts (web-alerts.png)" shot alerts /ui/alerts
+	# Live: the open job page, its last run let go, shows the job done.
+	python3 lab/tests/web-live-check.py "$base/ui/jobs/$j2?key=$key" '#facts tr:nth-child(2) td' \
+		"$tmp/go-web-a-3" done >"$tmp/live2"
+	ok $? "chromium: the open job page follows it to its end: $(cat "$tmp/live2")"
 	echo "# screenshots: $(cd "$ART" && ls web-*.png | tr '\n' ' ')"
 else
 	echo "# chromium is not installed: no screenshots"
