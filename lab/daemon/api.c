@@ -557,7 +557,10 @@ static enum MHD_Result serve_page(const struct api_listener *l, struct MHD_Conne
 	struct web_answer a;
 	struct MHD_Response *resp;
 	enum MHD_Result r;
+	char peer[128];
 
+	peer_user(l, conn, peer, sizeof(peer));
+	rq.peer = peer;
 	web_serve(l->ctx, &rq, &a);
 	resp = MHD_create_response_from_buffer(a.len, a.body, MHD_RESPMEM_MUST_FREE);
 	if (!resp) {

@@ -246,7 +246,9 @@ static int form_alert(const struct api_ctx *ctx, const struct web_request *rq, c
 		snprintf(show, sizeof(show), "%s", v);
 	if (apireq_alert(j, &al, msg, sizeof(msg)) < 0)
 		return answer_error(a, MHD_HTTP_BAD_REQUEST, "%s", msg);
-	r = labdata_alert_set(ctx->state_dir, id, &al, "web", &err);
+	/* Who, when the form does not say: the socket's peer (lab web's user), else "web". */
+	r = labdata_alert_set(ctx->state_dir, id, &al, rq->peer && rq->peer[0] ? rq->peer : "web",
+			      &err);
 	if (r == -ENOENT)
 		return answer_error(a, MHD_HTTP_NOT_FOUND, "no such alert");
 	if (r < 0)

@@ -18,6 +18,7 @@ struct web_request {
 	const char *show;          /* ?show= of /ui/alerts (NULL: new) */
 	const char *set;           /* ?set=ID of /ui/alerts: the alert a form just set */
 	const char *origin, *host; /* the Origin and Host headers (NULL when absent) */
+	const char *peer;          /* the unix socket's peer's user ("" unknown, and on TCP) */
 	const char *body;          /* a form POST's (application/x-www-form-urlencoded) */
 	size_t len;
 	int too_large;

@@ -132,6 +132,8 @@ has "$tmp/page" '<td>&lt;script&gt;x&lt;/script&gt; &amp; seen</td>' "... and th
 has "$tmp/page" "<p class=\"said\">alert $aid was set</p>" "... and which alert was set (by its number: no text of a request is said back)"
 c=$(page "/ui/alerts?set=%3Cb%3Ex")
 check "a set= that is not a number says nothing ($c)" bash -c "test $c = 200 && ! grep -q 'class=\"said\"' $tmp/page"
+c=$(page "/ui/alerts/$aid" --data 'state=invalid')
+check "a form that names no one: set by the socket's user ($c)" bash -c "test $c = 303 && $lab history alerts --state $state --show invalid --json | jq -e '.alerts[0].who == \"$me\"'"
 c=$(page "/ui/alerts/$aid" --data 'state=invalid&note=%FF')
 check "a field that is not UTF-8: 400 ($c)" test "$c" = 400
 head -c 20000 /dev/zero | tr '\0' a >"$tmp/bigform"
