@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "util/cleanup.h"
+#include "util/text.h"
 
 void html_escape(struct strbuf *sb, const char *s)
 {
@@ -17,7 +18,20 @@ void html_escape(struct strbuf *sb, const char *s)
 	for (; *s; s++) {
 		const char *rep = NULL;
 		unsigned char c = (unsigned char)*s;
+		size_t n;
 
+		/* A valid multi-byte character as it is; a byte of none (a guest's console, a
+		 * file name) as U+FFFD, so that the page stays UTF-8 and no byte can start a
+		 * sequence that swallows the markup after it.  The string ends in a NUL, which
+		 * no sequence takes: 4 bytes are never read beyond it. */
+		if (c >= 0x80) {
+			n = text_utf8_len((const unsigned char *)s, 4);
+			if (n > 1) {
+				s += n - 1;
+				continue;
+			}
+			rep = "\xef\xbf\xbd";
+		}
 		switch (c) {
 		case '&': rep = "&amp;"; break;
 		case '<': rep = "&lt;"; break;

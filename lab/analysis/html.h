@@ -4,7 +4,7 @@
 #include "util/strbuf.h"
 
 /* Append s (NULL: nothing) escaped for HTML text and attribute values; control characters
- * other than tab, newline and CR become U+FFFD. */
+ * other than tab, newline and CR, and bytes that are not valid UTF-8, become U+FFFD. */
 void html_escape(struct strbuf *sb, const char *s);
 /* Append the printf-formatted text escaped as a whole. */
 void html_escapef(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

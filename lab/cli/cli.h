@@ -76,6 +76,9 @@ int cmd_cancel(int argc, char **argv);
 void cmd_cancel_help(void);
 int cmd_logs(int argc, char **argv);
 void cmd_logs_help(void);
+/* lab web: labd's pages through a loopback port (cmd_web.c). */
+int cmd_web(int argc, char **argv);
+void cmd_web_help(void);
 /* Add a report `lab run` wrote to the history index in state_dir (lab history): best effort,
  * a failure is a warning on stderr, never the run's. */
 void cli_history_add(const char *state_dir, const char *report);

@@ -31,6 +31,7 @@ static const struct lab_cmd commands[] = {
 	LAB_CMD("bisect", "find the kernel commit that changed a job's figure", cmd_bisect),
 	LAB_CMD("nightly", "measure a branch head, check it against history, bisect regressions", cmd_nightly),
 	LAB_CMD("job", "labd's queue: job submit, list, status, logs, cancel", cmd_job, .group = 1),
+	LAB_CMD("web", "labd's pages in a browser: prints the URL, forwards a local port", cmd_web),
 	LAB_CMD("hosts", "this host, or a Slurm cluster's nodes: state, class, capacity", cmd_hosts),
 	LAB_CMD("doctor", "check this host and say how to fix what is missing", cmd_doctor),
 	LAB_CMD("version", "the lab's version and the commit it was built from", cmd_version),

@@ -5,19 +5,22 @@
 #include <limits.h>
 #include <microhttpd.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "core/slurmfmt.h"
 #include "daemon/api.h"
 #include "daemon/apireq.h"
+#include "daemon/labdata.h"
 #include "daemon/slurm.h"
+#include "daemon/web.h"
 #include "history/alerts.h"
 #include "run/jobload.h"
 #include "util/cleanup.h"
-#include "util/clock.h"
 #include "util/fs.h"
 #include "util/spawn.h"
 
@@ -127,6 +130,32 @@ static int token_ok(const struct api_listener *l, struct MHD_Connection *conn)
 	return apireq_bearer_ok(l->token, h);
 }
 
+/* A browser on the TCP listener holds the token in a cookie (page_login), which it also sends
+ * with requests other pages of the same site start.  So the cookie opens what cannot change
+ * anything, GETs, and the pages' own forms (web.c checks their Origin); the JSON API's POSTs
+ * still need the Authorization header, which no other page can make a browser send. */
+static int cookie_ok(const struct api_listener *l, struct MHD_Connection *conn, const char *url,
+		     const char *method)
+{
+	const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Cookie");
+	char tok[256];
+
+	if (apireq_cookie(h, WEB_TOKEN_COOKIE, tok, sizeof(tok)) < 0 ||
+	    !apireq_token_eq(l->token, tok))
+		return 0;
+	return !strcmp(method, "GET") || (!strcmp(method, "POST") && web_is_page(url));
+}
+
+/* ?token=T on a page, T the token: the browser may keep it (page_login). */
+static int login_ok(const struct api_listener *l, struct MHD_Connection *conn, const char *url,
+		    const char *method)
+{
+	const char *t = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "token");
+
+	return t && !strcmp(method, "GET") && web_is_page(url) && apireq_cookie_safe(l->token) &&
+	       apireq_token_eq(l->token, t);
+}
+
 /* ---- routes ----------------------------------------------------------------------------- */
 
 static enum MHD_Result get_health(const struct api_listener *l, struct MHD_Connection *conn)
@@ -223,6 +252,28 @@ static json_t *body_json(struct MHD_Connection *conn, const struct api_req *req,
 	return j;
 }
 
+/* Who is at the other end of the unix socket: its peer's user ("" when unknown, and on TCP,
+ * where the token says who may, not who is). */
+static void peer_user(const struct api_listener *l, struct MHD_Connection *conn, char *out,
+		      size_t len)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct passwd pw, *res = NULL;
+	struct ucred uc;
+	socklen_t sl = sizeof(uc);
+	char buf[1024];
+
+	out[0] = 0;
+	if (l->token[0] || !ci ||
+	    getsockopt(ci->connect_fd, SOL_SOCKET, SO_PEERCRED, &uc, &sl) < 0 || sl != sizeof(uc))
+		return;
+	if (getpwuid_r(uc.uid, &pw, buf, sizeof(buf), &res) == 0 && res)
+		snprintf(out, len, "%s", res->pw_name);
+	else
+		snprintf(out, len, "uid %u", (unsigned)uc.uid);
+}
+
 static enum MHD_Result post_job(const struct api_listener *l, struct MHD_Connection *conn,
 				const struct api_req *req)
 {
@@ -231,7 +282,7 @@ static enum MHD_Result post_job(const struct api_listener *l, struct MHD_Connect
 	_cleanup_json_ json_t *j = NULL;
 	struct job job;
 	enum MHD_Result res;
-	char dir[PATH_MAX], out_dir[PATH_MAX + 16], msg[1200];
+	char dir[PATH_MAX], out_dir[PATH_MAX + 16], msg[1200], who[128];
 	const char *klass;
 	int64_t id = 0;
 	int r;
@@ -261,6 +312,10 @@ static enum MHD_Result post_job(const struct api_listener *l, struct MHD_Connect
 		fs_rm_rf(dir);
 		return respond_queue_error(conn, r, &err);
 	}
+	/* The pages' "who"; the job is in the queue either way. */
+	peer_user(l, conn, who, sizeof(who));
+	if (who[0])
+		queue_set_submitter(ctx->q, id, who, &err);
 	return respond_json(conn, MHD_HTTP_CREATED,
 			    json_pack("{s:I, s:s}", "id", (json_int_t)id, "state", "queued"));
 }
@@ -422,42 +477,23 @@ static enum MHD_Result get_events(const struct api_listener *l, struct MHD_Conne
 			    json_pack("{s:o, s:I}", "events", ev, "last", (json_int_t)last));
 }
 
-/* ---- alerts: nightly's, in the history index (history/alerts.h) --------------------------- */
-
-/* At most this many alerts in one answer (newest first): bounded whatever the index holds. */
-#define API_MAX_ALERTS 1000
-
-static int open_history(const struct api_ctx *ctx, struct history **h, struct lab_error *err)
-{
-	char db[PATH_MAX + 32];
-
-	snprintf(db, sizeof(db), "%s/%s", ctx->state_dir, HISTORY_DB_NAME);
-	return history_open(db, 0, h, err);
-}
+/* ---- alerts and trends: the history index's, through labdata.h (as the pages) -------- */
 
 /* GET /v1/alerts[?show=new|acknowledged|invalid|fixed|all] (default new). */
 static enum MHD_Result get_alerts(const struct api_listener *l, struct MHD_Connection *conn)
 {
 	const char *show = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "show");
 	int state = show && strcmp(show, "all") ? alert_state_from_name(show) : show ? -1 : 0;
-	struct history_alert *a = NULL;
 	struct lab_error err = { 0 };
-	struct history *h = NULL;
-	size_t n = 0;
-	json_t *j;
+	json_t *j = NULL;
 	int r;
 
 	if (show && strcmp(show, "all") && state < 0)
 		return respond_error(conn, MHD_HTTP_BAD_REQUEST, "show",
 				     "show: new, acknowledged, invalid, fixed or all");
-	r = open_history(l->ctx, &h, &err);
-	if (r == 0)
-		r = history_alerts_list(h, state, &a, &n, &err);
-	history_close(h);
-	if (r < 0 && r != -ENOENT)
+	r = labdata_alerts(l->ctx->state_dir, state, &j, &err);
+	if (r < 0)
 		return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "%s", err.msg);
-	j = history_alerts_json(a, n < API_MAX_ALERTS ? n : API_MAX_ALERTS);
-	free(a);
 	return respond_json(conn, MHD_HTTP_OK, j);
 }
 
@@ -468,9 +504,8 @@ static enum MHD_Result post_alert(const struct api_listener *l, struct MHD_Conne
 	_cleanup_json_ json_t *j = NULL;
 	struct apireq_alert a;
 	struct lab_error err = { 0 };
-	struct history *h = NULL;
 	enum MHD_Result res;
-	char msg[256], at[CLOCK_ISO_LEN];
+	char msg[256];
 	int64_t id;
 	int r;
 
@@ -480,12 +515,7 @@ static enum MHD_Result post_alert(const struct api_listener *l, struct MHD_Conne
 		return res;
 	if (apireq_alert(j, &a, msg, sizeof(msg)) < 0)
 		return respond_error(conn, MHD_HTTP_BAD_REQUEST, NULL, "%s", msg);
-	clock_utc_iso(at, sizeof(at));
-	r = open_history(l->ctx, &h, &err);
-	if (r == 0)
-		r = history_alert_set(h, id, (enum alert_state)a.state, a.by ? a.by : "api", a.note,
-				      a.commit, at, &err);
-	history_close(h);
+	r = labdata_alert_set(l->ctx->state_dir, id, &a, "api", &err);
 	if (r == -ENOENT)
 		return respond_error(conn, MHD_HTTP_NOT_FOUND, NULL, "no such alert");
 	if (r == -EINVAL)
@@ -494,6 +524,84 @@ static enum MHD_Result post_alert(const struct api_listener *l, struct MHD_Conne
 		return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "%s", err.msg);
 	return respond_json(conn, MHD_HTTP_OK, json_pack("{s:I, s:s}", "id", (json_int_t)id,
 							 "state", alert_state_name(a.state)));
+}
+
+/* GET /v1/trends: the series the trends page draws, with their change points. */
+static enum MHD_Result get_trends(const struct api_listener *l, struct MHD_Connection *conn)
+{
+	struct lab_error err = { 0 };
+	json_t *j = NULL;
+	int r = labdata_series(l->ctx->state_dir, &j, &err);
+
+	if (r < 0)
+		return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "%s", err.msg);
+	return respond_json(conn, MHD_HTTP_OK, j);
+}
+
+/* ---- pages (web.h) ---------------------------------------------------------------------- */
+
+static enum MHD_Result serve_page(const struct api_listener *l, struct MHD_Connection *conn,
+				  const char *url, const char *method, const struct api_req *req)
+{
+	struct web_request rq = {
+		.method = method,
+		.url = url,
+		.show = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "show"),
+		.set = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "set"),
+		.origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin"),
+		.host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST),
+		.body = req->body,
+		.len = req->len,
+		.too_large = req->too_large || req->len > WEB_MAX_FORM,
+	};
+	struct web_answer a;
+	struct MHD_Response *resp;
+	enum MHD_Result r;
+	char peer[128];
+
+	peer_user(l, conn, peer, sizeof(peer));
+	rq.peer = peer;
+	web_serve(l->ctx, &rq, &a);
+	resp = MHD_create_response_from_buffer(a.len, a.body, MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		free(a.body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, a.type);
+	MHD_add_response_header(resp, "Cache-Control", "no-store");
+	/* The pages load nothing from elsewhere and are framed by no one. */
+	MHD_add_response_header(resp, "Content-Security-Policy",
+				"default-src 'self'; style-src 'self'; img-src 'self' data:; "
+				"frame-ancestors 'none'; form-action 'self'");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	if (a.location[0])
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, a.location);
+	r = MHD_queue_response(conn, a.code, resp);
+	MHD_destroy_response(resp);
+	return r;
+}
+
+/* GET /ui/...?token=T on TCP: the token checked, kept by the browser in a cookie (HttpOnly,
+ * SameSite=Strict: never sent with a request another site starts), and the page asked again
+ * without it in its address. */
+static enum MHD_Result page_login(const struct api_listener *l, struct MHD_Connection *conn,
+				  const char *url)
+{
+	char cookie[400];
+	struct MHD_Response *resp = MHD_create_response_from_buffer(0, NULL,
+								    MHD_RESPMEM_PERSISTENT);
+	enum MHD_Result r;
+
+	if (!resp)
+		return MHD_NO;
+	snprintf(cookie, sizeof(cookie), "%s=%s; Path=/; HttpOnly; SameSite=Strict",
+		 WEB_TOKEN_COOKIE, l->token);
+	MHD_add_response_header(resp, "Set-Cookie", cookie);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, url);
+	MHD_add_response_header(resp, "Cache-Control", "no-store");
+	r = MHD_queue_response(conn, MHD_HTTP_SEE_OTHER, resp);
+	MHD_destroy_response(resp);
+	return r;
 }
 
 /* ---- dispatch --------------------------------------------------------------------------- */
@@ -547,6 +655,12 @@ static enum MHD_Result route(const struct api_listener *l, struct MHD_Connection
 		return is_get ? get_alerts(l, conn)
 			      : respond_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, NULL,
 					      "alerts takes GET");
+	if (!strcmp(url, "/v1/trends"))
+		return is_get ? get_trends(l, conn)
+			      : respond_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, NULL,
+					      "trends takes GET");
+	if (web_is_page(url))
+		return serve_page(l, conn, url, method, req);
 	if (!strncmp(url, "/v1/alerts/", 11))
 		return is_post ? post_alert(l, conn, url + 11, req)
 			       : respond_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, NULL,
@@ -554,13 +668,19 @@ static enum MHD_Result route(const struct api_listener *l, struct MHD_Connection
 	return respond_error(conn, MHD_HTTP_NOT_FOUND, NULL, "no such resource: %.200s", url);
 }
 
-/* Whether a request announces a body larger than the API takes. */
-static int announced_too_large(struct MHD_Connection *conn)
+/* The largest body url takes: a page's form is small. */
+static size_t body_max(const char *url)
+{
+	return web_is_page(url) ? WEB_MAX_FORM : API_MAX_BODY;
+}
+
+/* Whether a request announces a body larger than url takes. */
+static int announced_too_large(struct MHD_Connection *conn, const char *url)
 {
 	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 						     MHD_HTTP_HEADER_CONTENT_LENGTH);
 
-	return apireq_length_over(cl, API_MAX_BODY);
+	return apireq_length_over(cl, body_max(url));
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
@@ -576,17 +696,19 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		if (!req)
 			return MHD_NO;
 		*con_cls = req;
-		if (!token_ok(l, conn))
+		if (l->token[0] && login_ok(l, conn, url, method))
+			return page_login(l, conn, url);
+		if (!token_ok(l, conn) && !cookie_ok(l, conn, url, method))
 			return respond_error(conn, MHD_HTTP_UNAUTHORIZED, NULL,
 					     "a bearer token is needed (Authorization: Bearer ...)");
 		/* Refused before it is read: the connection is closed after the answer. */
-		if (announced_too_large(conn))
+		if (announced_too_large(conn, url))
 			return respond_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, NULL,
-					     "body: larger than %u bytes", API_MAX_BODY);
+					     "body: larger than %zu bytes", body_max(url));
 		return MHD_YES;
 	}
 	if (*upload_size > 0) {
-		if (!req->too_large && req->len + *upload_size <= API_MAX_BODY) {
+		if (!req->too_large && req->len + *upload_size <= body_max(url)) {
 			char *b = realloc(req->body, req->len + *upload_size + 1);
 
 			if (!b)

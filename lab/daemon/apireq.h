@@ -29,3 +29,20 @@ struct apireq_alert {
 };
 struct json_t;
 int apireq_alert(const struct json_t *j, struct apireq_alert *out, char *msg, size_t len);
+
+/* Whether given is token, in constant time in the token's content (an empty token needs
+ * none: 1). */
+int apireq_token_eq(const char *token, const char *given);
+/* The value of cookie name in a Cookie header (NULL when absent) into out: 0, -ENOENT when
+ * there is none, -E2BIG when it does not fit. */
+int apireq_cookie(const char *header, const char *name, char *out, size_t len);
+/* Whether s can be a cookie's value as labd sets it (RFC 6265's cookie-octets, no quotes):
+ * 1 or 0. */
+int apireq_cookie_safe(const char *s);
+/* Field name of an application/x-www-form-urlencoded body[0..len) into out, '+' and %XX
+ * decoded: 0, -ENOENT when absent, -EINVAL when malformed (a bad escape, a NUL or a control
+ * character decoded), -E2BIG when it does not fit.  The first of repeated fields counts. */
+int apireq_form(const char *body, size_t len, const char *name, char *out, size_t outlen);
+/* Whether a browser's Origin header is the page's own: "http://" + the Host header, exactly.
+ * 1, or 0 (also when either is missing). */
+int apireq_same_origin(const char *origin, const char *host);

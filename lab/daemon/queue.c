@@ -59,6 +59,9 @@ static const struct migration migrations[] = {
 	  "ALTER TABLE jobs ADD COLUMN host_class TEXT;"   /* asked for at submit; NULL: any */
 	  "ALTER TABLE jobs ADD COLUMN backend_id TEXT;"   /* e.g. the Slurm job id */
 	  "PRAGMA user_version = 2;" },
+	{ 3,
+	  "ALTER TABLE jobs ADD COLUMN submitted_by TEXT;" /* the submitter's user; NULL: unknown */
+	  "PRAGMA user_version = 3;" },
 };
 
 #define NR_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
@@ -123,11 +126,12 @@ static const struct queue_db_col job_cols[] = {
 	{ "runs_done", QUEUE_DB_VALUE }, { "exit", QUEUE_DB_VALUE },
 	{ "error", QUEUE_DB_VALUE },     { "cancel_requested", QUEUE_DB_BOOL },
 	{ "host_class", QUEUE_DB_VALUE }, { "backend_id", QUEUE_DB_VALUE },
+	{ "who", QUEUE_DB_VALUE },
 	{ "job", QUEUE_DB_JSON },        /* last: left out unless asked for */
 };
 #define JOB_COLS                                                                               \
 	"SELECT id, name, state, created, started, ended, out_dir, runs_planned, runs_done,"   \
-	" exit_code, error, cancel_requested, host_class, backend_id, job FROM jobs"
+	" exit_code, error, cancel_requested, host_class, backend_id, submitted_by, job FROM jobs"
 #define NR_JOB_COLS (sizeof(job_cols) / sizeof(job_cols[0]))
 
 static const struct queue_db_col event_cols[] = {
@@ -372,18 +376,31 @@ int queue_submit(struct queue *q, const json_t *job, const char *name, const cha
 	return end(q, r, err);
 }
 
-int queue_set_backend_id(struct queue *q, int64_t id, const char *backend_id,
-			 struct lab_error *err)
+/* One text column of job id set (sql binds the id as ?1 and value as ?2). */
+static int set_text(struct queue *q, int64_t id, const char *sql, const char *what,
+		    const char *value, struct lab_error *err)
 {
 	int r = begin(q, err);
 
 	if (r < 0)
 		return r;
-	r = queue_db_exec(q->db, "UPDATE jobs SET backend_id = ?2 WHERE id = ?1",
-			  "recording the backend's job id", VALS(VINT(id), VTEXT(backend_id)), err);
+	r = queue_db_exec(q->db, sql, what, VALS(VINT(id), VTEXT(value)), err);
 	if (r == 0)
 		r = no_job(err, id);
 	return end(q, r < 0 ? r : 0, err);
+}
+
+int queue_set_backend_id(struct queue *q, int64_t id, const char *backend_id,
+			 struct lab_error *err)
+{
+	return set_text(q, id, "UPDATE jobs SET backend_id = ?2 WHERE id = ?1",
+			"recording the backend's job id", backend_id, err);
+}
+
+int queue_set_submitter(struct queue *q, int64_t id, const char *who, struct lab_error *err)
+{
+	return set_text(q, id, "UPDATE jobs SET submitted_by = ?2 WHERE id = ?1",
+			"recording who submitted the job", who, err);
 }
 
 /* rows as sql and its values make them, in one unit of work (a call that only reads). */
@@ -422,6 +439,17 @@ int queue_list(struct queue *q, int state, unsigned limit, json_t **out, struct 
 		return error_set(err, "", "unknown state %d", state);
 	return read_rows(q, JOB_COLS " WHERE ?1 IS NULL OR state = ?1 ORDER BY id DESC LIMIT ?2",
 			 VALS(state < 0 ? VNULL : VTEXT(state_names[state]),
+			      VINT(limit ? limit : QUEUE_LIMIT)),
+			 job_cols, NR_JOB_COLS - 1, out, err);
+}
+
+int queue_list_named(struct queue *q, enum queue_state state, const char *name, unsigned limit,
+		     json_t **out, struct lab_error *err)
+{
+	if ((unsigned)state >= NR_STATES)
+		return error_set(err, "", "unknown state %d", (int)state);
+	return read_rows(q, JOB_COLS " WHERE state = ?1 AND name = ?2 ORDER BY id DESC LIMIT ?3",
+			 VALS(VTEXT(state_names[state]), VTEXT(name),
 			      VINT(limit ? limit : QUEUE_LIMIT)),
 			 job_cols, NR_JOB_COLS - 1, out, err);
 }

@@ -53,16 +53,24 @@ int queue_submit(struct queue *q, const json_t *job, const char *name, const cha
  * again.  -ENOENT for no job. */
 int queue_set_backend_id(struct queue *q, int64_t id, const char *backend_id,
 			 struct lab_error *err);
+/* Who submitted the job (a user name: labd knows it on its unix socket, from the peer's
+ * credentials), shown by the pages.  -ENOENT for no job. */
+int queue_set_submitter(struct queue *q, int64_t id, const char *who, struct lab_error *err);
 
 /* One job as JSON: {"id", "name", "state", "created", "started" (its first start), "ended"
  * (ISO 8601 UTC or null), "out_dir", "runs_planned" (null until known), "runs_done" (0 at
  * first), "exit" (the worker's exit code or null), "error" (or null), "cancel_requested"
- * (bool), "host_class" (or null), "backend_id" (the Slurm job id, or null)}; with_job adds
+ * (bool), "host_class" (or null), "backend_id" (the Slurm job id, or null), "who" (who
+ * submitted it, queue_set_submitter, or null)}; with_job adds
  * "job" (the submitted JSON).  -ENOENT when there is no such job. */
 int queue_get(struct queue *q, int64_t id, int with_job, json_t **out, struct lab_error *err);
 /* Jobs (a JSON array of what queue_get makes, without "job"), newest first, at most limit
  * (0: 1000), only those in state when state >= 0 (-EINVAL for no state). */
 int queue_list(struct queue *q, int state, unsigned limit, json_t **out, struct lab_error *err);
+/* The same of the jobs named name in state, newest first, at most limit (0: 1000): what the
+ * pages' estimate of a running job is made from (without listing every other job). */
+int queue_list_named(struct queue *q, enum queue_state state, const char *name, unsigned limit,
+		     json_t **out, struct lab_error *err);
 
 /* The oldest queued job becomes running: *id and its stored job JSON (new reference), or
  * -ENOENT when none is queued.  Adds an event "started" (data null; also when a recovered job

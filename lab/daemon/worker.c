@@ -18,6 +18,7 @@
 #include "util/exitcode.h"
 #include "util/fs.h"
 #include "util/spawn.h"
+#include "util/text.h"
 
 /* Idle, the worker sleeps until an event: a submission adds one, and so does worker_stop. */
 #define WORKER_IDLE_WAIT_S 300.0
@@ -82,14 +83,20 @@ static void __attribute__((format(printf, 2, 3))) worker_log(struct worker *w, c
 	w->log(line);
 }
 
-static void worker_on_line(void *ud, const char *line)
+static void worker_on_line(void *ud, const char *raw)
 {
 	struct worker *w = ud;
 	const char *type;
-	_cleanup_json_ json_t *data = worker_line_event(line, &type);
+	/* jansson takes only UTF-8: a line with a byte of a guest's that is not (a console
+	 * quoted in a message) was dropped whole; now that byte alone becomes '?'. */
+	_cleanup_free_ char *line = strdup(raw);
+	_cleanup_json_ json_t *data = NULL;
 	struct lab_error err = { 0 };
 
-	if (!data)
+	if (!line)
+		return;
+	text_utf8_sanitize(line, strlen(line));
+	if (!(data = worker_line_event(line, &type)))
 		return;
 	/* Every line is progress (what `lab job submit --wait` shows); a run's start and end are
 	 * also events of their own, for programs. */

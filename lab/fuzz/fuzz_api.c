@@ -2,12 +2,14 @@
  * parses.  The input is lines: the URL's path, one query argument's value, the
  * Authorization header, the Content-Length header, then the body, which POST /v1/jobs parses
  * and validates as `lab run` does (fuzz.h: the checkout's topologies, a fixed host), and POST
- * /v1/alerts/ID as an alert's triage. */
+ * /v1/alerts/ID as an alert's triage; the Authorization line is also read as a Cookie header
+ * and the body as a page's form (POST /ui/alerts/ID, daemon/web.c). */
 #include "daemon/api.h"
 #include "daemon/apireq.h"
 #include "daemon/queue.h"
 #include "fuzz/fuzz.h"
 #include "history/alerts.h"
+#include "util/text.h"
 
 /* The next line of *p (cut at its newline), or "" at the end. */
 static char *fuzz_api_line(char **p)
@@ -48,6 +50,18 @@ static void fuzz_api_body(const char *body, size_t len)
 	json_decref(j);
 }
 
+/* A page's form and a cookie: what they decode fits and holds no control character. */
+static void fuzz_api_form(const char *cookie, const char *body, size_t len)
+{
+	char v[64];
+
+	if (apireq_form(body, len, "note", v, sizeof(v)) == 0)
+		FUZZ_ASSERT(strlen(v) < sizeof(v) && !text_has_control_chars(v));
+	if (apireq_cookie(cookie, "labd_token", v, sizeof(v)) == 0)
+		FUZZ_ASSERT(strlen(v) < sizeof(v));
+	apireq_same_origin(cookie, "127.0.0.1:8080");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = fuzz_text(data, size), *p = text, *arg, *auth, *length;
@@ -68,6 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	apireq_length_over(length, API_MAX_BODY);
 	/* The body is the rest of the input, NUL bytes and all. */
 	fuzz_api_body((const char *)data + (p - text), size - (size_t)(p - text));
+	fuzz_api_form(auth, (const char *)data + (p - text), size - (size_t)(p - text));
 	free(text);
 	return 0;
 }

@@ -15,6 +15,7 @@
 #                model's cost) and quantum with NUMA costs, and each model's faults/s
 #   bisect       a bisection over 16 commits, nightly false alarms and detection delay
 #   labd         submission latency, listing, idle CPU, a job through labd against lab run
+#   web          labd's pages' p50/p99 under 10 polling clients, 1000 jobs, submissions beside
 #   reliability  fuzzing throughput per harness, lab run's peak RSS under a flooding guest
 #   pool         one remote libvirt host (lab run --connect URI): uploads, cache hits, the
 #                transport's cost
@@ -23,13 +24,13 @@
 # (lab/tests/benchlib.sh); the other parts still run, and this script then names the failed
 # parts and exits 1.
 # Usage: lab/tests/bench.sh [ROUNDS]   (default 5: the rounds of run, compare, image, model and slurm)
-#        BENCH_PARTS="run compare kernel image boot verdict parallel seeds model bisect labd reliability pool slurm" selects parts
+#        BENCH_PARTS="run compare kernel image boot verdict parallel seeds model bisect labd web reliability pool slurm" selects parts
 #        (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
 rounds=${1:-5}
-all="run compare kernel image boot verdict parallel seeds model bisect labd reliability pool slurm"
+all="run compare kernel image boot verdict parallel seeds model bisect labd web reliability pool slurm"
 for p in ${BENCH_PARTS:-$all}; do
 	case " $all " in *" $p "*) ;; *) echo "bench: no part '$p' (parts: $all)" >&2; exit 2 ;; esac
 done

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# labd's pages under load: 1000 finished jobs in the queue, one running (its estimate made from
+# them), a history of 60 nights and an alert; then 10 clients fetch the pages (the queue, the
+# running job's, a finished job's, the trends, the alerts) for BENCH_WEB_S seconds (default 20)
+# while a job is submitted every 0.2 s: each page's p50/p99 (target p99 < 50 ms) and the
+# submissions' (target p99 < 10 ms), curl's time_total over the unix socket.  The jobs run
+# through a stand-in for `lab run` (labd --lab): the queue is measured, not guests.  Figures,
+# not verdicts; a page or a submission refused ends the part (lab/tests/benchlib.sh).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. lab/tests/benchlib.sh
+B=${B:-build}
+secs=${BENCH_WEB_S:-20}
+tmp=$(mktemp -d /tmp/numalab-bench-web.XXXXXX)
+sock=$tmp/labd.sock
+pid=
+trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; rm -rf "$tmp"' EXIT
+pct() { sort -g | awk -v p="$1" '{a[NR]=$1} END {i = int(NR * p / 100 + 0.999); if (i < 1) i = 1; print a[i]}'; }
+ms() { echo "$1 * 1000" | bc -l; }
+
+# The stand-in: instant, but a job named "held" runs until $tmp/release exists.
+fake=$tmp/fake-lab
+cat >"$fake" <<'EOS'
+#!/bin/sh
+mkdir -p "$4"
+echo "lab: run 1/2: booting stand-in, 1 vCPUs, 1 nodes (none)" >&2
+if grep -q '"held"' "$2"; then while [ ! -e "$(dirname "$0")/release" ]; do sleep 0.2; done; fi
+echo "lab: run 1/2: ok (stand-in) boot 0.0 s, total 0.0 s" >&2
+echo "lab: run 2/2: booting stand-in, 1 vCPUs, 1 nodes (none)" >&2
+echo "lab: run 2/2: ok (stand-in) boot 0.0 s, total 0.0 s" >&2
+EOS
+chmod +x "$fake"
+state=$tmp/state
+mkdir -p "$state"
+python3 lab/tests/make-reports.py "$tmp/r" --reports 60 --runs 2 --tasks 1,8 --metrics 2 --seed 5 >/dev/null
+$B/lab history index --state "$state" "$tmp"/r/r-*/report.json >/dev/null
+$B/tests/test_alerts --seed "$state/history.db" >/dev/null
+$B/labd --state "$state" --socket "$sock" --lab "$fake" 2>>"$tmp/labd.log" & pid=$!
+for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.1; done
+jq -c '.name = "bench-web"' configs/quick.json >"$tmp/job.json"
+jq -c '.name = "held"' configs/quick.json >"$tmp/held.json"
+for _ in $(seq 1000); do
+	curl -sf -o /dev/null --unix-socket "$sock" --data-binary @"$tmp/job.json" http://labd/v1/jobs ||
+		{ bench_fail "the 1000 submissions" "curl exit $?"; bench_exit; }
+done
+for _ in $(seq 1200); do
+	[ "$(curl -s --unix-socket "$sock" http://labd/v1/health | jq '.counts.queued + .counts.running')" = 0 ] && break
+	sleep 0.5
+done
+held=$(curl -sf --unix-socket "$sock" --data-binary @"$tmp/held.json" http://labd/v1/jobs | jq -r .id)
+for _ in $(seq 100); do
+	[ "$(curl -s --unix-socket "$sock" "http://labd/v1/jobs/$held" | jq -r .state)" = running ] && break
+	sleep 0.1
+done
+
+pages=(/ui/ "/ui/jobs/$held" /ui/jobs/1 /ui/trends /ui/alerts)
+client() {
+	local end=$((SECONDS + secs)) i=0 p
+	while ((SECONDS < end)); do
+		p=${pages[$((i++ % ${#pages[@]}))]}
+		curl -s -o /dev/null -w "$p %{http_code} %{time_total}\n" --unix-socket "$sock" "http://labd$p"
+	done >"$tmp/client-$1"
+}
+submitter() {
+	local end=$((SECONDS + secs))
+	while ((SECONDS < end)); do
+		curl -s -o /dev/null -w '%{http_code} %{time_total}\n' --unix-socket "$sock" \
+			--data-binary @"$tmp/job.json" http://labd/v1/jobs
+		sleep 0.2
+	done >"$tmp/submits"
+}
+cs=()
+for c in $(seq 10); do client "$c" & cs+=($!); done
+submitter & cs+=($!)
+wait "${cs[@]}"
+: >"$tmp/release"
+cat "$tmp"/client-* >"$tmp/all"
+bad=$(awk '$2 != 200' "$tmp/all" | wc -l)
+[ "$bad" = 0 ] || { bench_fail "the pages" "$bad answers not 200 ($(awk '$2 != 200 {print $1, $2}' "$tmp/all" | sort | uniq -c | head -3 | paste -sd';'))"; bench_exit; }
+sbad=$(awk '$1 != 201' "$tmp/submits" | wc -l)
+[ "$sbad" = 0 ] || { bench_fail "the submissions" "$sbad not 201"; bench_exit; }
+kill -TERM $pid; wait $pid || true; pid=
+
+printf '\nlabd pages (%s): 1000 finished jobs, one running, 60 nights; 10 clients for %s s, a submission every 0.2 s\n' "$(uname -n)" "$secs"
+for p in "${pages[@]}"; do
+	awk -v p="$p" '$1 == p {print $3}' "$tmp/all" >"$tmp/one"
+	printf '  %-16s %5d fetches  p50 %6.2f ms  p99 %6.2f ms\n' "$(echo "$p" | sed "s|/$held\$|/RUNNING|")" \
+		"$(wc -l <"$tmp/one")" "$(ms "$(pct 50 <"$tmp/one")")" "$(ms "$(pct 99 <"$tmp/one")")"
+done
+awk '{print $3}' "$tmp/all" >"$tmp/one"
+printf '  every page       %5d fetches  p50 %6.2f ms  p99 %6.2f ms (target p99 < 50 ms)\n' \
+	"$(wc -l <"$tmp/one")" "$(ms "$(pct 50 <"$tmp/one")")" "$(ms "$(pct 99 <"$tmp/one")")"
+awk '{print $2}' "$tmp/submits" >"$tmp/one"
+printf '  submissions      %5d          p50 %6.2f ms  p99 %6.2f ms (target p99 < 10 ms)\n' \
+	"$(wc -l <"$tmp/one")" "$(ms "$(pct 50 <"$tmp/one")")" "$(ms "$(pct 99 <"$tmp/one")")"
+bench_exit
