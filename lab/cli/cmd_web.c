@@ -180,8 +180,8 @@ static int head_parse(char *head, struct head *h, char *out, size_t outlen)
 	return 0;
 }
 
-/* Whether the request's query holds key=SECRET (then cut off the target, so that the
- * redirect goes to the page without it). */
+/* Whether the request's query holds key=SECRET; then that parameter is cut out of target,
+ * the others kept, so that the redirect goes to the page asked for without the key. */
 static int target_has_key(char *target, const char *secret)
 {
 	char *q = strchr(target, '?'), *p = q;
@@ -194,7 +194,11 @@ static int target_has_key(char *target, const char *secret)
 			memcpy(got, p + 4, n - 4);
 			got[n - 4] = 0;
 			if (apireq_token_eq(secret, got)) {
-				*q = 0;
+				/* "?a&key=K&b" -> "?a&b"; "?key=K" -> "" */
+				memmove(p, p + n + (p[n] == '&'), strlen(p + n + (p[n] == '&')) + 1);
+				n = strlen(q);
+				if (n && (q[n - 1] == '&' || q[n - 1] == '?'))
+					q[n - 1] = 0;
 				return 1;
 			}
 		}
