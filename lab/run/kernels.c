@@ -54,7 +54,7 @@ static json_t *patches_json(const struct kvariant *v)
 		} else if (!p->path[0]) {
 			snprintf(sha, sizeof(sha), "%s", p->sha256); /* checked when fetched */
 		}
-		if (json_array_append_new(a, json_pack("{s:s,s:s*,s:s*}", "file",
+		if (json_array_append_new(a, json_pack("{s:s,s:s?,s:s?}", "file",
 						       base ? base + 1 : src, "sha256",
 						       sha[0] ? sha : NULL, "subject",
 						       subject[0] ? subject : NULL)) < 0)
