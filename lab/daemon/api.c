@@ -306,16 +306,13 @@ static enum MHD_Result post_job(const struct api_listener *l, struct MHD_Connect
 		return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
 				     "cannot keep the job under %s: %s", ctx->jobs_dir, strerror(-r));
 	snprintf(out_dir, sizeof(out_dir), "%s/report", dir);
-	r = queue_submit(ctx->q, j, json_string_value(json_object_get(j, "name")), out_dir, klass, &id,
-			 &err);
+	peer_user(l, conn, who, sizeof(who)); /* the pages' "who" */
+	r = queue_submit(ctx->q, j, json_string_value(json_object_get(j, "name")), out_dir, klass,
+			 who[0] ? who : NULL, &id, &err);
 	if (r < 0) {
 		fs_rm_rf(dir);
 		return respond_queue_error(conn, r, &err);
 	}
-	/* The pages' "who"; the job is in the queue either way. */
-	peer_user(l, conn, who, sizeof(who));
-	if (who[0])
-		queue_set_submitter(ctx->q, id, who, &err);
 	return respond_json(conn, MHD_HTTP_CREATED,
 			    json_pack("{s:I, s:s}", "id", (json_int_t)id, "state", "queued"));
 }

@@ -51,5 +51,5 @@ int labdata_past_jobs(struct queue *q, const char *name, json_t **out, struct la
 
 /* Each queued job of jobs (a list of the queue's, any order) gets "position": its place in
  * line, 1 for the next the worker claims (the oldest queued), counted over the whole queue
- * (not only the jobs listed).  Jobs further back than the 1000 newest queued get none. */
+ * (not only the jobs listed; up to QUEUE_MAX_QUEUED of them). */
 int labdata_positions(struct queue *q, json_t *jobs, struct lab_error *err);

@@ -333,13 +333,14 @@ void queue_close(struct queue *q)
 /* ---- jobs -------------------------------------------------------------------------------- */
 
 static int insert_job(struct queue *q, const char *text, const char *name, const char *out_dir,
-		      const char *host_class, int64_t *id, struct lab_error *err)
+		      const char *host_class, const char *who, int64_t *id, struct lab_error *err)
 {
 	_cleanup_free_ char *dflt = NULL;
 	int r = queue_db_exec(q->db, "INSERT INTO jobs (name, state, created, out_dir, job,"
-				     " host_class) VALUES (?1, 'queued', " NOW ", ?2, ?3, ?4)",
-			      "adding the job",
-			      VALS(VTEXT(name), VTEXT(out_dir), VTEXT(text), VTEXT(host_class)), err);
+				     " host_class, submitted_by) VALUES (?1, 'queued', " NOW ", ?2,"
+				     " ?3, ?4, ?5)", "adding the job",
+			      VALS(VTEXT(name), VTEXT(out_dir), VTEXT(text), VTEXT(host_class),
+				   VTEXT(who)), err);
 
 	if (r < 0)
 		return r;
@@ -355,7 +356,7 @@ static int insert_job(struct queue *q, const char *text, const char *name, const
 }
 
 int queue_submit(struct queue *q, const json_t *job, const char *name, const char *out_dir,
-		 const char *host_class, int64_t *id, struct lab_error *err)
+		 const char *host_class, const char *who, int64_t *id, struct lab_error *err)
 {
 	_cleanup_free_ char *text = NULL;
 	int r;
@@ -366,7 +367,7 @@ int queue_submit(struct queue *q, const json_t *job, const char *name, const cha
 		return -ENOMEM;
 	if ((r = begin(q, err)) < 0)
 		return r;
-	r = insert_job(q, text, name, out_dir, host_class, id, err);
+	r = insert_job(q, text, name, out_dir, host_class, who, id, err);
 	if (r == 0)
 		r = add_event_new(q, *id, "accepted",
 				  json_pack("{s:o, s:s?}", "name",
@@ -395,12 +396,6 @@ int queue_set_backend_id(struct queue *q, int64_t id, const char *backend_id,
 {
 	return set_text(q, id, "UPDATE jobs SET backend_id = ?2 WHERE id = ?1",
 			"recording the backend's job id", backend_id, err);
-}
-
-int queue_set_submitter(struct queue *q, int64_t id, const char *who, struct lab_error *err)
-{
-	return set_text(q, id, "UPDATE jobs SET submitted_by = ?2 WHERE id = ?1",
-			"recording who submitted the job", who, err);
 }
 
 /* rows as sql and its values make them, in one unit of work (a call that only reads). */
@@ -754,6 +749,27 @@ int queue_interrupted_runs(struct queue *q, int64_t id, json_t **out, struct lab
 }
 
 /* ---- counts ------------------------------------------------------------------------------ */
+
+int queue_queued_ids(struct queue *q, int64_t **ids, size_t *n, struct lab_error *err)
+{
+	static const struct queue_db_col cols[] = { { "id", QUEUE_DB_VALUE } };
+	_cleanup_json_ json_t *rows = NULL;
+	json_t *row;
+	size_t i;
+	int r = read_rows(q, "SELECT id FROM jobs WHERE state = 'queued' ORDER BY id LIMIT ?1",
+			  VALS(VINT(QUEUE_MAX_QUEUED)), cols, 1, &rows, err);
+
+	*ids = NULL;
+	*n = 0;
+	if (r < 0)
+		return r;
+	if (!(*ids = calloc(json_array_size(rows) + 1, sizeof(**ids))))
+		return -ENOMEM;
+	json_array_foreach(rows, i, row)
+		(*ids)[i] = json_integer_value(json_object_get(row, "id"));
+	*n = json_array_size(rows);
+	return 0;
+}
 
 int queue_counts(struct queue *q, json_t **out, struct lab_error *err)
 {

@@ -45,17 +45,16 @@ void queue_close(struct queue *q);
 /* A new queued job; job is the submitted JSON object (stored with sorted keys; else -EINVAL),
  * name its "name" (may be NULL), out_dir where its report goes (NULL: DIR/jobs/ID/report, DIR
  * the queue file's directory made absolute, i.e. STATE/labd), host_class the class of host it
- * asked for (NULL: any).  *id is the new job's id (> 0, never reused).  Adds an event
- * "accepted" {"name", "host_class" (when given)}. */
+ * asked for (NULL: any), who the user who submitted it (labd knows it on its unix socket,
+ * from the peer's credentials; NULL: unknown), shown by the pages.  *id is the new job's id
+ * (> 0, never reused).  Adds an event "accepted" {"name", "host_class" (when given)}.  One
+ * commit: a submission is one write to disk. */
 int queue_submit(struct queue *q, const json_t *job, const char *name, const char *out_dir,
-		 const char *host_class, int64_t *id, struct lab_error *err);
+		 const char *host_class, const char *who, int64_t *id, struct lab_error *err);
 /* The id the backend gave the job (the Slurm job id), so that a restarted labd finds it
  * again.  -ENOENT for no job. */
 int queue_set_backend_id(struct queue *q, int64_t id, const char *backend_id,
 			 struct lab_error *err);
-/* Who submitted the job (a user name: labd knows it on its unix socket, from the peer's
- * credentials), shown by the pages.  -ENOENT for no job. */
-int queue_set_submitter(struct queue *q, int64_t id, const char *who, struct lab_error *err);
 
 /* One job as JSON: {"id", "name", "state", "created", "started" (its first start), "ended"
  * (ISO 8601 UTC or null), "out_dir", "runs_planned" (null until known), "runs_done" (0 at
@@ -130,6 +129,11 @@ int queue_interrupted_runs(struct queue *q, int64_t id, json_t **out, struct lab
  * through this struct queue wake it at once; a timeout is cut to a day): 1 when there is one,
  * 0 on timeout, or a negative errno. */
 int queue_wait(struct queue *q, int64_t since, double timeout_s);
+
+/* The queued jobs' ids, oldest first (the order the worker claims them), at most
+ * QUEUE_MAX_QUEUED: *ids the caller's to free.  A job's place in line is its index + 1. */
+#define QUEUE_MAX_QUEUED 100000
+int queue_queued_ids(struct queue *q, int64_t **ids, size_t *n, struct lab_error *err);
 
 /* Counts per state, every state but "interrupted" (also at 0): {"queued": N, "running": N,
  * "done": N, "failed": N, "cancelled": N}. */

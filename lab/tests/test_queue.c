@@ -26,7 +26,7 @@ static int64_t submit(struct queue *q, const char *name, const char *out_dir)
 	struct lab_error err = { 0 };
 	int64_t id = -1;
 
-	if (queue_submit(q, job, name, out_dir, NULL, &id, &err) < 0)
+	if (queue_submit(q, job, name, out_dir, NULL, NULL, &id, &err) < 0)
 		printf("# submit %s: %s\n", name, err.msg);
 	return id;
 }
@@ -174,7 +174,7 @@ static void test_submit(struct queue *q, int64_t id[3])
 		       queue_list(q, QUEUE_RUNNING, 0, &running, &err) == 0 &&
 		       json_array_size(running) == 0, "list: by state");
 	tap_ok(queue_list(q, 99, 0, &running, &err) == -EINVAL, "list: an unknown state: -EINVAL");
-	tap_ok(queue_submit(q, json_object_get(json_object_get(a, "job"), "kernels"), "x", NULL, NULL, &id0,
+	tap_ok(queue_submit(q, json_object_get(json_object_get(a, "job"), "kernels"), "x", NULL, NULL, NULL, &id0,
 			    &err) == -EINVAL, "submit a job that is no JSON object: -EINVAL");
 }
 
