@@ -55,19 +55,20 @@ static void entry_label(const json_t *e, char *buf, size_t len)
 	snprintf(buf, len, "%.*s", (int)n, b);
 }
 
-/* FIX checked as a patch and copied beside the bundle's (kernels/patches/fix-BASE); a variant
- * kernels/fix-NAME.json extending the entry's; the fix job job-fix.json with that kernel alone,
- * labelled LABEL-fix. */
-static int write_fix_job(const char *bdir, const char *patch, const json_t *job, json_t *entry,
-			 const char *label, char *subject, size_t slen)
+/* FIX checked as a patch (its subject for the verdict and the mail), and the kernel to run:
+ * `lab run --kernel`'s LABEL-fix=VARIANT+FIX on the bundle's variant of the entry, the same
+ * derived variant `lab ab` makes (cli/kernel_spec.h). */
+static int fix_spec(const char *bdir, const char *patch, const json_t *entry, const char *label,
+		    char *spec, size_t slen, char *subject, size_t sublen)
 {
-	_cleanup_free_ char *text = NULL, *vpath = NULL, *jpath = NULL, *ppath = NULL;
-	_cleanup_json_ json_t *v = NULL, *fixjob = json_deep_copy(job), *e = json_deep_copy(entry);
-	const char *var = str(entry, "variant"), *vb = strrchr(var, '/'), *pb = strrchr(patch, '/');
-	char why[256], rel[300], name[160], fixlabel[64];
+	_cleanup_free_ char *text = NULL, *var = fs_join(bdir, str(entry, "variant"));
+	const char *pb = strrchr(patch, '/');
+	char why[256];
 	size_t len;
 	int r;
 
+	if (!var)
+		return -ENOMEM;
 	if ((r = fs_read_file(patch, ARC_MAX_MEMBER, &text, &len)) < 0) {
 		cli_err("%s: %s", patch, strerror(-r));
 		return -EINVAL;
@@ -76,26 +77,10 @@ static int write_fix_job(const char *bdir, const char *patch, const json_t *job,
 		cli_err("%s: %s", patch, why);
 		return -EINVAL;
 	}
-	if (kpatch_subject(text, subject, slen) < 0)
-		snprintf(subject, slen, "%s", pb ? pb + 1 : patch);
-	snprintf(rel, sizeof(rel), "kernels/patches/fix-%.200s", pb ? pb + 1 : patch);
-	snprintf(name, sizeof(name), "kernels/fix-%.120s", vb ? vb + 1 : var);
-	snprintf(fixlabel, sizeof(fixlabel), "%.59s-fix", label);
-	if (!fixjob || !e || !(ppath = fs_join(bdir, rel)) || !(vpath = fs_join(bdir, name)) ||
-	    !(jpath = fs_join(bdir, "job-fix.json")))
-		return -ENOMEM;
-	v = json_pack("{s:s,s:[s]}", "extends", vb ? vb + 1 : var, "patches", rel + 8);
-	json_object_del(fixjob, "kernel");
-	if (!v || json_object_set_new(e, "variant", json_string(name)) < 0 ||
-	    json_object_set_new(e, "name", json_string(fixlabel)) < 0 ||
-	    json_object_set_new(fixjob, "kernels", json_pack("[O]", e)) < 0)
-		return -ENOMEM;
-	if ((r = fs_write_atomic(ppath, text, len)) < 0 || (r = jsonio_write_file(vpath, v)) < 0 ||
-	    (r = jsonio_write_file(jpath, fixjob)) < 0) {
-		cli_err("cannot write the fix's files under %s: %s", bdir, strerror(-r));
-		return r;
-	}
-	return 0;
+	if (kpatch_subject(text, subject, sublen) < 0)
+		snprintf(subject, sublen, "%s", pb ? pb + 1 : patch);
+	return (size_t)snprintf(spec, slen, "%.59s-fix=%s+%s", label, var, patch) < slen
+		       ? 0 : -ENAMETOOLONG;
 }
 
 /* The bundle's job entry of label, and the job. */
@@ -212,12 +197,13 @@ int cli_rerun_fix(const struct rerun_fix *f, const char *dir, const struct bundl
 		  const json_t *orig, struct cli_run *run)
 {
 	const json_t *on = report_kernel(orig, f->on, 1), *against = report_kernel(orig, f->against, 0);
-	_cleanup_free_ char *bdir = fs_join(dir, "bundle"), *jfix = NULL;
+	_cleanup_free_ char *bdir = fs_join(dir, "bundle"), *jpath = NULL;
 	_cleanup_free_ unsigned long long *seeds = NULL;
 	_cleanup_json_ json_t *job = NULL, *entry = NULL, *again = NULL;
 	struct run_summary sum = { 0 };
 	struct lab_error err = { 0 };
-	char subject[300];
+	char subject[300], spec[8192];
+	char *specs[1] = { spec };
 	unsigned n;
 	int rc;
 
@@ -226,11 +212,11 @@ int cli_rerun_fix(const struct rerun_fix *f, const char *dir, const struct bundl
 			!on ? f->on : f->against);
 		return EXIT_BAD_INPUT;
 	}
-	if (!bdir || !(jfix = fs_join(bdir, "job-fix.json")))
+	if (!bdir || !(jpath = fs_join(bdir, "job.json")))
 		return EXIT_LAB_ERROR;
 	if ((rc = bundle_entry(bdir, str(on, "label"), &job, &entry)) < 0 ||
-	    (rc = write_fix_job(bdir, f->patch, job, entry, str(on, "label"), subject,
-				sizeof(subject))) < 0)
+	    (rc = fix_spec(bdir, f->patch, entry, str(on, "label"), spec, sizeof(spec), subject,
+			   sizeof(subject))) < 0)
 		return rc == -EINVAL ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;
 	seeds = label_seeds(orig, str(on, "label"), &n);
 	if (run->o.nr_seeds) { /* deterministic: the same boots, the fix the one difference */
@@ -239,7 +225,9 @@ int cli_rerun_fix(const struct rerun_fix *f, const char *dir, const struct bundl
 	}
 	if (!run->repeats)
 		run->repeats = n ? n : 1;
-	run->o.job_file = jfix;
+	run->o.job_file = jpath;
+	run->kernels = specs; /* the job's kernels replaced by the fixed one alone */
+	run->nr_kernels = 1;
 	run->o.out_dir = dir;
 	fprintf(stderr, "lab rerun: the fix \"%s\" on %s: %u boot(s) under %s\n", subject,
 		str(on, "label"), run->repeats, m->model);

@@ -1,6 +1,7 @@
 /* `lab rerun BUNDLE --patch FIX [--on LABEL] [--against LABEL]`: a fix tried against a finding.
  * The kernel labelled LABEL (default: the bundle's last, the B side of an A/B) gets FIX on top
- * of its patches, as a variant of its own beside the bundle's; only that kernel is booted, with
+ * of its patches (`lab run --kernel LABEL-fix=VARIANT+FIX`, the derived variant `lab ab` makes,
+ * under STATE/variants/); only that kernel is booted, with
  * the seeds of LABEL's original boots (under icount and quantum the same boots, the fix the one
  * difference); then the original boots of --against (default: the first label) are side A and
  * the fixed kernel's side B: "still regressed", "fixed" or "undecided".
