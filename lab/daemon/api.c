@@ -745,6 +745,9 @@ static void quiet_log(void *cls, const char *fmt, va_list ap)
 	(void)ap;
 }
 
+/* A connection's memory pool holds its request's headers (a body is copied out as it comes):
+ * 64 KiB, not more, since libmicrohttpd maps and clears the whole pool for every connection
+ * (256 KiB made a third of a page's time page faults and memset). */
 static int listener_start(struct api_listener *l, int fd)
 {
 	l->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
@@ -752,7 +755,7 @@ static int listener_start(struct api_listener *l, int fd)
 				0, NULL, NULL, handle, l, MHD_OPTION_LISTEN_SOCKET, fd,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)API_CONNECTION_LIMIT,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)API_CONNECTION_TIMEOUT_S,
-				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
 				MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
 				MHD_OPTION_EXTERNAL_LOGGER, quiet_log, NULL, MHD_OPTION_END);
 	return l->d ? 0 : -EIO;

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""One client of labd's pages for bench-web.sh: polls pages, or submits a job, over labd's unix
+socket on one kept-alive connection (as a browser's open page does), for SECS seconds, one
+request every POLL seconds, from the moment START (seconds since the epoch) on.  Prints "PATH STATUS SECONDS" a request,
+the seconds from sending it to its last byte read.
+
+  web-load.py SOCK SECS POLL START get PATH...
+  web-load.py SOCK SECS POLL START post PATH FILE
+"""
+import http.client
+import socket
+import sys
+import time
+
+
+class UnixConnection(http.client.HTTPConnection):
+    def __init__(self, path):
+        super().__init__("labd", timeout=30)
+        self.unix_path = path
+
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(30)
+        self.sock.connect(self.unix_path)
+
+
+def fetch(conn, method, path, body):
+    t0 = time.perf_counter()
+    conn.request(method, path, body=body,
+                 headers={"Content-Type": "application/json"} if body else {})
+    resp = conn.getresponse()
+    resp.read()
+    return resp.status, time.perf_counter() - t0
+
+
+def main():
+    sock, secs, poll, start, mode = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), \
+        float(sys.argv[4]), sys.argv[5]
+    if mode == "post":
+        paths = [sys.argv[6]]
+        with open(sys.argv[7], "rb") as f:
+            body = f.read()
+    else:
+        paths, body = sys.argv[6:], None
+    time.sleep(max(0.0, start - time.time()))
+    conn = UnixConnection(sock)
+    end = time.monotonic() + secs
+    i = 0
+    out = []
+    while time.monotonic() < end:
+        p = paths[i % len(paths)]
+        i += 1
+        try:
+            status, took = fetch(conn, "POST" if body else "GET", p, body)
+        except (OSError, http.client.HTTPException):
+            conn.close()
+            conn = UnixConnection(sock)  # labd closed it (its idle timeout): a new one
+            status, took = fetch(conn, "POST" if body else "GET", p, body)
+        out.append(f"{p} {status} {took:.6f}")
+        time.sleep(poll)
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
