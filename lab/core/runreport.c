@@ -218,6 +218,8 @@ json_t *runreport_run_json(const struct run_record *r)
 	run = run_json(r, release, excerpt);
 	t = json_object_get(run, "timings");
 
+	if (t && r->start_s > 0)
+		json_object_set_new(t, "start_s", json_real(r->start_s));
 	if (t && r->silence_s > 0) {
 		json_object_set_new(t, "silence_s", json_real(r->silence_s));
 		json_object_set_new(t, "silence_cpu_s", num_or_null(r->silence_cpu_s));

@@ -56,6 +56,7 @@ struct run_record {
 	char console_file[256];           /* relative to the report directory */
 	double boot_s, first_workload_s, workload_s, total_s; /* -1 = not reached */
 	double shutdown_s;                /* agent done -> domain gone */
+	double start_s;                   /* libvirt's domain start, inside boot_s (0: unknown) */
 	/* The longest wait for a progress line after hello, and the guest's host CPU seconds in
 	 * it (-1 unknown): how close the run came to its progress timeout, and whether a
 	 * silence was the guest's or the host's (a busy host runs the guest slowly). */

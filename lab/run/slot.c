@@ -112,6 +112,7 @@ static void fill_record(const struct run_limits *lim, const struct boot_result *
 	rec->workload_s = since(res->log.t_last_end, res->log.t_first_start);
 	rec->total_s = res->g.t_end;
 	rec->shutdown_s = since(res->g.t_end, res->log.t_done);
+	rec->start_s = res->g.t_started;
 	rec->silence_s = res->g.silence_s;
 	rec->silence_cpu_s = res->g.silence_cpu_s;
 }

@@ -33,7 +33,7 @@ rep="$tmp/warm/report.json"
 accel=$(jq -r '.runs[0].host.accel' "$rep")
 vcpus=$(jq -r '.runs[0].topology.requested.vcpus' "$rep")
 
-: >"$tmp/lab.t"; : >"$tmp/bare.t"; : >"$tmp/first.t"; : >"$tmp/boot.t"; : >"$tmp/own.t"
+: >"$tmp/lab.t"; : >"$tmp/bare.t"; : >"$tmp/first.t"; : >"$tmp/boot.t"; : >"$tmp/own.t"; : >"$tmp/start.t"
 for ((r = 1; r <= rounds; r++)); do
 	# --quiet-wait 0: the wait for a quiet host is not boot overhead; bare QEMU has none.
 	what="lab run, round $r"
@@ -45,6 +45,7 @@ for ((r = 1; r <= rounds; r++)); do
 		bench_num "$what" total_s "$total" || bench_exit
 	echo "$secs" >>"$tmp/lab.t"; echo "$first" >>"$tmp/first.t"; echo "$boot" >>"$tmp/boot.t"
 	echo "$secs - $total" | bc -l >>"$tmp/own.t"
+	jq -r '.runs[0].timings.start_s // empty' "$tmp/r$r/report.json" >>"$tmp/start.t"
 	# The bare reference replays the warm-up run: same kernel, initrd, command line, topology;
 	# it prints its seconds only when the guest powered off after its job's "done" (ok).
 	what="bare run $r (the warm-up run replayed with bare QEMU)"
@@ -67,6 +68,7 @@ printf '  bare qemu, same guest       %6.2f s\n' "$bare_m"
 printf '  spread, lab run             %6.2f to %.2f s\n' "$(sort -g "$tmp/lab.t" | head -1)" "$(sort -g "$tmp/lab.t" | tail -1)"
 printf '  spread, bare qemu           %6.2f to %.2f s\n' "$(sort -g "$tmp/bare.t" | head -1)" "$(sort -g "$tmp/bare.t" | tail -1)"
 printf '  lab outside the guest       %6.2f s   (wall less total_s: start-up, report)\n' "$(median <"$tmp/own.t")"
+printf '  libvirt starting QEMU       %6.2f s   (start_s, inside boot; bare QEMU has none)\n' "$(median <"$tmp/start.t")"
 printf '  overhead ratio lab/bare     %6.3f   (target <= 1.10, aim 1.02)\n' "$(echo "$lab_m / $bare_m" | bc -l)"
 printf '  first run, fresh state dir  %6.2f s: %+.1f s over a warm one (target <= +20 s)\n' "$first_run" "$(echo "$first_run - $lab_m" | bc -l)"
 bench_exit

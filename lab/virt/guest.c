@@ -443,6 +443,7 @@ int guest_run(struct virt_conn *vc, const struct guest_watch *w,
 		out->t_end = clock_now_s() - t0;
 		goto cleanup;
 	}
+	out->t_started = clock_now_s() - t0;
 	if (virDomainGetUUID(gs.dom, gs.uuid) == 0)
 		gs.uuid_set = 1;
 	reaper_started = vc->embedded && guest_start_reaper(vc, gs.dom, &reaper) == 0;
