@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """One client of labd's pages for bench-web.sh: polls pages, or submits a job, over labd's unix
 socket on one kept-alive connection (as a browser's open page does), for SECS seconds, one
-request every POLL seconds, from the moment START (seconds since the epoch) on.  Prints "PATH STATUS SECONDS" a request,
-the seconds from sending it to its last byte read.
+request every POLL seconds, from the moment START (seconds since the epoch) on.  Prints
+"PATH STATUS SECONDS" a request, the seconds from sending it to its last byte read; STATUS
+"failed" when it failed twice, which bench-web.sh counts as a refused page.
 
   web-load.py SOCK SECS POLL START get PATH...
   web-load.py SOCK SECS POLL START post PATH FILE
@@ -50,12 +51,14 @@ def main():
     while time.monotonic() < end:
         p = paths[i % len(paths)]
         i += 1
-        try:
-            status, took = fetch(conn, "POST" if body else "GET", p, body)
-        except (OSError, http.client.HTTPException):
-            conn.close()
-            conn = UnixConnection(sock)  # labd closed it (its idle timeout): a new one
-            status, took = fetch(conn, "POST" if body else "GET", p, body)
+        status, took = "failed", 0.0
+        for _ in range(2):  # labd may have closed it (its idle timeout): once more, anew
+            try:
+                status, took = fetch(conn, "POST" if body else "GET", p, body)
+                break
+            except (OSError, http.client.HTTPException):
+                conn.close()
+                conn = UnixConnection(sock)
         out.append(f"{p} {status} {took:.6f}")
         time.sleep(poll)
     print("\n".join(out))

@@ -77,7 +77,7 @@ struct guest_watch_result {
 	int crashed;         /* libvirt reported a guest crash (pvpanic) */
 	double t_first_line; /* seconds from start, -1 when none */
 	double t_started;    /* seconds from start until libvirt had QEMU running (its domain
-			      * start returned): libvirt's share of the boot; 0 when it failed */
+			      * start returned): libvirt's and QEMU's start-up; 0: it failed */
 	double t_end;        /* seconds from start until the domain was gone */
 	unsigned lines_dropped;
 	double cpu_s;        /* CPU seconds QEMU used for the guest (libvirt's cpuTime, last read
