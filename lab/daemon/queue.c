@@ -10,7 +10,6 @@
 
 #include "daemon/queue_db.h"
 #include "history/sql.h"
-#include "history/sqlpool.h"
 #include "util/cleanup.h"
 #include "util/exitcode.h"
 #include "util/fs.h"
@@ -20,11 +19,9 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-/* labd is one process per state dir (its lock file) with one writing connection: another
- * writer is only someone with the sqlite3 shell or a backup, worth waiting for a while. */
+/* labd is one process per state dir (its lock file) with one connection: another writer is
+ * only someone with the sqlite3 shell or a backup, worth waiting for a while. */
 #define QUEUE_BUSY_MS 10000
-/* Connections that read for the API and the pages, side by side (history/sqlpool.h). */
-#define QUEUE_READERS 4
 /* A listing's size when the caller gives none. */
 #define QUEUE_LIMIT 1000
 /* The longest queue_wait: a timeout beyond it is cut (no overflow of the deadline). */
@@ -78,10 +75,9 @@ static const struct sql_kind queue_kind = {
 };
 
 struct queue {
-	sqlite3 *db;            /* writes, and the reads of a call that writes */
-	struct sql_pool *readers; /* the calls that only read: never behind lock */
+	sqlite3 *db;
 	char *dir;              /* the file's directory, absolute: default out_dirs below it */
-	pthread_mutex_t lock;   /* held by every call that writes */
+	pthread_mutex_t lock;   /* held by every call */
 	pthread_cond_t added;   /* broadcast when a call that added events ends */
 	int own;                /* the unit of work begin() started (sql_begin's own) */
 	int new_events;         /* this call added events */
@@ -315,8 +311,6 @@ int queue_open(const char *path, struct queue **out, struct lab_error *err)
 		r = sql_fail(q->db, rc, "setting synchronous", err);
 	if (r == 0)
 		r = file_dir(path, &q->dir, err);
-	if (r == 0)
-		r = sql_pool_open(path, &queue_kind, QUEUE_READERS, &q->readers, err);
 	if (r < 0) {
 		queue_close(q);
 		return r;
@@ -329,7 +323,6 @@ void queue_close(struct queue *q)
 {
 	if (!q)
 		return;
-	sql_pool_close(q->readers);
 	sqlite3_close(q->db);
 	pthread_cond_destroy(&q->added);
 	pthread_mutex_destroy(&q->lock);
@@ -405,18 +398,19 @@ int queue_set_backend_id(struct queue *q, int64_t id, const char *backend_id,
 			"recording the backend's job id", backend_id, err);
 }
 
-/* rows as sql and its values make them, on a reader: never waiting for the writer. */
+/* rows as sql and its values make them, in one unit of work (a call that only reads). */
 static int read_rows(struct queue *q, const char *sql, const struct queue_db_val *v, size_t n,
 		     const struct queue_db_col *cols, size_t ncols, json_t **out,
 		     struct lab_error *err)
 {
-	sqlite3 *db;
-	int r = sql_pool_get(q->readers, &db, err);
+	_cleanup_json_ json_t *rows = NULL;
+	int r = begin(q, err);
 
 	if (r < 0)
 		return r;
-	r = queue_db_rows(db, sql, v, n, cols, ncols, out, err);
-	sql_pool_put(q->readers, db);
+	r = end(q, queue_db_rows(q->db, sql, v, n, cols, ncols, &rows, err), err);
+	if (r == 0)
+		*out = TAKE_PTR(rows);
 	return r;
 }
 
@@ -597,46 +591,43 @@ int queue_event(struct queue *q, int64_t job, const char *type, const json_t *da
 	return end(q, r, err);
 }
 
-static int last_seq(sqlite3 *db, int64_t *last, struct lab_error *err)
+static int last_seq(struct queue *q, int64_t *last, struct lab_error *err)
 {
-	return queue_db_int(db, "SELECT coalesce(max(seq), 0) FROM events", NULL, 0, 0, last,
+	return queue_db_int(q->db, "SELECT coalesce(max(seq), 0) FROM events", NULL, 0, 0, last,
 			    err);
 }
 
-static int events(sqlite3 *db, int64_t since, int64_t job, unsigned limit, json_t **out,
+static int events(struct queue *q, int64_t since, int64_t job, unsigned limit, json_t **out,
 		  int64_t *last, struct lab_error *err)
 {
-	int r = queue_db_rows(db, "SELECT seq, time, job, type, data FROM events"
-				  " WHERE seq > ?1 AND (?2 <= 0 OR job = ?2) ORDER BY seq LIMIT ?3",
+	int r = queue_db_rows(q->db, "SELECT seq, time, job, type, data FROM events"
+				     " WHERE seq > ?1 AND (?2 <= 0 OR job = ?2) ORDER BY seq LIMIT ?3",
 			      VALS(VINT(since), VINT(job), VINT(limit ? limit : QUEUE_LIMIT)),
 			      event_cols, NR_EVENT_COLS, out, err);
 
-	return r < 0 ? r : last_seq(db, last, err);
+	return r < 0 ? r : last_seq(q, last, err);
 }
 
 int queue_last_seq(struct queue *q, int64_t *last, struct lab_error *err)
 {
-	sqlite3 *db;
-	int r = sql_pool_get(q->readers, &db, err);
+	int r = begin(q, err);
 
 	if (r < 0)
 		return r;
-	r = last_seq(db, last, err);
-	sql_pool_put(q->readers, db);
-	return r;
+	return end(q, last_seq(q, last, err), err);
 }
 
-/* The events and the last seq from one snapshot: none is committed in between. */
 int queue_events(struct queue *q, int64_t since, int64_t job, unsigned limit, json_t **out,
 		 int64_t *last, struct lab_error *err)
 {
-	sqlite3 *db;
-	int r = sql_pool_get(q->readers, &db, err);
+	_cleanup_json_ json_t *rows = NULL;
+	int r = begin(q, err);
 
 	if (r < 0)
 		return r;
-	r = events(db, since, job, limit, out, last, err);
-	sql_pool_put(q->readers, db);
+	r = end(q, events(q, since, job, limit, &rows, last, err), err);
+	if (r == 0)
+		*out = TAKE_PTR(rows);
 	return r;
 }
 
@@ -668,9 +659,9 @@ int queue_wait(struct queue *q, int64_t since, double timeout_s)
 
 	pthread_mutex_lock(&q->lock);
 	/* Wake-ups can be spurious or for events of no interest: the log says, not the signal. */
-	while ((r = last_seq(q->db, &last, NULL)) == 0 && last <= since)
+	while ((r = last_seq(q, &last, NULL)) == 0 && last <= since)
 		if (pthread_cond_timedwait(&q->added, &q->lock, &until) == ETIMEDOUT) {
-			r = last_seq(q->db, &last, NULL);
+			r = last_seq(q, &last, NULL);
 			break;
 		}
 	pthread_mutex_unlock(&q->lock);

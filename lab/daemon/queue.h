@@ -12,9 +12,7 @@
  * (the table's rowid: strictly increasing, never reused), so a client can follow a job with
  * "events since N".  Schema version in PRAGMA user_version; a newer file is refused.
  * Every statement prepared, every value bound.  Nothing here prints.  One struct queue may be
- * used by several threads at once (the API's and the worker's): a call that writes holds its
- * mutex and its one writing connection; a call that only reads (listings, a job, events) takes
- * one of a few read-only connections instead and sees every write committed before it began. */
+ * used by several threads at once (the API's and the worker's): each call holds its mutex. */
 #pragma once
 #include <jansson.h>
 #include <stdint.h>
