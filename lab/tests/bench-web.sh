@@ -3,11 +3,12 @@
 # them), a history of 60 nights and an alert; then 10 clients fetch the pages (the queue, the
 # running job's, a finished job's, the trends, the alerts) for BENCH_WEB_S seconds (default 20),
 # each a page every BENCH_WEB_POLL_S seconds (default 0.5: polling, as open pages do; 0: as fast
-# as curl goes, a stress test whose figures are mostly 2 cores shared by 10 curl loops), while
-# a job is submitted every 0.2 s: each page's p50/p99 (target p99 < 50 ms) and the
-# submissions' (target p99 < 10 ms), from request sent to answer read over the unix socket.  The jobs run
-# through a stand-in for `lab run` (labd --lab): the queue is measured, not guests.  Figures,
-# not verdicts; a page or a submission refused ends the part (lab/tests/benchlib.sh).
+# as the clients go, a stress test whose figures are mostly 2 cores shared by 10 client loops),
+# while a job is submitted every 0.2 s: each page's p50/p99 (target p99 < 50 ms) and the
+# submissions' (target p99 < 10 ms), from request sent to answer read over the unix socket.
+# The jobs run through a stand-in for `lab run` (labd --lab): the queue is measured, not
+# guests.  Figures, not verdicts; a page or a submission refused ends the part
+# (lab/tests/benchlib.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . lab/tests/benchlib.sh
