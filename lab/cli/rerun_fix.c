@@ -83,19 +83,19 @@ static int fix_spec(const char *bdir, const char *patch, const json_t *entry, co
 		       ? 0 : -ENAMETOOLONG;
 }
 
-/* The bundle's job entry of label, and the job. */
-static int bundle_entry(const char *bdir, const char *label, json_t **job, json_t **entry)
+/* The entry of label in the bundle's job (jpath). */
+static int bundle_entry(const char *jpath, const char *label, json_t **entry)
 {
-	_cleanup_free_ char *path = fs_join(bdir, "job.json");
+	_cleanup_json_ json_t *job = NULL;
 	struct lab_error err = { 0 };
 	json_t *ks, *k;
 	size_t i;
 
-	if (!path || jsonio_load_file(path, 4u << 20, job, &err) < 0)
+	if (jsonio_load_file(jpath, 4u << 20, &job, &err) < 0)
 		return -ENOMEM;
-	ks = json_object_get(*job, "kernels");
-	if (!ks && json_is_object(json_object_get(*job, "kernel")))
-		ks = json_pack("[O]", json_object_get(*job, "kernel"));
+	ks = json_object_get(job, "kernels");
+	if (!ks && json_is_object(json_object_get(job, "kernel")))
+		ks = json_pack("[O]", json_object_get(job, "kernel"));
 	else
 		json_incref(ks);
 	json_array_foreach(ks, i, k) {
@@ -199,7 +199,7 @@ int cli_rerun_fix(const struct rerun_fix *f, const char *dir, const struct bundl
 	const json_t *on = report_kernel(orig, f->on, 1), *against = report_kernel(orig, f->against, 0);
 	_cleanup_free_ char *bdir = fs_join(dir, "bundle"), *jpath = NULL;
 	_cleanup_free_ unsigned long long *seeds = NULL;
-	_cleanup_json_ json_t *job = NULL, *entry = NULL, *again = NULL;
+	_cleanup_json_ json_t *entry = NULL, *again = NULL;
 	struct run_summary sum = { 0 };
 	struct lab_error err = { 0 };
 	char subject[300], spec[8192];
@@ -214,7 +214,7 @@ int cli_rerun_fix(const struct rerun_fix *f, const char *dir, const struct bundl
 	}
 	if (!bdir || !(jpath = fs_join(bdir, "job.json")))
 		return EXIT_LAB_ERROR;
-	if ((rc = bundle_entry(bdir, str(on, "label"), &job, &entry)) < 0 ||
+	if ((rc = bundle_entry(jpath, str(on, "label"), &entry)) < 0 ||
 	    (rc = fix_spec(bdir, f->patch, entry, str(on, "label"), spec, sizeof(spec), subject,
 			   sizeof(subject))) < 0)
 		return rc == -EINVAL ? EXIT_BAD_INPUT : EXIT_LAB_ERROR;

@@ -38,14 +38,14 @@ for ((r = 1; r <= rounds; r++)); do
 	# --quiet-wait 0: the wait for a quiet host is not boot overhead; bare QEMU has none.
 	what="lab run, round $r"
 	lab_run "$tmp/r$r" "$what" configs/quick.json --quiet-wait 0 || bench_exit
-	first=$(jq -r '.runs[0].timings.first_workload_s' "$tmp/r$r/report.json")
-	boot=$(jq -r '.runs[0].timings.boot_s' "$tmp/r$r/report.json")
-	total=$(jq -r '.runs[0].timings.total_s' "$tmp/r$r/report.json")
+	# One read of the report's timings (start_s is absent from a run libvirt did not start).
+	read -r first boot total start < <(jq -r '.runs[0].timings |
+		"\(.first_workload_s) \(.boot_s) \(.total_s) \(.start_s // "")"' "$tmp/r$r/report.json")
 	bench_num "$what" first_workload_s "$first" && bench_num "$what" boot_s "$boot" &&
 		bench_num "$what" total_s "$total" || bench_exit
 	echo "$secs" >>"$tmp/lab.t"; echo "$first" >>"$tmp/first.t"; echo "$boot" >>"$tmp/boot.t"
 	echo "$secs - $total" | bc -l >>"$tmp/own.t"
-	jq -r '.runs[0].timings.start_s // empty' "$tmp/r$r/report.json" >>"$tmp/start.t"
+	[ -z "$start" ] || echo "$start" >>"$tmp/start.t"
 	# The bare reference replays the warm-up run: same kernel, initrd, command line, topology;
 	# it prints its seconds only when the guest powered off after its job's "done" (ok).
 	what="bare run $r (the warm-up run replayed with bare QEMU)"
@@ -65,8 +65,9 @@ printf '  lab run end to end          %6.2f s\n' "$lab_m"
 printf '  boot (start -> agent hello) %6.2f s\n' "$(median <"$tmp/boot.t")"
 printf '  boot -> first workload      %6.2f s\n' "$(median <"$tmp/first.t")"
 printf '  bare qemu, same guest       %6.2f s\n' "$bare_m"
-printf '  spread, lab run             %6.2f to %.2f s\n' "$(sort -g "$tmp/lab.t" | head -1)" "$(sort -g "$tmp/lab.t" | tail -1)"
-printf '  spread, bare qemu           %6.2f to %.2f s\n' "$(sort -g "$tmp/bare.t" | head -1)" "$(sort -g "$tmp/bare.t" | tail -1)"
+spread() { sort -g "$1" | sed -n '1p;$p' | paste -sd' '; }
+printf '  spread, lab run             %6.2f to %.2f s\n' $(spread "$tmp/lab.t")
+printf '  spread, bare qemu           %6.2f to %.2f s\n' $(spread "$tmp/bare.t")
 printf '  lab outside the guest       %6.2f s   (wall less total_s: start-up, report)\n' "$(median <"$tmp/own.t")"
 printf '  libvirt starting QEMU       %6.2f s   (start_s, inside boot; bare QEMU has none)\n' "$(median <"$tmp/start.t")"
 printf '  overhead ratio lab/bare     %6.3f   (target <= 1.10, aim 1.02)\n' "$(echo "$lab_m / $bare_m" | bc -l)"
