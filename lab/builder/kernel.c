@@ -728,6 +728,8 @@ static int configure_and_build(struct kctx *c, double t0)
 	if (r == 0)
 		r = fs_write_atomic(built, final, strlen(final));
 	if (r == 0)
+		r = kbuild_config_record(c, final);
+	if (r == 0)
 		r = kbuild_text_sha256(c, c->a->text_sha256);
 	if (r == 0)
 		r = store(c, final, log, clock_now_s() - t0);

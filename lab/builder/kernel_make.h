@@ -6,8 +6,12 @@
 #define KERNEL_LOG_TAIL_LINES 40 /* lines of a failed build's log kept in the artifact */
 
 /* base target + fragments + olddefconfig in the O= tree, then the check; *final gets the
- * final .config text. */
+ * final .config text.  The tree's .config is kept as it is, without make, when its record
+ * (kbuild_config_record) says nothing configuring reads has changed. */
 int kbuild_configure(struct kctx *c, char **final);
+/* After a successful build: record that final is what configuring this tree gives while
+ * Kconfig's inputs stay as they are now. */
+int kbuild_config_record(struct kctx *c, const char *final);
 /* make bzImage with progress lines; log at obj/VARIANT/numalab-build.log.  count: the config
  * is not the one the O= tree's objects were built with (or there are none), so that most of
  * the tree rebuilds: `make -n` counts the steps first, for a percentage and an ETA. */

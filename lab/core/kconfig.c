@@ -10,6 +10,8 @@
 #include "util/strbuf.h"
 
 #define NAME_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
+/* A bound on auto.conf.cmd's list: 6.12 on x86 lists 1606 files. */
+#define KCONFIG_DEPS_MAX 20000
 
 /* One line of Kconfig text: 1 = an option (name/value point into the line, not terminated),
  * 0 = blank or comment, -1 = anything else. */
@@ -306,4 +308,43 @@ json_t *kconfig_subset(const struct kconfig *c, const struct kconfig *frags, uns
 		for (unsigned k = 0; k < frags[i].n; k++)
 			shown(o, c, frags[i].opts[k].name);
 	return o;
+}
+
+/* A path of auto.conf.cmd's list: relative, inside the source tree, one word. */
+static int dep_ok(const char *p, size_t n)
+{
+	if (!n || p[0] == '/' || memchr(p, ' ', n) || memchr(p, '\t', n))
+		return 0;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (p[i] == '.' && p[i + 1] == '.' && (i == 0 || p[i - 1] == '/') &&
+		    (i + 2 == n || p[i + 2] == '/'))
+			return 0;
+	return 1;
+}
+
+int kconfig_cmd_deps(const char *text, char **list)
+{
+	static const char head[] = "deps_config := \\\n";
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	const char *p = strstr(text, head);
+	int n = 0, r = 0;
+
+	*list = NULL;
+	if (!p || (p != text && p[-1] != '\n'))
+		return -EINVAL;
+	for (p += sizeof(head) - 1; r == 0 && *p == '\t'; n++) {
+		const char *nl = strchr(++p, '\n'), *end = nl ? nl : p + strlen(p);
+
+		if (end - p >= 2 && end[-1] == '\\' && end[-2] == ' ')
+			end -= 2;
+		if (!dep_ok(p, (size_t)(end - p)) || n >= KCONFIG_DEPS_MAX)
+			return -EINVAL;
+		r = strbuf_appendf(&sb, "%.*s\n", (int)(end - p), p);
+		p = nl ? nl + 1 : end;
+	}
+	if (r == 0 && !n)
+		r = -EINVAL;
+	if (r == 0)
+		r = strbuf_take(&sb, list);
+	return r < 0 ? r : n;
 }

@@ -29,6 +29,18 @@ static int common(struct strbuf *sb, const char *version, const struct kkey_inpu
 	return r;
 }
 
+/* What configuring starts from: the base target, the fragments, the compiler. */
+static int configuration(struct strbuf *sb, const struct kkey_input *in)
+{
+	int r = line(sb, "base", in->base);
+
+	for (unsigned i = 0; r == 0 && i < in->nr_fragments; i++)
+		r = line(sb, "fragment", in->fragment_sha256[i]);
+	if (r == 0)
+		r = line(sb, "compiler", in->compiler);
+	return r;
+}
+
 static int finish(struct strbuf *sb, int r, char out[65])
 {
 	_cleanup_free_ char *text = NULL;
@@ -58,13 +70,7 @@ int kkey_recipe(const struct kkey_input *in, char out[65])
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
 	int r = common(&sb, "numalab.kernel-recipe/1", in);
 
-	if (r == 0)
-		r = line(&sb, "base", in->base);
-	for (unsigned i = 0; r == 0 && i < in->nr_fragments; i++)
-		r = line(&sb, "fragment", in->fragment_sha256[i]);
-	if (r == 0)
-		r = line(&sb, "compiler", in->compiler);
-	return finish(&sb, r, out);
+	return finish(&sb, r < 0 ? r : configuration(&sb, in), out);
 }
 
 int kkey_source(const struct kkey_input *in, char out[65])
@@ -72,4 +78,21 @@ int kkey_source(const struct kkey_input *in, char out[65])
 	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
 
 	return finish(&sb, common(&sb, "numalab.kernel-source/1", in), out);
+}
+
+int kkey_kconfig(const struct kkey_input *in, const char *files, char out[65])
+{
+	_cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+	int r = line(&sb, "key", "numalab.kernel-kconfig/1");
+
+	if (r == 0)
+		r = configuration(&sb, in);
+	for (const char *p = files; r == 0 && p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+		r = n ? strbuf_appendf(&sb, "file %.*s\n", (int)n, p) : 0;
+		p += n + (nl != NULL);
+	}
+	return finish(&sb, r, out);
 }

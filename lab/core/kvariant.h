@@ -116,6 +116,13 @@ unsigned kconfig_check(const struct kconfig *frags, const char *const *names, un
 /* "CONFIG_X: wanted y, got n (kernels/base.config:12)". */
 void kmismatch_format(const struct kmismatch *m, char *buf, size_t len);
 
+/* The files Kconfig read, as Kbuild lists them in O/include/config/auto.conf.cmd (a
+ * "deps_config := \" line, then one tab-indented path a line ending " \"): *list gets
+ * them one a line, relative to the source tree, in the file's order; returns how many.
+ * -EINVAL when the text has no such list, or a path is absolute, climbs out ("..") or holds a
+ * space.  Caller frees *list. */
+int kconfig_cmd_deps(const char *text, char **list);
+
 /* ---- cache keys ---------------------------------------------------------------------------- */
 
 /* What a build depends on.  Each member is a string the caller computed (identity of the
@@ -138,6 +145,11 @@ int kkey_artifact(const struct kkey_input *in, char out[65]);
 int kkey_recipe(const struct kkey_input *in, char out[65]);
 /* Source tree key: (source, patches). */
 int kkey_source(const struct kkey_input *in, char out[65]);
+/* The key of what configuring reads (lab/builder/kernel_make.c keeps an O= tree's .config
+ * while it is unchanged): base, fragments and compiler from in, and files, one "PATH SHA256"
+ * line per file Kconfig reads ("PATH -" for one that is absent).  Not the source identity:
+ * a commit that touches no Kconfig input gets the same key. */
+int kkey_kconfig(const struct kkey_input *in, const char *files, char out[65]);
 
 /* ---- what the report says about a kernel ---------------------------------------------------- */
 

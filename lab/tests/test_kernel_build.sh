@@ -181,13 +181,15 @@ check "names the ref" grep -q 'has no commit "no-such-ref"' "$tmp/badref.err"
 # A git source builds in one checkout per variant (src/git-HEX), and the variant's O= tree
 # keeps its objects from commit to commit: lab/tests/data/fakekernel-c compiles two C files
 # like Kbuild (an object only when its source is newer, logged in O/rebuilt.log) into an ELF
-# vmlinux whose .text the lab hashes.  c2 changes the code of mm/b.c, c3 only its comment.
+# vmlinux whose .text the lab hashes.  c2 changes the code of mm/b.c, c3 only its comment, c4 a
+# Kconfig file.
 repo=$tmp/src/linux-c
 cp -r lab/tests/data/fakekernel-c "$repo"
 g() { git -C "$repo" -c user.name=t -c user.email=t@t "$@"; }
 g init -q && g add -A && g commit -qm c1 && g tag c1 &&
 	sed -i 's/return x + 1;/return x * 3;/' "$repo/mm/b.c" && g commit -qam c2 && g tag c2 &&
-	sed -i 's|^/\* b \*/$|/* b, reworded */|' "$repo/mm/b.c" && g commit -qam c3 && g tag c3
+	sed -i 's|^/\* b \*/$|/* b, reworded */|' "$repo/mm/b.c" && g commit -qam c3 && g tag c3 &&
+	printf '\thelp\n\t  The base.\n' >>"$repo/mm/Kconfig" && g commit -qam c4 && g tag c4
 refs_before=$(g show-ref)
 untouched() { test -z "$(g status --porcelain)" && test "$(g worktree list | wc -l)" = 1 &&
 	test "$(g show-ref)" = "$refs_before"; }
@@ -211,6 +213,7 @@ check "it shares the repository's objects" grep -qx "$(realpath "$repo")/.git/ob
 check "progress: cloning once, checking out the commit" bash -c "grep -q 'cloning .*once per variant' '$tmp/track-c1.err' && grep -q 'checking out [0-9a-f]\{12\}' '$tmp/track-c1.err'"
 check "a full build compiled both files" test "$(sort "$obj/rebuilt.log" | tr '\n' ' ')" = "mm/a.o mm/b.o "
 check "the O= tree's marker is the checkout's key" test "$(cat "$obj/.numalab-src")" = "$(basename "$co")"
+check "configured once: tinyconfig, then olddefconfig" test "$(tr '\n' ' ' <"$obj/configured.log")" = "tinyconfig olddefconfig "
 t1=$(meta_of track-c1 text_sha256)
 check "meta.json has the sha256 of vmlinux's .text" bash -c "[[ '$t1' =~ ^[0-9a-f]{64}$ ]]"
 check "lab kernel build prints it" grep -qx "text: $t1" "$tmp/track-c1.out"
@@ -223,6 +226,7 @@ check "the same checkout, not cloned again" bash -c "! grep -q cloning '$tmp/tra
 check "the checkout is at c2" test "$(git -C "$co" rev-parse HEAD)" = "$(g rev-parse c2)"
 check "the O= tree was kept: an incremental build" grep -q 'incremental build' "$tmp/track-c2.err"
 check "only the changed file was compiled again" test "$(tail -n +3 "$obj/rebuilt.log" | tr '\n' ' ')" = "mm/b.o "
+check "no Kconfig file changed: the .config was kept, not configured again" bash -c "grep -q 'configuration kept' '$tmp/track-c2.err' && test \$(wc -l <'$obj/configured.log') = 2"
 check "the untouched file's object kept its mtime" test "$(stat -c %y "$obj/mm/a.o")" = "$a_mtime"
 check "two artifacts with different images" bash -c "test -f '$(image_of track-c1)' -a -f '$(image_of track-c2)' && ! cmp -s '$(image_of track-c1)' '$(image_of track-c2)'"
 check "each names its commit as the source" test "$(meta_of track-c1 source) $(meta_of track-c2 source)" = "git:$(g rev-parse c1) git:$(g rev-parse c2)"
@@ -236,6 +240,13 @@ check "c1 again is a cache hit with the same image" bash -c "grep -q '^track: ca
 check "a cache hit reads the .text sha256 back from meta.json" grep -qx "text: $t1" "$tmp/track-c1.out"
 build_at track c3; ok "$(rc_is $? 0)" "c3, a comment-only change: exit 0"
 check "another artifact, the same .text sha256 as c2" bash -c "test '$(image_of track-c3)' != '$(image_of track-c2)' -a '$(meta_of track-c3 text_sha256)' = '$t2'"
+build_at track c4; ok "$(rc_is $? 0)" "c4, a change to mm/Kconfig: exit 0"
+check "a changed Kconfig file is configured again" bash -c "grep -q 'configuring (' '$tmp/track-c4.err' && test \$(wc -l <'$obj/configured.log') = 4"
+check "... and its .config is the artifact's" cmp -s "$obj/.config" "$(dirname "$(image_of track-c4)")/config"
+rm "$obj/include/config/auto.conf.cmd"
+"$lab" kernel build --force "$tmp/v/track.json" >"$tmp/nocmd.out" 2>"$tmp/nocmd.err"
+check "without auto.conf.cmd (what Kconfig read unknown) it is configured" bash -c "grep -q 'configuring (' '$tmp/nocmd.err' && test \$(wc -l <'$obj/configured.log') = 6"
+variant track "{\"git\": \"$repo\", \"ref\": \"c3\"}" '[]' '["a.config"]'
 
 # A patch (mm/a.c edited, a file created) must not leak from one commit's build into the next.
 cat >"$tmp/v/a.patch" <<'PATCH'

@@ -352,6 +352,58 @@ static void key_cases(void)
 	tap_ok(kkey_artifact(&in, a2) == -EINVAL, "an input with a newline is refused");
 }
 
+/* What configuring reads: Kbuild's list in auto.conf.cmd, and the key over it. */
+static void kconfig_input_cases(void)
+{
+	static const char cmd[] = "autoconfig := include/config/auto.conf\n\n"
+				  "deps_config := \\\n\tKconfig \\\n\tmm/Kconfig \\\n"
+				  "\tscripts/Kconfig.include \\\n\n"
+				  "$(autoconfig): $(deps_config)\n$(deps_config): ;\n";
+	static const char *const bad[] = {
+		"no list here\n",
+		"deps_config := \\\n\n",
+		"deps_config := \\\n\t/etc/passwd \\\n\n",
+		"deps_config := \\\n\t../outside/Kconfig \\\n\n",
+		"deps_config := \\\n\tmm/../../Kconfig \\\n\n",
+		"deps_config := \\\n\ttwo words \\\n\n",
+		"xdeps_config := \\\n\tKconfig \\\n\n",
+	};
+	const char *f[] = {"3333333333333333333333333333333333333333333333333333333333333333"};
+	struct kkey_input in = { .source_id = "git:1", .base = "tinyconfig", .fragment_sha256 = f,
+				 .nr_fragments = 1, .compiler = "gcc (Debian 12.2.0-14) 12.2.0" };
+	const char *files = "Kconfig aa\nmm/Kconfig bb\nscripts/cc-version.sh -\n";
+	char k[65], k2[65], txt[160];
+	char *list = NULL;
+
+	tap_ok(kconfig_cmd_deps(cmd, &list) == 3 && list &&
+	       !strcmp(list, "Kconfig\nmm/Kconfig\nscripts/Kconfig.include\n"),
+	       "auto.conf.cmd: the three files Kconfig read, in order");
+	free(list);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		tap_ok(kconfig_cmd_deps(bad[i], &list) == -EINVAL && !list,
+		       "auto.conf.cmd refused: case %zu", i);
+		free(list);
+	}
+	tap_ok(kkey_kconfig(&in, files, k) == 0, "kconfig key computed");
+	snprintf(txt, sizeof(txt), "kconfig %s\n", k);
+	golden("kkey-kconfig.txt", txt);
+	in.source_id = "git:2";
+	tap_ok(kkey_kconfig(&in, files, k2) == 0 && !strcmp(k, k2),
+	       "another commit with the same Kconfig files: the same key");
+	tap_ok(kkey_kconfig(&in, "Kconfig aa\nmm/Kconfig cc\nscripts/cc-version.sh -\n", k2) == 0 &&
+	       strcmp(k, k2), "a changed Kconfig file changes it");
+	tap_ok(kkey_kconfig(&in, "Kconfig aa\nmm/Kconfig bb\n", k2) == 0 && strcmp(k, k2),
+	       "a file gone from the list changes it");
+	in.base = "defconfig";
+	tap_ok(kkey_kconfig(&in, files, k2) == 0 && strcmp(k, k2), "the base changes it");
+	in.base = "tinyconfig";
+	in.nr_fragments = 0;
+	tap_ok(kkey_kconfig(&in, files, k2) == 0 && strcmp(k, k2), "the fragments change it");
+	in.nr_fragments = 1;
+	in.compiler = "gcc 13";
+	tap_ok(kkey_kconfig(&in, files, k2) == 0 && strcmp(k, k2), "the compiler changes it");
+}
+
 /* The kernel facts of a results channel, as the host's one reader (lab/core/collect.c) keeps
  * them; "bad" counts every line it ignored. */
 static void guest_cases(void)
@@ -548,6 +600,7 @@ int main(void)
 	merge_golden();
 	report_golden();
 	key_cases();
+	kconfig_input_cases();
 	guest_cases();
 	patch_output_cases();
 	patch_hunk_cases();
