@@ -433,12 +433,12 @@ static void on_dry_line(void *ud, const char *l)
 		(*(unsigned *)ud)++;
 }
 
-/* *n: the steps `make bzImage` will run in this O= tree, as make -n prints them; 0 when it
+/* *n: the steps `make TARGET` will run in this O= tree, as make -n prints them; 0 when it
  * cannot say (a dry run that fails says nothing about the build; the build then says why).
  * 0, or -EINTR. */
-static int dry_steps(struct kctx *c, unsigned *n)
+static int dry_steps(struct kctx *c, const char *target, unsigned *n)
 {
-	int st = 0, r = run_make(c, "bzImage", 1, -1, on_dry_line, n, &st, NULL, 0);
+	int st = 0, r = run_make(c, target, 1, -1, on_dry_line, n, &st, NULL, 0);
 
 	if (r == -EINTR)
 		return r;
@@ -485,7 +485,7 @@ static void on_line(void *ud, const char *l)
 		      p->c->v->name, pct, p->steps, p->expected, e, eta);
 }
 
-int kbuild_make(struct kctx *c, const char *log_path, int count)
+int kbuild_make(struct kctx *c, const char *target, const char *log_path, int count)
 {
 	_cleanup_close_ int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	_cleanup_free_ char *vmlinux = fs_join(c->obj_dir, "vmlinux");
@@ -499,24 +499,24 @@ int kbuild_make(struct kctx *c, const char *log_path, int count)
 				 strerror(errno));
 	if (count) {
 		kctx_progress(c, "%s: counting the steps (make -n)", c->v->name);
-		if ((r = dry_steps(c, &p.expected)) < 0)
+		if ((r = dry_steps(c, target, &p.expected)) < 0)
 			return kctx_fail(c, KERNEL_FAIL_INTERRUPTED, r, "interrupted while counting");
 	}
 	p.start = p.last = clock_now_s();
 	if (p.expected)
 		snprintf(counted, sizeof(counted), "%u steps counted in %.0f s, ", p.expected,
 			 p.start - t0);
-	kctx_progress(c, "%s: building bzImage (%s build, %s-j%u, log %s)", c->v->name,
+	kctx_progress(c, "%s: building %s (%s build, %s-j%u, log %s)", c->v->name, target,
 		      full ? "full" : "incremental", counted,
 		      c->o->jobs ? c->o->jobs : (unsigned)get_nprocs(), log_path);
-	r = run_make(c, "bzImage", 0, fd, on_line, &p, &st, NULL, 0);
+	r = run_make(c, target, 0, fd, on_line, &p, &st, NULL, 0);
 	if (r == -EINTR)
 		return kctx_fail(c, KERNEL_FAIL_INTERRUPTED, r, "interrupted while building");
 	if (r < 0)
 		return kctx_fail(c, KERNEL_FAIL_LAB, r, "cannot run make: %s", strerror(-r));
 	if (st != 0)
-		return kctx_fail(c, KERNEL_FAIL_BUILD, -EIO, "make bzImage failed (exit %d) after "
-				 "%u steps; log %s", st, p.steps, log_path);
+		return kctx_fail(c, KERNEL_FAIL_BUILD, -EIO, "make %s failed (exit %d) after "
+				 "%u steps; log %s", target, st, p.steps, log_path);
 	if (p.expected)
 		snprintf(counted, sizeof(counted), "; make -n counted %u", p.expected);
 	kctx_progress(c, "%s: built in %.0f s (%u steps%s)", c->v->name, clock_now_s() - p.start,

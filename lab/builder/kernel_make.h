@@ -12,10 +12,11 @@ int kbuild_configure(struct kctx *c, char **final);
 /* After a successful build: record that final is what configuring this tree gives while
  * Kconfig's inputs stay as they are now. */
 int kbuild_config_record(struct kctx *c, const char *final);
-/* make bzImage with progress lines; log at obj/VARIANT/numalab-build.log.  count: the config
- * is not the one the O= tree's objects were built with (or there are none), so that most of
- * the tree rebuilds: `make -n` counts the steps first, for a percentage and an ETA. */
-int kbuild_make(struct kctx *c, const char *log_path, int count);
+/* make TARGET (the image the build boots: vmlinux or bzImage) with progress lines; log at
+ * obj/VARIANT/numalab-build.log.  count: the config is not the one the O= tree's objects were
+ * built with (or there are none), so that most of the tree rebuilds: `make -n` counts the
+ * steps first, for a percentage and an ETA. */
+int kbuild_make(struct kctx *c, const char *target, const char *log_path, int count);
 /* The sha256 of the built vmlinux's .text (objcopy): code identical to another build's shows
  * as an equal hash.  out is "" when it cannot be had (no objcopy, no ELF vmlinux): never a
  * reason to fail a build; only an interruption is an error. */
