@@ -101,22 +101,22 @@ if [ "$mode" != "--unit" ]; then
 	# those marked "# suite-lane: alone" by themselves.  Why: most of these boot one guest
 	# under the single-threaded models (quantum, icount), whose figures do not depend on the
 	# host's load, and one at a time they left a core idle for the suite's last quarter hour.
-	# The second lane starts when the prewarm's builds are done, and holds the tests that
-	# need its QEMU build: on a new machine, with the bisection's kernel builds (nice 10)
-	# beside it, that build (nice 19) was ready at 2097 s, against 1816 s with one lane.
+	# The second lane holds the tests that need the prewarm's QEMU build: on a new machine,
+	# with the bisection's kernel builds (nice 10) beside it, that build (nice 19) was ready
+	# at 2097 s, against 1816 s with one lane.
 	# A test that reads tcg figures closely is "alone".
 	#
 	# The second lane's tests are a queue both lanes take from, the longest first (by the
-	# seconds their "# suite-lane: 2" line gives, else last, in name order): lane 2 from the
-	# prewarm's end, lane 1 once its own tests are done.  Why: which lane ends first depends
-	# on the machine (how long the prewarm takes against lane 1's bisection), and a test
-	# waiting for a lane that is still busy while the other is idle was minutes of the
-	# suite's end.
+	# seconds their "# suite-lane: 2" comment gives, else last, in name order): lane 2 from
+	# the prewarm's QEMU build on, lane 1 once its own tests are done.  Why: which lane ends
+	# first depends on the machine (how long the prewarm takes against lane 1's bisection),
+	# and a test waiting for a lane that is still busy while the other is idle was minutes of
+	# the suite's end.
 	builds=$(grep -l '^# suite-order: builds' lab/tests/integration/*.sh)
 	alone=$(grep -l '^# suite-lane: alone' $builds)
 	queue=$logdir/lane2.queue
 	for t in $(grep -l '^# suite-lane: 2' $builds); do
-		printf '%s\t%s\n' "$(grep -m1 '^# suite-lane: 2' "$t" |
+		printf '%s\t%s\n' "$(grep -m1 -A1 '^# suite-lane: 2' "$t" | tr '\n' ' ' |
 			grep -oE '[0-9]+ s on a new' | grep -oE '^[0-9]+' || echo 0)" "$t"
 	done | sort -t$'\t' -k1,1nr -k2,2 | cut -f2 >"$queue"
 	# run_queue STATE_DIR: run_lane the queue's first test until the queue is empty.
@@ -127,9 +127,12 @@ if [ "$mode" != "--unit" ]; then
 			run_lane "$1" "$t"
 		done
 	}
+	# Lane 2 starts when the prewarm has built QEMU: its tests need that and baseline's
+	# kernels, not the bisection's, whose builds (3-4 minutes, partly one core) left a core
+	# idle while both lanes waited (measured at 94cb8f0: 27-29 % idle for those minutes).
 	lane2_start() {
-		until grep -aqE '^[0-9]+ passed, [0-9]+ failed' "$logdir/prewarm.out" ||
-			! kill -0 "$prewarm_pid" 2>/dev/null; do sleep 5; done
+		until grep -aqE '^(ok|not ok) [0-9]+ - lab qemu build|^[0-9]+ passed, [0-9]+ failed' \
+			"$logdir/prewarm.out" || ! kill -0 "$prewarm_pid" 2>/dev/null; do sleep 5; done
 		run_queue "$LAB_STATE_DIR.lane2"
 	}
 	lane1=$(grep -L '^# suite-lane: ' $builds)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # suite-order: builds (boots the lab's builds: runs after the tests that do not, run-tests.sh)
-# suite-lane: 2 (beside the other builds tests, after the prewarm: run-tests.sh; 205 s on a new
-# 2-core machine, 7412f5e: the longest go first)
+# suite-lane: 2 (beside the other builds tests, once the prewarm built QEMU: run-tests.sh;
+# 205 s on a new 2-core machine, 7412f5e: the longest go first)
 # Integration: results that travel (`lab bundle`, `lab rerun`, run/bundle.h).
 #   - An A/B of a patch under quantum (`lab ab`: the patch is test-fault-mmap-lock.patch on
 #     baseline, one boot a side) is bundled: the job as run, both variants with "extends"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # suite-order: builds (boots the lab's builds: runs after the tests that do not, run-tests.sh)
-# suite-lane: 2 (beside the other builds tests, after the prewarm: run-tests.sh)
+# suite-lane: 2 (beside the other builds tests, once the prewarm built QEMU: run-tests.sh)
 # Integration: "lock_insns" (the QEMU TCG plugin lab/plugin/lockinsn.c) in a real guest.  One
 # tcg boot of baseline, memscale with THP, each task's region under a PMD table of its own, at
 # 1 and 4 tasks: every THP fault takes its PMD table's split lock once, about a thousand

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # suite-order: builds (boots the lab's builds: runs after the tests that do not, run-tests.sh)
-# suite-lane: 2 (beside the other builds tests, after the prewarm: run-tests.sh; 238 s on a new
-# 2-core machine, 7412f5e: the longest go first)
+# suite-lane: 2 (beside the other builds tests, once the prewarm built QEMU: run-tests.sh;
+# 238 s on a new 2-core machine, 7412f5e: the longest go first)
 # Integration: the NUMA cost model (lab/plugin/numacost.c on the lab's QEMU with
 # images/qemu/0003-icount-charge.patch), first on a bare 4-vCPU guest whose cache-line traffic
 # is known (lab/tests/synthnuma.S: two nodes of two vCPUs, Q 250), where every figure is exact:

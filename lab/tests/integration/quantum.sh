@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # suite-order: builds (boots the lab's builds: runs after the tests that do not, run-tests.sh)
-# suite-lane: 2 (beside the other builds tests, after the prewarm: run-tests.sh; 451 s on a new
-# 2-core machine, 7412f5e: the longest go first)
+# suite-lane: 2 (beside the other builds tests, once the prewarm built QEMU: run-tests.sh;
+# 451 s on a new 2-core machine, 7412f5e: the longest go first)
 # Integration: the contention model (timing "quantum", lab/core/timing.h): icount in rounds of
 # Q instructions per vCPU on the lab's QEMU build (images/qemu), through `lab run`.
 #   - The first job that needs the build makes it (or finds it in LAB_QEMU_CACHE), with

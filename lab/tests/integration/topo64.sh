@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # suite-order: builds (boots the lab's builds: runs after the tests that do not, run-tests.sh)
-# suite-lane: 2 (beside the other builds tests, after the prewarm: run-tests.sh)
+# suite-lane: 2 (beside the other builds tests, once the prewarm built QEMU: run-tests.sh)
 # Integration (issue 7): a 64-vCPU, 4-socket guest with the lab's baseline kernel boots through
 # `lab run` and sees exactly the requested topology.  The kernel comes from the cache outside
 # the checkout (integration/kernels.sh builds it; `lab run` builds it when missing).
