@@ -147,9 +147,8 @@ static int make_step(struct kctx *c, const char *target)
  * build the O= tree keeps a record, CONFIG_RECORD: the key of everything configuring reads
  * (base, fragments, compiler, and the content of each file Kconfig read, as Kbuild lists them
  * in include/config/auto.conf.cmd, plus the top Makefile and the scripts/ directory's .sh
- * files, which Kconfig runs)
- * and the sha256 of the .config it gave.  A build whose key and .config match keeps the
- * .config untouched.  A changed Kconfig file, fragment or compiler changes the key; a new
+ * files, which Kconfig runs) and the sha256 of the .config it gave.  A build whose key and
+ * .config match keeps the .config untouched.  A changed Kconfig file, fragment or compiler changes the key; a new
  * file can only be read through a changed one.  Kbuild still checks the tools' versions it
  * recorded in auto.conf.cmd and runs syncconfig itself when they changed; a .config changed
  * that way no longer matches the record, and the next build configures. */
