@@ -156,11 +156,6 @@ static int make_step(struct kctx *c, const char *target)
 #define CONFIG_CMD "include/config/auto.conf.cmd"
 #define CONFIG_CMD_MAX (4u << 20)
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* "PATH SHA256\n" (or "PATH -\n" when absent) of one source file, appended to sb. */
 static int file_line(struct kctx *c, struct strbuf *sb, const char *rel, size_t n)
 {
@@ -174,49 +169,32 @@ static int file_line(struct kctx *c, struct strbuf *sb, const char *rel, size_t 
 	return strbuf_appendf(sb, "%.*s %s\n", (int)n, rel, sha);
 }
 
+static int sh_name(const struct dirent *e)
+{
+	size_t len = strlen(e->d_name);
+
+	return len >= 4 && !strcmp(e->d_name + len - 3, ".sh");
+}
+
 /* The scripts Kconfig runs ($(shell,...) in scripts/Kconfig.include and init/Kconfig), in
  * name order: the .sh files of scripts/ (none when there is no such directory). */
 static int script_lines(struct kctx *c, struct strbuf *sb)
 {
 	_cleanup_free_ char *dir = fs_join(c->src_dir, "scripts");
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *e;
-	DIR *d = dir ? opendir(dir) : NULL;
-	int r = d || errno == ENOENT ? 0 : -errno;
+	struct dirent **ents = NULL;
+	int n = dir ? scandir(dir, &ents, sh_name, alphasort) : -1, r = 0;
 
-	while (r == 0 && d && (e = readdir(d))) {
-		size_t len = strlen(e->d_name);
-		char **grown;
-
-		if (len < 4 || strcmp(e->d_name + len - 3, ".sh"))
-			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 64;
-			if (!(grown = realloc(names, cap * sizeof(*names)))) {
-				r = -ENOMEM;
-				break;
-			}
-			names = grown;
-		}
-		if (!(names[n] = strdup(e->d_name)))
-			r = -ENOMEM;
-		else
-			n++;
-	}
-	if (d)
-		closedir(d);
-	if (names)
-		qsort(names, n, sizeof(*names), cmp_str);
-	for (size_t i = 0; i < n; i++) {
+	if (n < 0)
+		return !dir ? -ENOMEM : errno == ENOENT ? 0 : -errno;
+	for (int i = 0; i < n; i++) {
 		char rel[NAME_MAX + 16];
-		int len = snprintf(rel, sizeof(rel), "scripts/%s", names[i]);
+		int len = snprintf(rel, sizeof(rel), "scripts/%s", ents[i]->d_name);
 
 		if (r == 0)
 			r = file_line(c, sb, rel, (size_t)len);
-		free(names[i]);
+		free(ents[i]);
 	}
-	free(names);
+	free(ents);
 	return r;
 }
 
