@@ -15,7 +15,7 @@
 
 struct mmc_opts {
 	struct rt_common c;
-	unsigned long mappers, memory_mib, map_kib, duration_s;
+	unsigned long mappers, memory_mib, map_kib, duration_s, precision_bp;
 };
 
 struct mmc_ctx {
@@ -74,6 +74,7 @@ static int mmc_fault(struct mmc_ctx *x, struct rt_team *t, struct rt_task *k, ch
 		}
 		if (madvise(base, x->len, MADV_DONTNEED) < 0)
 			return rt_task_fail(k, "madvise(MADV_DONTNEED)", -errno);
+		rt_task_cycle_end(k, ops);
 	}
 out:
 	k->ops = ops;
@@ -185,7 +186,8 @@ static int mmc_one(void *arg, unsigned n, int rep, json_t **out)
 	struct rt_team t = {
 		.ops = &mmc_ops, .ctx = x, .n = n + (unsigned)o->mappers, .processes = 0,
 		.pin = !o->c.unpinned, .membind = (enum rt_membind)o->c.membind,
-		.duration_s = (double)o->duration_s, .place_page = x->page, .cpus = x->cpus,
+		.duration_s = (double)o->duration_s, .precision_bp = (unsigned)o->precision_bp,
+		.sized_n = n, .place_page = x->page, .cpus = x->cpus,
 	};
 	int r;
 
@@ -252,6 +254,7 @@ int main(int argc, char **argv)
 	o.memory_mib = (unsigned long)wopts_int(params, "memory_mib");
 	o.map_kib = (unsigned long)wopts_int(params, "map_kib");
 	o.duration_s = (unsigned long)wopts_int(params, "duration_s");
+	o.precision_bp = (unsigned long)wopts_int(params, "precision_bp");
 	x.len = (size_t)o.memory_mib << 20;
 	x.map_len = (size_t)o.map_kib << 10;
 	x.page = (size_t)sysconf(_SC_PAGESIZE);

@@ -200,6 +200,13 @@ struct __attribute__((aligned(128))) rt_task {
 	double user_s, sys_s;
 	long minflt, majflt;
 	uint64_t ops;           /* workload-defined count of operations done */
+	/* Published at the end of each whole cycle for a sized run's coordinator
+	 * (rt_task_cycle_end); seq is odd while ops and t change. */
+	struct {
+		uint32_t seq;
+		uint64_t ops;
+		double t;
+	} cycle;
 	struct rt_perf_counts perf;
 	struct rt_place place;
 	double place_s;         /* the placement query's time (the lab's check, not the work) */
@@ -228,6 +235,10 @@ struct rt_team {
 	int membind_by_workload; /* the workload applies membind itself (mbind on its region) */
 	int sched_fifo;
 	double duration_s;       /* > 0: tasks run until rt_team_stopped(), set after this long */
+	/* With duration_s, > 0: stop earlier, once the 95 % interval of the rate of tasks
+	 * [0, sized_n) (0: all) is within +-precision_bp / 100 % (lab/proto/batchci.h).  The tasks
+	 * must then call rt_task_cycle_end(). */
+	unsigned precision_bp, sized_n;
 	size_t place_page;       /* page size for the placement query */
 	const struct rt_cpus *cpus;
 	/* Filled in by rt_team_run. */
@@ -242,6 +253,12 @@ struct rt_team {
 	/* The measured windows' id for the lock-instruction counter (rt_window_mark): unique in
 	 * the boot, recorded in the result as info.lock_insn_window. */
 	uint32_t window_id;
+	/* A sized run: why it stopped ("precision" or "duration"), the span measured and the
+	 * interval's half-width then, % (< 0: no whole cycle, no width). */
+	struct {
+		const char *by;
+		double span_s, ci_pct;
+	} sized;
 };
 
 /* Run the team once: each task pins itself, sets its policy, opens its counters, prepares,
@@ -252,6 +269,18 @@ void rt_team_free(struct rt_team *t);
 static inline int rt_team_stopped(const struct rt_team *t)
 {
 	return __atomic_load_n(t->stop, __ATOMIC_RELAXED);
+}
+/* At the end of each whole cycle of a task of a sized run: ops done so far (rt_team.c). */
+static inline void rt_task_cycle_end(struct rt_task *k, uint64_t ops)
+{
+	double now = rt_now_s();
+	uint32_t seq = k->cycle.seq;
+
+	__atomic_store_n(&k->cycle.seq, seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&k->cycle.ops, ops, __ATOMIC_RELAXED);
+	__atomic_store(&k->cycle.t, &now, __ATOMIC_RELAXED);
+	__atomic_store_n(&k->cycle.seq, seq + 2, __ATOMIC_RELEASE);
 }
 /* Record a failed step in k and return err, so ops can `return rt_task_fail(k, "mmap", -errno)`. */
 int rt_task_fail(struct rt_task *k, const char *step, int err);

@@ -20,7 +20,7 @@ enum pf_huge { PF_NOTHP, PF_SYSTEM, PF_THP };
 
 struct pf_opts {
 	struct rt_common c;
-	unsigned long memory_mib, duration_s;
+	unsigned long memory_mib, duration_s, precision_bp;
 	int huge;
 	const char *dir;
 };
@@ -36,6 +36,29 @@ struct pf_state {
 	int fd;
 	char *cur; /* the mapping left in place when stopped, for the placement query */
 };
+
+/* Write the file once before the measured window, so that its pages are in the page cache
+ * and every cycle measures the same faults.  Otherwise the first cycle also allocates them,
+ * and a run's rate depends on how long it ran, which a sized run (precision_bp) chooses.  Seen
+ * under quantum, 16 MiB, one task, 1 s runs: the 95 % interval of the rate from 10 batches
+ * was +-2.8 % (page_fault3) and +-2.3 % (page_fault2) with that first allocation in the
+ * window, +-0.58 % and under +-0.2 % without it. */
+static int pf_fill(int fd, size_t len)
+{
+	static const char zero[65536];
+
+	for (size_t off = 0; off < len;) {
+		size_t n = len - off < sizeof(zero) ? len - off : sizeof(zero);
+		ssize_t w = pwrite(fd, zero, n, (off_t)off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		off += (size_t)w;
+	}
+	return 0;
+}
 
 static int pf_prepare(struct rt_team *t, struct rt_task *k, void **state)
 {
@@ -59,13 +82,13 @@ static int pf_prepare(struct rt_team *t, struct rt_task *k, void **state)
 		return rt_task_fail(k, "mkstemp in --dir", e);
 	}
 	unlink(path);
-	if (ftruncate(s->fd, (off_t)x->len) < 0) {
+	if (ftruncate(s->fd, (off_t)x->len) < 0 || pf_fill(s->fd, x->len) < 0) {
 		int e = -errno;
 
 		close(s->fd);
 		free(s);
 		*state = NULL;
-		return rt_task_fail(k, "ftruncate", e);
+		return rt_task_fail(k, "ftruncate and fill", e);
 	}
 	return 0;
 }
@@ -111,6 +134,7 @@ static int pf_measure(struct rt_team *t, struct rt_task *k, void *state)
 			break;
 		}
 		munmap((void *)p, x->len);
+		rt_task_cycle_end(k, ops);
 	}
 	k->ops = ops;
 	return 0;
@@ -172,7 +196,8 @@ static int pf_one(void *arg, unsigned n, int rep, json_t **out)
 	struct rt_team t = {
 		.ops = &pf_ops, .ctx = x, .n = n, .processes = o->c.processes,
 		.pin = !o->c.unpinned, .membind = (enum rt_membind)o->c.membind,
-		.duration_s = (double)o->duration_s, .place_page = x->page, .cpus = x->cpus,
+		.duration_s = (double)o->duration_s, .precision_bp = (unsigned)o->precision_bp,
+		.place_page = x->page, .cpus = x->cpus,
 	};
 	char prog[32];
 	int r;
@@ -231,6 +256,7 @@ int rt_pagefault_main(int argc, char **argv, int variant)
 	params = rt_params_check(prog, raw, cpus.n, &cli, &o.c);
 	o.memory_mib = (unsigned long)wopts_int(params, "memory_mib");
 	o.duration_s = (unsigned long)wopts_int(params, "duration_s");
+	o.precision_bp = (unsigned long)wopts_int(params, "precision_bp");
 	o.huge = rt_param_enum(prog, params, "huge");
 	x.len = (size_t)o.memory_mib << 20;
 	x.page = (size_t)sysconf(_SC_PAGESIZE);

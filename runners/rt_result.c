@@ -216,6 +216,23 @@ static int rt_lock_metrics(json_t *res, const json_t *ls, const json_t *pgfault)
 	return 0;
 }
 
+/* A sized run's info.sized: why it stopped, after how long, how narrow its interval was. */
+static int rt_result_sized(json_t *res, const struct rt_team *t)
+{
+	json_t *o;
+
+	if (!t->precision_bp || !t->sized.by)
+		return 0;
+	o = json_pack("{s:s, s:f, s:f}", "by", t->sized.by, "span_s", t->sized.span_s,
+		      "target_pct", t->precision_bp / 100.0);
+	if (!o || (t->sized.ci_pct >= 0 && json_object_set_new(o, "ci_pct",
+							       json_real(t->sized.ci_pct)) < 0)) {
+		json_decref(o);
+		return -ENOMEM;
+	}
+	return rt_result_info(res, "sized", o);
+}
+
 int rt_result_common(json_t *res, const struct rt_team *t, unsigned from, unsigned to)
 {
 	json_t *absent = NULL, *delta, *ls;
@@ -225,7 +242,7 @@ int rt_result_common(json_t *res, const struct rt_team *t, unsigned from, unsign
 		pinned = pinned && t->tasks[i].pinned;
 	delta = rt_vmstat_delta_json(&t->vm0, &t->vm1, &absent);
 	if (rt_result_perf(res, t, from, to) < 0 || rt_result_place(res, t, from, to) < 0 ||
-	    rt_result_phases(res, t) < 0 ||
+	    rt_result_phases(res, t) < 0 || rt_result_sized(res, t) < 0 ||
 	    rt_result_info(res, "vmstat", delta) < 0 ||
 	    rt_result_info(res, "vmstat_absent", absent) < 0 ||
 	    rt_result_info(res, "pinned", json_boolean(pinned)) < 0 ||

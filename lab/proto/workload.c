@@ -46,7 +46,15 @@ static const char *const kbuild_prepare[] = {"none", "clean", "defconfig", NULL}
 	 .help = what}
 #define P_DURATION                                                                             \
 	{.name = "duration_s", .type = WORKLOAD_PARAM_INT, .min = 1, .max = 3600, .def = 5,    \
-	 .help = "seconds each run lasts"}
+	 .help = "seconds each run lasts at most (with precision_bp 0: exactly)"}
+/* A duration workload stops once its rate is known this well: runners/rt_team.c,
+ * lab/proto/batchci.h.  Why 20 (+-0.2 %): a fifth of the verdicts' 1 % threshold, so that one
+ * boot's own noise is small beside it; the boots' spread is what the verdict weighs. */
+#define P_PRECISION                                                                            \
+	{.name = "precision_bp", .type = WORKLOAD_PARAM_INT, .min = 0, .max = 1000, .def = 20,  \
+	 .help = "stop a run once the 95 % interval of its rate (10 batch means) is within "    \
+		 "+- this many hundredths of a percent, after at least half of duration_s; 0: " \
+		 "always run duration_s"}
 
 /* runners/pft.c: seed 004 (Casavant) and Christoph Lameter's pft. */
 static const struct workload_param pft_params[] = {
@@ -117,6 +125,7 @@ static const struct workload_param pf_params[] = {
 	P_TASKS,
 	P_MEMORY(128, "size of each map/touch/unmap cycle, MiB (will-it-scale: 128)"),
 	P_DURATION,
+	P_PRECISION,
 	{.name = "huge", .type = WORKLOAD_PARAM_ENUM, .choices = pf_huge,
 	 .help = "MADV_NOHUGEPAGE (one fault per page), the system THP setting, or MADV_HUGEPAGE"},
 	P_PIN,
@@ -135,6 +144,7 @@ static const struct workload_param mmc_params[] = {
 	{.name = "map_kib", .type = WORKLOAD_PARAM_INT, .min = 4, .max = 1048576, .def = 64,
 	 .help = "size of each mapper's mmap/munmap, KiB"},
 	P_DURATION,
+	P_PRECISION,
 	P_PIN,
 	P_MEMBIND,
 	P_REPS,
