@@ -9,6 +9,8 @@
 #   boot         the boot curve: 8 to 512 vCPUs, lab vs bare qemu (the 512-vCPU boots alone
 #                take about half an hour on 2 host cores)
 #   verdict      A/A false alarms per timing model, detection of a known fault-path cost
+#   decide       time to a decision of `lab ab` over planted and comment-only patches, now and
+#                the way before sizing and rounds (COUNT=10 BEFORE=2: about two hours here)
 #   parallel     guests side by side under icount against one at a time
 #   seeds        the seed A/B jobs under icount, tcg and quantum (the contention model)
 #   model        one guest's host time a boot under tcg, icount, quantum (the contention
@@ -24,13 +26,13 @@
 # (lab/tests/benchlib.sh); the other parts still run, and this script then names the failed
 # parts and exits 1.
 # Usage: lab/tests/bench.sh [ROUNDS]   (default 5: the rounds of run, compare, image, model and slurm)
-#        BENCH_PARTS="run compare kernel image boot verdict parallel seeds model bisect labd web reliability pool slurm" selects parts
+#        BENCH_PARTS="run compare kernel image boot verdict decide parallel seeds model bisect labd web reliability pool slurm" selects parts
 #        (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 export LAB_STATE_DIR="${LAB_STATE_DIR:-/var/tmp/numalab-test-state}"
 rounds=${1:-5}
-all="run compare kernel image boot verdict parallel seeds model bisect labd web reliability pool slurm"
+all="run compare kernel image boot verdict decide parallel seeds model bisect labd web reliability pool slurm"
 for p in ${BENCH_PARTS:-$all}; do
 	case " $all " in *" $p "*) ;; *) echo "bench: no part '$p' (parts: $all)" >&2; exit 2 ;; esac
 done
