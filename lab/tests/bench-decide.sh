@@ -26,9 +26,9 @@ tmp=$(mktemp -d /tmp/numalab-bench-decide.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 planted=kernels/patches/6.12/bench-anon-fault-cost.patch
 
-# patch KIND I: the i-th patch of a kind on stdout, from the planted patch's hunk (so its
+# make_patch KIND I: the i-th patch of a kind on stdout, from the planted patch's hunk (so its
 # context is the shipped source's, wherever the source is).
-patch() {
+make_patch() {
 	local kind=$1 i=$2 n type
 	n=$((8 + i % 5)) type=$([ $((i / 5 % 2)) = 0 ] && echo int || echo long)
 	if [ "$kind" = planted ]; then
@@ -51,7 +51,7 @@ trees() { find "$kc/src" -mindepth 2 -maxdepth 2 -type d -name 'O-*' 2>/dev/null
 one() {
 	local kind=$1 i=$2 label=$3 dir rc t0 secs run rounds
 	shift 3
-	patch "$kind" "$i" >"$tmp/$kind-$i.patch"
+	make_patch "$kind" "$i" >"$tmp/$kind-$i.patch"
 	dir=$tmp/ab-$label-$kind-$i
 	trees >"$tmp/trees.before"
 	rc=0 t0=$(now)
