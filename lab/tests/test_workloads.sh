@@ -266,32 +266,38 @@ check "$T/pf.json" page_fault1
 ok $? "page_fault1 --mode processes"
 diag "$T/why" "$T/err"
 
-# A sized run (precision_bp, lab/proto/batchci.h) ends when its rate is known to the target,
-# and half the cap are measured; precision_bp 0 runs the cap and says nothing of sizing.  Loose targets, so
-# that a busy host still gets there: the point is the mechanism, not this host's noise.
+# A sized run (precision_bp, lab/proto/batchci.h) ends when its rate is known to the target and
+# half the cap is measured, else at the cap; precision_bp 0 runs the cap and says nothing of
+# sizing.  On a host the rate swings with its load (a cold check beside the builds saw +-11 %
+# at 10 % targets), so these check that the reason agrees with the interval and the span; that
+# a run does end early is checked under quantum, where it is a function of the seed
+# (integration/quantum.sh).
 "$R/page_fault1" --tasks 1,2 --duration-s 4 --precision-bp 1000 --memory-mib 1 --json \
 	>"$T/pf.json" 2>"$T/err"
 st=$?
 check "$T/pf.json" page_fault1 '
 for r in res:
     z = r["info"].get("sized", {})
-    if z.get("by") != "precision" or not 2 <= z.get("span_s", 0) < 3.5 \
-       or not 0 <= z.get("ci_pct", -1) <= 10 or z.get("target_pct") != 10:
-        err("tasks=%s: not sized to 10 %% after half its 4 s: %r" % (r["tasks"], z))
-    if r["info"]["wall_max_s"] >= 4:
-        err("ran to the cap: %r" % r["info"]["wall_max_s"])
+    if z.get("target_pct") != 10 or not (
+            (z.get("by") == "precision" and 2 <= z.get("span_s", 0) < 4 and z.get("ci_pct", 99) <= 10) or
+            (z.get("by") == "duration" and z.get("span_s", 0) >= 4 and z.get("ci_pct", 99) > 10)):
+        err("tasks=%s: sizing disagrees with itself: %r" % (r["tasks"], z))
 '
-ok $(( st | $? )) "page_fault1 --precision-bp 1000: each run ends once its rate is known to +-10 % and half its 4 s cap is measured"
+ok $(( st | $? )) "page_fault1 --precision-bp 1000: a run ends by its interval after half its 4 s, or at 4 s with a wider one"
 diag "$T/why" "$T/err"
 "$R/mmap_contention" --tasks 2 --mappers 1 --duration-s 2 --precision-bp 1000 --memory-mib 1 \
 	--json >"$T/mmc.json" 2>"$T/err"
 st=$?
 check "$T/mmc.json" mmap_contention '
 z = res[0]["info"].get("sized", {})
-if z.get("by") != "precision" or not 1 <= z.get("span_s", 0) < 1.8:
-    err("not sized: %r" % z)
+# Its rate swings with the mapper against a busy host (seen: +-11 % in a cold check beside the
+# builds): either reason may come, but it must agree with the interval and the span.
+if z.get("target_pct") != 10 or not (
+        (z.get("by") == "precision" and 1 <= z.get("span_s", 0) < 2 and z.get("ci_pct", 99) <= 10) or
+        (z.get("by") == "duration" and z.get("span_s", 0) >= 2 and z.get("ci_pct", 99) > 10)):
+    err("sizing disagrees with itself: %r" % z)
 '
-ok $(( st | $? )) "mmap_contention --precision-bp 1000: sized on its faulting threads' passes"
+ok $(( st | $? )) "mmap_contention --precision-bp 1000: sized on its faulting threads' passes, its reason agreeing with its interval and span"
 diag "$T/why" "$T/err"
 "$R/page_fault3" --tasks 1 --duration-s 1 --precision-bp 0 --memory-mib 1 --dir "$T" --json \
 	>"$T/pf.json" 2>"$T/err"

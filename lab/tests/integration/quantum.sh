@@ -55,6 +55,17 @@ done
 check "deterministic: faults/s, p99 latency and mapper ops/s equal to the last digit" jq -e -n \
 	--slurpfile a "$tmp/one1/report.json" --slurpfile b "$tmp/one2/report.json" \
 	'[$a[0], $b[0]] | map(.runs[0].workloads[0].results[0].metrics | [.faults_per_s.value, .fault_latency_p99_ns.value, .mapper_ops_per_s.value]) | (.[0] == .[1]) and (.[0] | all(. != null))'
+check "deterministic: the sized run stopped the same way both times" jq -e -n \
+	--slurpfile a "$tmp/one1/report.json" --slurpfile b "$tmp/one2/report.json" \
+	'[$a[0], $b[0]] | map(.runs[0].workloads[0].results[0].info.sized) | (.[0] == .[1]) and (.[0].by | type == "string")'
+# A sized run ends early by its interval (runners/rt_team.c): at a 2 % target mmap_contention's
+# rate is known before its 1 s, and the stop, like every figure, is a function of the seed.
+jq '.name = "quantum-sized" | .workloads[0].params.precision_bp = 200' $d/quantum-one.json >"$tmp/sized.json"
+$lab run "$tmp/sized.json" --seed 7 --out "$tmp/sized" >"$tmp/sized.out" 2>"$tmp/sized.err"
+ok $? "one boot of mmap_contention with precision_bp 200 exits 0"
+check "... ended by its interval, within 2 %, after half its 1 s and before the end" jqr "$tmp/sized" \
+	'.runs[0].workloads[0].results[0].info.sized | .by == "precision" and .span_s >= 0.5 and .span_s < 1 and .ci_pct <= 2 and .target_pct == 2'
+jq -r '.runs[0].workloads[0].results[0].info.sized | "# sized: \(.)"' "$tmp/sized/report.json" 2>/dev/null
 $lab compare "$r" --json >"$tmp/aa.json" 2>"$tmp/aa.cmp.err"
 rc=$?
 ok $([ $rc = 0 ] || [ $rc = 3 ] && echo 0 || echo 1) "A/A compare: no change or undecided (exit $rc)"
