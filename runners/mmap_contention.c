@@ -74,7 +74,7 @@ static int mmc_fault(struct mmc_ctx *x, struct rt_team *t, struct rt_task *k, ch
 		}
 		if (madvise(base, x->len, MADV_DONTNEED) < 0)
 			return rt_task_fail(k, "madvise(MADV_DONTNEED)", -errno);
-		rt_task_cycle_end(k, ops);
+		rt_task_cycle_end(t, k, ops);
 	}
 out:
 	k->ops = ops;

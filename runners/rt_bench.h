@@ -270,11 +270,16 @@ static inline int rt_team_stopped(const struct rt_team *t)
 {
 	return __atomic_load_n(t->stop, __ATOMIC_RELAXED);
 }
-/* At the end of each whole cycle of a task of a sized run: ops done so far (rt_team.c). */
-static inline void rt_task_cycle_end(struct rt_task *k, uint64_t ops)
+/* At the end of each whole cycle of a task: ops done so far, for a sized run's coordinator
+ * (rt_team.c); nothing, not even a clock read, when the run is not sized. */
+static inline void rt_task_cycle_end(const struct rt_team *t, struct rt_task *k, uint64_t ops)
 {
-	double now = rt_now_s();
+	double now;
 	uint32_t seq = k->cycle.seq;
+
+	if (!t->precision_bp)
+		return;
+	now = rt_now_s();
 
 	__atomic_store_n(&k->cycle.seq, seq + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);

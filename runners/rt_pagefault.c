@@ -134,7 +134,7 @@ static int pf_measure(struct rt_team *t, struct rt_task *k, void *state)
 			break;
 		}
 		munmap((void *)p, x->len);
-		rt_task_cycle_end(k, ops);
+		rt_task_cycle_end(t, k, ops);
 	}
 	k->ops = ops;
 	return 0;

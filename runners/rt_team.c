@@ -301,11 +301,13 @@ static int rt_sized_look(struct rt_team *t, struct batchci_samples *s, unsigned 
 		if (ct > s[i].t[s[i].n - 1])
 			batchci_add(&s[i], ct, ops);
 	}
-	if (batchci_rate(s, n, &rate, &hw) < 0)
+	/* Before the floor no interval can stop the run: none is computed (the final look, at
+	 * the cap, is past it and records the width). */
+	if (now - t->t_release < RT_SIZED_MIN_SHARE * t->duration_s ||
+	    batchci_rate(s, n, &rate, &hw) < 0)
 		return 0;
 	t->sized.ci_pct = hw * 100;
-	return now - t->t_release >= RT_SIZED_MIN_SHARE * t->duration_s &&
-	       hw * 1e4 <= t->precision_bp;
+	return hw * 1e4 <= t->precision_bp;
 }
 
 /* Until the rate is known to +-precision_bp or the cap, duration_s, is reached. */
