@@ -11,6 +11,7 @@
 #include "daemon/queue_db.h"
 #include "history/sql.h"
 #include "util/cleanup.h"
+#include "util/clock.h"
 #include "util/exitcode.h"
 #include "util/fs.h"
 
@@ -19,8 +20,8 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-/* labd is one process per state dir (its lock file) with one connection: another writer is
- * only someone with the sqlite3 shell or a backup, worth waiting for a while. */
+/* labd is one process per state dir (its lock file) with one writing connection: another
+ * writer is only someone with the sqlite3 shell or a backup, worth waiting for a while. */
 #define QUEUE_BUSY_MS 10000
 /* A listing's size when the caller gives none. */
 #define QUEUE_LIMIT 1000
@@ -74,10 +75,16 @@ static const struct sql_kind queue_kind = {
 	.nr_steps = NR_MIGRATIONS,
 };
 
+/* Two connections: the calls that change something take lock and db; those that only read
+ * (the pages, the API's listings, the worker's look at the queue) take rlock and rdb, so that
+ * a submission never waits behind a page's query, nor a page behind a commit's fsync (WAL: a
+ * read sees the commits made before it began). */
 struct queue {
 	sqlite3 *db;
+	sqlite3 *rdb;
 	char *dir;              /* the file's directory, absolute: default out_dirs below it */
-	pthread_mutex_t lock;   /* held by every call */
+	pthread_mutex_t lock;   /* held by every call that writes, and by queue_wait */
+	pthread_mutex_t rlock;  /* held by every call that only reads */
 	pthread_cond_t added;   /* broadcast when a call that added events ends */
 	int own;                /* the unit of work begin() started (sql_begin's own) */
 	int new_events;         /* this call added events */
@@ -146,7 +153,7 @@ static int no_job(struct lab_error *err, int64_t id)
 	return -ENOENT;
 }
 
-/* ---- calls: one mutex, one unit of work ------------------------------------------------ */
+/* ---- calls: a unit of work under lock, a read under rlock ----------------------------- */
 
 static int begin(struct queue *q, struct lab_error *err)
 {
@@ -171,6 +178,24 @@ static int end(struct queue *q, int r, struct lab_error *err)
 		pthread_cond_broadcast(&q->added);
 	q->new_events = 0;
 	pthread_mutex_unlock(&q->lock);
+	return r;
+}
+
+/* A call that only reads: rdb in one read transaction, under rlock. */
+static int read_begin(struct queue *q, struct lab_error *err)
+{
+	int r;
+
+	pthread_mutex_lock(&q->rlock);
+	if ((r = sql_read_begin(q->rdb, err)) < 0)
+		pthread_mutex_unlock(&q->rlock);
+	return r;
+}
+
+static int read_end(struct queue *q, int r)
+{
+	sql_read_end(q->rdb);
+	pthread_mutex_unlock(&q->rlock);
 	return r;
 }
 
@@ -263,7 +288,8 @@ static int init_sync(struct queue *q)
 	pthread_condattr_t attr;
 	int r;
 
-	if ((r = pthread_mutex_init(&q->lock, NULL)) != 0)
+	if ((r = pthread_mutex_init(&q->lock, NULL)) != 0 ||
+	    (r = pthread_mutex_init(&q->rlock, NULL)) != 0)
 		return -r;
 	if ((r = pthread_condattr_init(&attr)) != 0)
 		return -r;
@@ -310,6 +336,8 @@ int queue_open(const char *path, struct queue **out, struct lab_error *err)
 	if (r == 0 && (rc = sqlite3_exec(q->db, "PRAGMA synchronous = FULL", NULL, NULL, NULL)))
 		r = sql_fail(q->db, rc, "setting synchronous", err);
 	if (r == 0)
+		r = sql_open_reader(path, &queue_kind, &q->rdb, err);
+	if (r == 0)
 		r = file_dir(path, &q->dir, err);
 	if (r < 0) {
 		queue_close(q);
@@ -323,8 +351,10 @@ void queue_close(struct queue *q)
 {
 	if (!q)
 		return;
+	sqlite3_close(q->rdb);
 	sqlite3_close(q->db);
 	pthread_cond_destroy(&q->added);
+	pthread_mutex_destroy(&q->rlock);
 	pthread_mutex_destroy(&q->lock);
 	free(q->dir);
 	free(q);
@@ -404,11 +434,11 @@ static int read_rows(struct queue *q, const char *sql, const struct queue_db_val
 		     struct lab_error *err)
 {
 	_cleanup_json_ json_t *rows = NULL;
-	int r = begin(q, err);
+	int r = read_begin(q, err);
 
 	if (r < 0)
 		return r;
-	r = end(q, queue_db_rows(q->db, sql, v, n, cols, ncols, &rows, err), err);
+	r = read_end(q, queue_db_rows(q->rdb, sql, v, n, cols, ncols, &rows, err));
 	if (r == 0)
 		*out = TAKE_PTR(rows);
 	return r;
@@ -591,77 +621,56 @@ int queue_event(struct queue *q, int64_t job, const char *type, const json_t *da
 	return end(q, r, err);
 }
 
-static int last_seq(struct queue *q, int64_t *last, struct lab_error *err)
+static int last_seq(sqlite3 *db, int64_t *last, struct lab_error *err)
 {
-	return queue_db_int(q->db, "SELECT coalesce(max(seq), 0) FROM events", NULL, 0, 0, last,
+	return queue_db_int(db, "SELECT coalesce(max(seq), 0) FROM events", NULL, 0, 0, last,
 			    err);
 }
 
-static int events(struct queue *q, int64_t since, int64_t job, unsigned limit, json_t **out,
+static int events(sqlite3 *db, int64_t since, int64_t job, unsigned limit, json_t **out,
 		  int64_t *last, struct lab_error *err)
 {
-	int r = queue_db_rows(q->db, "SELECT seq, time, job, type, data FROM events"
+	int r = queue_db_rows(db, "SELECT seq, time, job, type, data FROM events"
 				     " WHERE seq > ?1 AND (?2 <= 0 OR job = ?2) ORDER BY seq LIMIT ?3",
 			      VALS(VINT(since), VINT(job), VINT(limit ? limit : QUEUE_LIMIT)),
 			      event_cols, NR_EVENT_COLS, out, err);
 
-	return r < 0 ? r : last_seq(q, last, err);
+	return r < 0 ? r : last_seq(db, last, err);
 }
 
 int queue_last_seq(struct queue *q, int64_t *last, struct lab_error *err)
 {
-	int r = begin(q, err);
+	int r = read_begin(q, err);
 
-	if (r < 0)
-		return r;
-	return end(q, last_seq(q, last, err), err);
+	return r < 0 ? r : read_end(q, last_seq(q->rdb, last, err));
 }
 
 int queue_events(struct queue *q, int64_t since, int64_t job, unsigned limit, json_t **out,
 		 int64_t *last, struct lab_error *err)
 {
 	_cleanup_json_ json_t *rows = NULL;
-	int r = begin(q, err);
+	int r = read_begin(q, err);
 
 	if (r < 0)
 		return r;
-	r = end(q, events(q, since, job, limit, &rows, last, err), err);
+	r = read_end(q, events(q->rdb, since, job, limit, &rows, last, err));
 	if (r == 0)
 		*out = TAKE_PTR(rows);
 	return r;
 }
 
-static struct timespec deadline(double timeout_s)
-{
-	struct timespec t;
-	double whole;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	if (!(timeout_s > 0))
-		timeout_s = 0;
-	if (timeout_s > QUEUE_WAIT_MAX_S)
-		timeout_s = QUEUE_WAIT_MAX_S;
-	whole = (double)(time_t)timeout_s;
-	t.tv_sec += (time_t)whole;
-	t.tv_nsec += (long)((timeout_s - whole) * 1e9);
-	if (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	}
-	return t;
-}
-
 int queue_wait(struct queue *q, int64_t since, double timeout_s)
 {
-	struct timespec until = deadline(timeout_s);
+	struct timespec until =
+		clock_deadline(timeout_s < QUEUE_WAIT_MAX_S ? timeout_s : QUEUE_WAIT_MAX_S);
 	int64_t last = 0;
 	int r;
 
 	pthread_mutex_lock(&q->lock);
 	/* Wake-ups can be spurious or for events of no interest: the log says, not the signal. */
-	while ((r = last_seq(q, &last, NULL)) == 0 && last <= since)
+	while ((r = last_seq(q->db, &last, NULL)) == 0 && last <= since)
 		if (pthread_cond_timedwait(&q->added, &q->lock, &until) == ETIMEDOUT) {
-			r = last_seq(q, &last, NULL);
+			r = last_seq(q->db, &last, NULL);
 			break;
 		}
 	pthread_mutex_unlock(&q->lock);

@@ -124,20 +124,15 @@ static void *worker_watch(void *arg)
 
 	pthread_mutex_lock(&w->wlock);
 	while (w->current > 0 && !w->interrupt) {
-		struct timespec ts;
+		struct timespec until;
 
 		if (queue_cancel_requested(w->q, w->current) == 1 ||
 		    (w->stopping && clock_now_s() >= w->stop_at)) {
 			w->interrupt = 1;
 			break;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += (long)(WORKER_CANCEL_POLL_S * 1e9);
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&w->wcond, &w->wlock, &ts);
+		until = clock_deadline(WORKER_CANCEL_POLL_S);
+		pthread_cond_timedwait(&w->wcond, &w->wlock, &until);
 	}
 	pthread_mutex_unlock(&w->wlock);
 	return NULL;

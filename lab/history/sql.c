@@ -168,15 +168,20 @@ static int check_ours(sqlite3 *db, const struct sql_kind *kind, struct lab_error
 	return -EBADMSG;
 }
 
-static int configure(sqlite3 *db, int busy_ms, struct lab_error *err)
+static void harden(sqlite3 *db, int busy_ms)
 {
-	int rc;
-
 	sqlite3_busy_timeout(db, busy_ms);
 	/* The file may come from anywhere (--db): no schema-borne SQL functions, no writable
 	 * schema tricks. */
 	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
 	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+}
+
+static int configure(sqlite3 *db, int busy_ms, struct lab_error *err)
+{
+	int rc;
+
+	harden(db, busy_ms);
 	rc = sqlite3_exec(db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		return sql_fail(db, rc, "enabling foreign keys", err);
@@ -221,4 +226,34 @@ int sql_open(const char *path, int create, const struct sql_kind *kind, sqlite3 
 		*db = NULL;
 	}
 	return r;
+}
+
+int sql_open_reader(const char *path, const struct sql_kind *kind, sqlite3 **db,
+		    struct lab_error *err)
+{
+	int rc = sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY, NULL);
+	int r = rc == SQLITE_OK ? 0 : sql_fail(*db, rc, "cannot open", err);
+
+	if (r == 0) {
+		harden(*db, kind->busy_ms);
+		r = check_ours(*db, kind, err);
+	}
+	if (r < 0) {
+		sqlite3_close(*db);
+		*db = NULL;
+	}
+	return r;
+}
+
+int sql_read_begin(sqlite3 *db, struct lab_error *err)
+{
+	int rc = sqlite3_exec(db, "BEGIN DEFERRED", NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : sql_fail(db, rc, "starting a read", err);
+}
+
+void sql_read_end(sqlite3 *db)
+{
+	/* Nothing was written: ending it cannot lose anything, and cannot fail a reader. */
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 }

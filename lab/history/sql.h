@@ -60,3 +60,13 @@ struct sql_kind {
  * -EPROTO for a newer file).  *db is closed again on failure; err says why. */
 int sql_open(const char *path, int create, const struct sql_kind *kind, sqlite3 **db,
 	     struct lab_error *err);
+/* A second, read-only connection to a file this process opened with sql_open: for readers
+ * that must not queue behind the writer's commits (in WAL mode a read never waits for a
+ * writer, and sees every commit made before it began).  The same checks as sql_open; no
+ * migration (the writer's open did it). */
+int sql_open_reader(const char *path, const struct sql_kind *kind, sqlite3 **db,
+		    struct lab_error *err);
+/* A read transaction (BEGIN DEFERRED: no write lock): the statements between the two see one
+ * snapshot. */
+int sql_read_begin(sqlite3 *db, struct lab_error *err);
+void sql_read_end(sqlite3 *db);

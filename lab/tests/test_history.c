@@ -403,6 +403,43 @@ static void test_open(const char *dir)
 	tap_ok(e == -EBADMSG && !h, "a file that is no database: %s", err.msg);
 }
 
+/* sql_open_reader: a second connection that reads while the writer holds its write lock (WAL),
+ * sees the last commit, is refused on another program's file, and cannot write. */
+static void test_reader(const char *dir)
+{
+	static const struct migration marked[] = {
+		{ 1, "CREATE TABLE t (a INTEGER); PRAGMA application_id = 7; PRAGMA user_version = 1;" },
+	};
+	static const struct sql_kind kind = { 7, "a test file", 100, marked, 1 };
+	_cleanup_free_ char *file = fs_join(dir, "reader.db"), *other = fs_join(dir, "other.db");
+	struct lab_error err = { 0 };
+	sqlite3 *w = NULL, *rd = NULL;
+	int n = -1, rc;
+
+	if (!tap_ok(sql_open(file, 1, &kind, &w, &err) == 0 &&
+			    sql_open_reader(file, &kind, &rd, &err) == 0,
+		    "reader: a writer and a reader on one file"))
+		goto out;
+	sqlite3_exec(w, "INSERT INTO t (a) VALUES (1)", NULL, NULL, NULL);
+	sqlite3_exec(w, "BEGIN IMMEDIATE; INSERT INTO t (a) VALUES (2)", NULL, NULL, NULL);
+	rc = sql_read_begin(rd, &err) ?: sql_query_int(rd, "SELECT count(*) FROM t", &n, &err);
+	tap_ok(rc == 0 && n == 1,
+	       "a read while the writer holds its lock: no wait, the last commit (%d row)", n);
+	sql_read_end(rd);
+	sqlite3_exec(w, "COMMIT", NULL, NULL, NULL);
+	rc = sql_query_int(rd, "SELECT count(*) FROM t", &n, &err);
+	tap_ok(rc == 0 && n == 2, "the next read sees the commit (%d rows)", n);
+	rc = sqlite3_exec(rd, "INSERT INTO t (a) VALUES (3)", NULL, NULL, NULL);
+	tap_ok(rc == SQLITE_READONLY, "the reader cannot write (%s)", sqlite3_errstr(rc));
+	sqlite3_close(rd);
+	rd = NULL;
+	tap_ok(sql_open_reader(other, &kind, &rd, &err) == -EBADMSG && !rd,
+	       "another program's file is refused: %s", err.msg);
+out:
+	sqlite3_close(rd);
+	sqlite3_close(w);
+}
+
 int main(void)
 {
 	_cleanup_free_ char *db = NULL, *db2 = NULL, *mig = NULL;
@@ -432,6 +469,7 @@ int main(void)
 	history_close(h);
 	test_migrate(mig);
 	test_open(tmp);
+	test_reader(tmp);
 	fs_rm_rf(tmp);
 	return tap_done();
 }

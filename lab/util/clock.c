@@ -10,6 +10,24 @@ double clock_now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+struct timespec clock_deadline(double s)
+{
+	struct timespec t;
+	double whole;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	if (!(s > 0))
+		s = 0;
+	whole = (double)(time_t)s;
+	t.tv_sec += (time_t)whole;
+	t.tv_nsec += (long)((s - whole) * 1e9);
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	return t;
+}
+
 void clock_sleep_s(double s)
 {
 	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };

@@ -2,6 +2,7 @@
  * a build, a boot or a timeout look longer or shorter than it was. */
 #pragma once
 #include <stddef.h>
+#include <time.h>
 
 /* CLOCK_MONOTONIC in seconds. */
 double clock_now_s(void);
@@ -10,5 +11,8 @@ double clock_now_s(void);
 #define CLOCK_ISO_LEN 32
 void clock_utc_iso(char *buf, size_t len);
 void clock_rfc5322(char *buf, size_t len);
+/* CLOCK_MONOTONIC s seconds from now (now when s <= 0 or NaN): the deadline of a
+ * pthread_cond_timedwait on a condition variable set to that clock. */
+struct timespec clock_deadline(double s);
 /* Sleep s seconds (an interrupted sleep ends early: callers poll). */
 void clock_sleep_s(double s);
