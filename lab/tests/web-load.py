@@ -7,7 +7,12 @@ request every POLL seconds, from the moment START (seconds since the epoch) on. 
 
   web-load.py SOCK SECS POLL START get PATH...
   web-load.py SOCK SECS POLL START post PATH FILE
+  web-load.py FILE SECS POLL START fsync
+
+fsync is the disk's own floor under a submission, which labd makes durable before it answers:
+each time, 4 KiB written to FILE and fsync'd ("fsync 200 SECONDS" a line).
 """
+import os
 import http.client
 import socket
 import sys
@@ -34,9 +39,27 @@ def fetch(conn, method, path, body):
     return resp.status, time.perf_counter() - t0
 
 
+def fsync_probe(path, secs, poll):
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    end = time.monotonic() + secs
+    out = []
+    while time.monotonic() < end:
+        os.pwrite(fd, b"x" * 4096, 4096 * (len(out) % 256))
+        t0 = time.perf_counter()
+        os.fsync(fd)
+        out.append(f"fsync 200 {time.perf_counter() - t0:.6f}")
+        time.sleep(poll)
+    os.close(fd)
+    print("\n".join(out))
+
+
 def main():
     sock, secs, poll, start, mode = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), \
         float(sys.argv[4]), sys.argv[5]
+    if mode == "fsync":
+        time.sleep(max(0.0, start - time.time()))
+        fsync_probe(sock, secs, poll)
+        return
     if mode == "post":
         paths = [sys.argv[6]]
         with open(sys.argv[7], "rb") as f:
