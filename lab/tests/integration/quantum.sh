@@ -116,10 +116,12 @@ check "lab compare judges it at the design's level: 6 looks, 98.6 % intervals, t
 # The setup stall (runners/rt_perf.c, rt_perf_hold): this seed's boot of lab ab's default job
 # had memscale's repetition 1 set up in 46 ms (an RCU grace period inside perf_event_open)
 # against 0.3 ms; with the agent holding the perf hooks on, every repetition sets up fast.
+# The job is that default job as it was then (lab/tests/data/jobs/ab-stall-209.json: fixed
+# durations, memscale over 16 MiB), so that the seed boots the same guest as when it stalled.
 t0=$(date +%s)
-$lab run configs/ab.json --seed 209 --repeats 1 --runs-status --out "$tmp/stall" \
-	>"$tmp/stall.out" 2>"$tmp/stall.err"
-ok "$(rc_is $? 0)" "configs/ab.json, seed 209: one boot ($(( $(date +%s) - t0 )) s)"
+$lab run lab/tests/data/jobs/ab-stall-209.json --seed 209 --repeats 1 --runs-status \
+	--out "$tmp/stall" >"$tmp/stall.out" 2>"$tmp/stall.err"
+ok "$(rc_is $? 0)" "lab ab's default job as it stalled, seed 209: one boot ($(( $(date +%s) - t0 )) s)"
 check "... memscale's 3 repetitions each set up in under 5 ms" jq -e -s \
 	'[.[] | select(.name == "memscale" and .exit == 0) | .output.results[].metrics.setup_s.value] | length == 3 and all(. < 0.005)' \
 	"$tmp/stall/run-0/results.jsonl"
