@@ -109,12 +109,14 @@ printf '  every page       %5d fetches  p50 %6.2f ms  p99 %6.2f ms (target p99 <
 	"$(wc -l <"$tmp/one")" "$(ms "$(pct 50 <"$tmp/one")")" "$(ms "$(pct 99 <"$tmp/one")")"
 cat "$tmp"/herd-* >"$tmp/one"
 printf '  /ui/ by all 10 at one instant, once: max %6.2f ms\n' "$(ms "$(pct 100 <"$tmp/one")")"
+# over10 FILE: how many of FILE's seconds (column 3) exceed 10 ms.
+over10() { awk '$3 > 0.010 {n++} END {print n + 0}' "$1"; }
 awk '{print $3}' "$tmp/submits" >"$tmp/one"
 printf '  submissions      %5d          p50 %6.2f ms  p99 %6.2f ms (target p99 < 10 ms)\n' \
 	"$(wc -l <"$tmp/one")" "$(ms "$(pct 50 <"$tmp/one")")" "$(ms "$(pct 99 <"$tmp/one")")"
-printf '  submissions over 10 ms: %s\n' "$(awk '$1 > 0.010 {n++} END {print n + 0}' "$tmp/one")"
+printf '  submissions over 10 ms: %s\n' "$(over10 "$tmp/submits")"
 awk '{print $3}' "$tmp/fsyncs" >"$tmp/one"
 printf '  the disk: fsync %5d          p50 %6.2f ms  p99 %6.2f ms, over 10 ms: %s (the floor of a durable submission)\n' \
 	"$(wc -l <"$tmp/one")" "$(ms "$(pct 50 <"$tmp/one")")" "$(ms "$(pct 99 <"$tmp/one")")" \
-	"$(awk '$1 > 0.010 {n++} END {print n + 0}' "$tmp/one")"
+	"$(over10 "$tmp/fsyncs")"
 bench_exit

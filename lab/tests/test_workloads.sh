@@ -36,6 +36,13 @@ doc = json.load(open(sys.argv[1]))
 res = doc.get("results", [])
 errs = []
 def err(m): errs.append(m)
+def sized_agrees(z, cap, target):
+    """A sized run's reason agrees with its interval and span: by its interval within the
+    target after half the cap, or at the cap with a wider one."""
+    return z.get("target_pct") == target and (
+        (z.get("by") == "precision" and cap / 2 <= z.get("span_s", 0) < cap and
+         z.get("ci_pct", 99) <= target) or
+        (z.get("by") == "duration" and z.get("span_s", 0) >= cap and z.get("ci_pct", 99) > target))
 if doc.get("workload") != sys.argv[2]:
     err("workload is %r" % doc.get("workload"))
 if not isinstance(doc.get("params"), dict) or not isinstance(doc.get("info"), dict):
@@ -278,9 +285,7 @@ st=$?
 check "$T/pf.json" page_fault1 '
 for r in res:
     z = r["info"].get("sized", {})
-    if z.get("target_pct") != 10 or not (
-            (z.get("by") == "precision" and 2 <= z.get("span_s", 0) < 4 and z.get("ci_pct", 99) <= 10) or
-            (z.get("by") == "duration" and z.get("span_s", 0) >= 4 and z.get("ci_pct", 99) > 10)):
+    if not sized_agrees(z, 4, 10):
         err("tasks=%s: sizing disagrees with itself: %r" % (r["tasks"], z))
 '
 ok $(( st | $? )) "page_fault1 --precision-bp 1000: a run ends by its interval after half its 4 s, or at 4 s with a wider one"
@@ -292,9 +297,7 @@ check "$T/mmc.json" mmap_contention '
 z = res[0]["info"].get("sized", {})
 # Its rate swings with the mapper against a busy host (seen: +-11 % in a cold check beside the
 # builds): either reason may come, but it must agree with the interval and the span.
-if z.get("target_pct") != 10 or not (
-        (z.get("by") == "precision" and 1 <= z.get("span_s", 0) < 2 and z.get("ci_pct", 99) <= 10) or
-        (z.get("by") == "duration" and z.get("span_s", 0) >= 2 and z.get("ci_pct", 99) > 10)):
+if not sized_agrees(z, 2, 10):
     err("sizing disagrees with itself: %r" % z)
 '
 ok $(( st | $? )) "mmap_contention --precision-bp 1000: sized on its faulting threads' passes, its reason agreeing with its interval and span"

@@ -12,8 +12,8 @@ request every POLL seconds, from the moment START (seconds since the epoch) on. 
 fsync is the disk's own floor under a submission, which labd makes durable before it answers:
 each time, 4 KiB written to FILE and fsync'd ("fsync 200 SECONDS" a line).
 """
-import os
 import http.client
+import os
 import socket
 import sys
 import time

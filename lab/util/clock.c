@@ -10,17 +10,21 @@ double clock_now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* s >= 0 seconds as a timespec. */
+static struct timespec span(double s)
+{
+	double whole = (double)(time_t)s;
+
+	return (struct timespec){ (time_t)whole, (long)((s - whole) * 1e9) };
+}
+
 struct timespec clock_deadline(double s)
 {
-	struct timespec t;
-	double whole;
+	struct timespec t, d = span(s > 0 ? s : 0);
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
-	if (!(s > 0))
-		s = 0;
-	whole = (double)(time_t)s;
-	t.tv_sec += (time_t)whole;
-	t.tv_nsec += (long)((s - whole) * 1e9);
+	t.tv_sec += d.tv_sec;
+	t.tv_nsec += d.tv_nsec;
 	if (t.tv_nsec >= 1000000000L) {
 		t.tv_sec++;
 		t.tv_nsec -= 1000000000L;
@@ -30,7 +34,7 @@ struct timespec clock_deadline(double s)
 
 void clock_sleep_s(double s)
 {
-	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+	struct timespec ts = span(s);
 
 	nanosleep(&ts, NULL);
 }
